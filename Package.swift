@@ -1,0 +1,109 @@
+// swift-tools-version: 6.2
+import PackageDescription
+
+let strict: [SwiftSetting] = [
+    .swiftLanguageMode(.v6),
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "pizzad",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "pizzad", targets: ["pizzad"]),
+        .executable(name: "pizzactl", targets: ["pizzactl"]),
+        .library(name: "PizzaCore", targets: ["PizzaCore"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-metrics", from: "2.13.0"),
+        .package(url: "https://github.com/swift-server/swift-prometheus", from: "2.4.1"),
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-configuration", from: "1.4.0", traits: ["YAML"]),
+        .package(url: "https://github.com/apple/swift-crypto", from: "4.5.2"),
+        // Yams is already in the graph through swift-configuration's YAML trait; we use it directly only to
+        // walk the configuration file's keys, which swift-configuration cannot enumerate (unknown-key errors).
+        .package(url: "https://github.com/jpsim/Yams", from: "6.2.2"),
+    ],
+    targets: [
+        // libsqlite3 from the system (Debian: libsqlite3-dev).
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        // A thin, typed wrapper over libsqlite3: connections, statements, errors.
+        .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+        // The domain: pizzas, menu, factory, builder, cart, repository, multicast delegate. No SQLite, no NIO.
+        .target(name: "PizzaCore", swiftSettings: strict),
+        // SQLite storage: migrations, the order store, the persistence layer and the audit logger.
+        .target(
+            name: "PizzaStorage",
+            dependencies: [
+                "PizzaCore", "SQLite",
+                .product(name: "Crypto", package: "swift-crypto"),
+            ],
+            swiftSettings: strict
+        ),
+        // The metrics collector: a repository subscriber feeding swift-metrics / Prometheus.
+        .target(
+            name: "PizzaMetrics",
+            dependencies: [
+                "PizzaCore",
+                .product(name: "CoreMetrics", package: "swift-metrics"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict
+        ),
+        // The wire protocol shared by pizzad and pizzactl: JSON-RPC envelopes, error codes, DTOs.
+        .target(name: "PizzaProtocol", dependencies: ["PizzaCore"], swiftSettings: strict),
+        // A NIO client for the control socket (pizzactl, tests, benchmarks).
+        .target(
+            name: "PizzaClient",
+            dependencies: [
+                "PizzaProtocol",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
+        // The daemon: configuration, services, control socket server, access, systemd integration.
+        .target(
+            name: "PizzaDaemon",
+            dependencies: [
+                "PizzaCore", "PizzaStorage", "PizzaMetrics", "PizzaProtocol", "SQLite",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "UnixSignals", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Yams", package: "Yams"),
+            ],
+            swiftSettings: strict
+        ),
+        .executableTarget(name: "pizzad", dependencies: ["PizzaDaemon"], swiftSettings: strict),
+        .executableTarget(
+            name: "pizzactl",
+            dependencies: [
+                "PizzaClient", "PizzaProtocol",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            swiftSettings: strict
+        ),
+        .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
+        .testTarget(
+            name: "PizzaStorageTests",
+            dependencies: ["PizzaStorage", "PizzaCore", "PizzaMetrics", "SQLite"],
+            swiftSettings: strict
+        ),
+        .testTarget(
+            name: "PizzaDaemonTests",
+            dependencies: ["PizzaProtocol", "PizzaClient"],
+            swiftSettings: strict
+        ),
+    ]
+)

@@ -1,0 +1,76 @@
+/// Finishes a pizza step by step, starting from its kind's defaults; `build()` validates and prices it.
+///
+/// Setters return a new builder, so they chain: `try factory.builder(for: "cheese").size("L").chiliSauce().build()`.
+/// Nothing is checked until `build()`, which reports the first field at fault as a ``PizzaError``.
+public struct PizzaBuilder: Sendable {
+    /// The allowed quantities of one pizza line.
+    public static let quantityRange = 1...50
+
+    private let kind: PizzaKind
+    private let menu: Menu
+    private var size: String
+    private var crust: String
+    private var chiliSauce: Bool
+    private var ketchup: Bool
+    private var extras: [String]
+    private var quantity: Int
+
+    init(kind: PizzaKind, menu: Menu) {
+        self.kind = kind
+        self.menu = menu
+        self.size = kind.defaultSize.rawValue
+        self.crust = kind.defaultCrust
+        self.chiliSauce = kind.chiliSauce
+        self.ketchup = kind.ketchup
+        self.extras = kind.extras
+        self.quantity = 1
+    }
+
+    /// Sets the size by its name (`S`, `M`, `L`, `XL`).
+    public func size(_ size: String) -> Self { with { $0.size = size } }
+    /// Sets the size.
+    public func size(_ size: Size) -> Self { with { $0.size = size.rawValue } }
+    /// Sets the crust.
+    public func crust(_ crust: String) -> Self { with { $0.crust = crust } }
+    /// Adds or leaves out chili sauce.
+    public func chiliSauce(_ on: Bool = true) -> Self { with { $0.chiliSauce = on } }
+    /// Adds or leaves out ketchup.
+    public func ketchup(_ on: Bool = true) -> Self { with { $0.ketchup = on } }
+    /// Replaces the extras (including the kind's default ones).
+    public func extras(_ extras: [String]) -> Self { with { $0.extras = extras } }
+    /// Adds one extra to those already chosen.
+    public func extra(_ extra: String) -> Self { with { $0.extras.append(extra) } }
+    /// Sets how many of this pizza.
+    public func quantity(_ quantity: Int) -> Self { with { $0.quantity = quantity } }
+
+    private func with(_ change: (inout Self) -> Void) -> Self {
+        var copy = self
+        change(&copy)
+        return copy
+    }
+
+    /// The validated, priced pizza.
+    public func build() throws(PizzaError) -> Pizza {
+        guard let size = Size(rawValue: size) else {
+            throw .unknownSize(self.size, allowed: Size.allCases.map(\.rawValue))
+        }
+        guard let basePrice = kind.prices[size] else {
+            throw .sizeNotOffered(size, kind: kind.name, offered: kind.sizes.map(\.rawValue))
+        }
+        guard menu.crusts.contains(crust) else { throw .unknownCrust(crust, allowed: menu.crusts) }
+        let uniqueExtras = Array(Set(extras)).sorted()
+        var unitPrice = basePrice
+        for extra in uniqueExtras {
+            guard let price = menu.extras[extra] else {
+                throw .unknownExtra(extra, allowed: menu.extras.keys.sorted())
+            }
+            unitPrice += price
+        }
+        guard Self.quantityRange.contains(quantity) else {
+            throw .quantityOutOfRange(quantity, allowed: Self.quantityRange)
+        }
+        return Pizza(
+            kind: kind.name, size: size, crust: crust, chiliSauce: chiliSauce, ketchup: ketchup,
+            extras: uniqueExtras, quantity: quantity, unitPrice: unitPrice)
+    }
+}

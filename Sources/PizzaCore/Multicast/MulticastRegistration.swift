@@ -1,0 +1,38 @@
+import Synchronization
+
+/// One delegate's place in a ``MulticastDelegate``; `cancel()` ends it.
+///
+/// Holding the registration does not keep the delegate alive. Cancelling twice, or after the delegate died or
+/// was removed, does nothing.
+public final class MulticastRegistration: Sendable, Hashable {
+    /// A number unique within the multicast delegate that made it, in registration order.
+    public let id: UInt64
+    // `weak let` never changes after init; the runtime zeroes weak references atomically, so reading it from
+    // any thread is safe. AnyObject is not Sendable, hence the `nonisolated(unsafe)`: only identity
+    // comparison and the cast in `invoke` ever use it.
+    nonisolated(unsafe) weak let object: AnyObject?
+    private let active = Atomic<Bool>(true)
+    private let onCancel: @Sendable (UInt64) -> Void
+
+    init(id: UInt64, object: AnyObject, onCancel: @escaping @Sendable (UInt64) -> Void) {
+        self.id = id
+        self.object = object
+        self.onCancel = onCancel
+    }
+
+    /// Whether the registration is still in force (not cancelled, removed, or ended by the delegate's death).
+    public var isActive: Bool { active.load(ordering: .acquiring) && object != nil }
+
+    var isLive: Bool { isActive }
+
+    func deactivate() { active.store(false, ordering: .releasing) }
+
+    /// Ends the registration: the delegate is not called again, including by a dispatch under way.
+    public func cancel() {
+        guard active.exchange(false, ordering: .acquiringAndReleasing) else { return }
+        onCancel(id)
+    }
+
+    public static func == (lhs: MulticastRegistration, rhs: MulticastRegistration) -> Bool { lhs === rhs }
+    public func hash(into hasher: inout Hasher) { hasher.combine(ObjectIdentifier(self)) }
+}

@@ -1,0 +1,103 @@
+/// An order: a cart of pizzas carried through its status machine.
+///
+/// A value: each change makes a new cart from the old one, which keeps the before and after of every change
+/// for the audit log. The methods here check the rules of CONTRACT section 2 and throw ``OrderError``.
+public struct Cart: Sendable, Equatable, Codable {
+    /// The order number (`carts.id`).
+    public var id: Int64
+    /// The client's own reference, unique when given (idempotent retries).
+    public var ref: String?
+    public var customer: String?
+    public var note: String?
+    public var status: OrderStatus
+    public var items: [CartItem]
+    public var currency: String
+    public var createdAt: Timestamp
+    public var updatedAt: Timestamp
+    /// Every status change, oldest first; the first entry is the creation as `open`.
+    public var history: [StatusChange]
+
+    public init(
+        id: Int64, ref: String?, customer: String?, note: String?, status: OrderStatus, items: [CartItem],
+        currency: String, createdAt: Timestamp, updatedAt: Timestamp, history: [StatusChange]
+    ) {
+        self.id = id
+        self.ref = ref
+        self.customer = customer
+        self.note = note
+        self.status = status
+        self.items = items
+        self.currency = currency
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.history = history
+    }
+
+    /// The sum of the items' prices, in minor units.
+    public var total: Int64 { items.reduce(0) { $0 + $1.pizza.price } }
+
+    /// Adds a pizza as a new item; only while `open`.
+    public mutating func add(_ pizza: Pizza, itemID: Int64, at time: Timestamp) throws(OrderError) {
+        guard status.acceptsItems else { throw .notOpen(id: id, status: status) }
+        items.append(CartItem(id: itemID, pizza: pizza))
+        updatedAt = time
+    }
+
+    /// Removes an item; only while `open`.
+    public mutating func remove(itemID: Int64, at time: Timestamp) throws(OrderError) {
+        guard status.acceptsItems else { throw .notOpen(id: id, status: status) }
+        guard let index = items.firstIndex(where: { $0.id == itemID }) else {
+            throw .itemNotFound(orderID: id, itemID: itemID)
+        }
+        items.remove(at: index)
+        updatedAt = time
+    }
+
+    /// Applies a transition, recording it in the history. `expected` guards `advance` against a double move:
+    /// when given, the order must be in that status (``OrderError/conflict(id:expected:actual:)`` otherwise).
+    public mutating func apply(
+        _ transition: Transition, expected: OrderStatus? = nil, reason: String? = nil, by actor: ChangeActor,
+        at time: Timestamp
+    ) throws(OrderError) {
+        if let expected, expected != status { throw .conflict(id: id, expected: expected, actual: status) }
+        if transition == .place, items.isEmpty { throw .emptyCart(id: id) }
+        switch status.applying(transition) {
+        case .failure(let invalid): throw .invalidTransition(id: id, invalid)
+        case .success(let target):
+            history.append(StatusChange(from: status, to: target, at: time, actor: actor, reason: reason))
+            status = target
+            updatedAt = time
+        }
+    }
+}
+
+/// One line of a cart: a pizza with its own item id.
+public struct CartItem: Sendable, Equatable, Codable {
+    /// The item id (`pizzas.id`), used to remove it.
+    public var id: Int64
+    public var pizza: Pizza
+
+    public init(id: Int64, pizza: Pizza) {
+        self.id = id
+        self.pizza = pizza
+    }
+}
+
+/// One status change of an order, with who made it and when.
+public struct StatusChange: Sendable, Equatable, Codable {
+    /// The status before, nil for the creation.
+    public var from: OrderStatus?
+    public var to: OrderStatus
+    public var at: Timestamp
+    public var actor: ChangeActor
+    /// Why, for cancellations.
+    public var reason: String?
+
+    public init(from: OrderStatus?, to: OrderStatus, at: Timestamp, actor: ChangeActor, reason: String? = nil) {
+        self.from = from
+        self.to = to
+        self.at = at
+        self.actor = actor
+        self.reason = reason
+    }
+}

@@ -1,0 +1,67 @@
+/// Where an order is in its life: `open → placed → preparing → baking → boxed → shipped → delivered`, or
+/// `cancelled`.
+public enum OrderStatus: String, Sendable, CaseIterable, Codable {
+    case open, placed, preparing, baking, boxed, shipped, delivered, cancelled
+
+    /// The status one `advance` leads to, or nil at the end of the line (`delivered`, `cancelled`) and for
+    /// `open`, which only `place` leaves.
+    public var next: OrderStatus? {
+        switch self {
+        case .placed: .preparing
+        case .preparing: .baking
+        case .baking: .boxed
+        case .boxed: .shipped
+        case .shipped: .delivered
+        case .open, .delivered, .cancelled: nil
+        }
+    }
+
+    /// Whether an order in this status may still be cancelled (never once shipped).
+    public var isCancellable: Bool {
+        switch self {
+        case .open, .placed, .preparing, .baking, .boxed: true
+        case .shipped, .delivered, .cancelled: false
+        }
+    }
+
+    /// Whether items may still be added or removed.
+    public var acceptsItems: Bool { self == .open }
+
+    /// Whether the order is finished (delivered or cancelled).
+    public var isFinal: Bool { self == .delivered || self == .cancelled }
+
+    /// The status `transition` leads to from this one, or the reason it is not allowed.
+    public func applying(_ transition: Transition) -> Result<OrderStatus, InvalidTransition> {
+        let target: OrderStatus?
+        switch transition {
+        case .place: target = self == .open ? .placed : nil
+        case .advance: target = next
+        case .cancel: target = isCancellable ? .cancelled : nil
+        }
+        guard let target else { return .failure(InvalidTransition(from: self, transition: transition)) }
+        return .success(target)
+    }
+}
+
+/// A move in an order's life.
+public enum Transition: String, Sendable, CaseIterable, Codable {
+    case place, advance, cancel
+}
+
+/// A transition the status machine does not allow from the order's status.
+public struct InvalidTransition: Error, Equatable, Sendable, CustomStringConvertible {
+    /// Where the order is.
+    public let from: OrderStatus
+    /// What was asked.
+    public let transition: Transition
+
+    /// The transitions that are allowed from `from`.
+    public var allowed: [Transition] {
+        Transition.allCases.filter { if case .success = from.applying($0) { true } else { false } }
+    }
+
+    public var description: String {
+        let allowedText = allowed.isEmpty ? "none (the order is finished)" : allowed.map(\.rawValue).joined(separator: ", ")
+        return "cannot \(transition.rawValue) an order that is \(from.rawValue); allowed: \(allowedText)"
+    }
+}

@@ -1,0 +1,32 @@
+/// One change to one order, as the repository announces it to its subscribers.
+public struct OrderChange: Sendable, Equatable {
+    /// What kind of change it was; the audit log's `action`.
+    public enum Kind: String, Sendable, Codable, CaseIterable {
+        case created, itemAdded = "item_added", itemRemoved = "item_removed", placed, advanced, cancelled
+    }
+
+    /// The change's sequence number: the audit entry's and the event stream's, gapless and increasing.
+    public var sequence: Int64
+    public var kind: Kind
+    public var at: Timestamp
+    public var actor: ChangeActor
+    /// The order before the change; nil for `created`.
+    public var before: Cart?
+    /// The order after the change.
+    public var after: Cart
+    /// The reason given, for cancellations.
+    public var reason: String?
+
+    public init(
+        sequence: Int64, kind: Kind, at: Timestamp, actor: ChangeActor, before: Cart?, after: Cart,
+        reason: String? = nil
+    ) {
+        self.sequence = sequence
+        self.kind = kind
+        self.at = at
+        self.actor = actor
+        self.before = before
+        self.after = after
+        self.reason = reason
+    }
+}

@@ -1,0 +1,157 @@
+/// The one place every change to an order goes through.
+///
+/// Each change is computed from the order as the write transaction sees it, announced to the subscribers
+/// inside the transaction (persistence, audit), committed, and only then acknowledged to the caller and
+/// announced again (metrics, watchers). See ``OrderRepositoryDelegate`` for the two phases.
+public final class OrderRepository: Sendable {
+    /// The subscribers, held weakly.
+    public let delegates = MulticastDelegate<any OrderRepositoryDelegate>()
+    private let store: any OrderStore
+    private let clock: @Sendable () -> Timestamp
+
+    /// A repository over `store`; `clock` gives the time changes are stamped with.
+    public init(store: any OrderStore, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
+        self.store = store
+        self.clock = clock
+    }
+
+    // MARK: Changes
+
+    /// Creates an order, optionally with pizzas and placed at once. With a `ref` that exists, returns that
+    /// order unchanged (an idempotent retry), and `created` is false.
+    public func create(
+        customer: String? = nil, ref: String? = nil, note: String? = nil, pizzas: [Pizza] = [], place: Bool = false,
+        currency: String, by actor: ChangeActor
+    ) async throws -> (cart: Cart, created: Bool) {
+        if let ref, ref.isEmpty { throw OrderError.validation(field: "ref", allowed: ["non-empty text"], message: "ref is empty") }
+        if place, pizzas.isEmpty {
+            throw OrderError.validation(
+                field: "items", allowed: ["at least one pizza"], message: "an order placed at creation needs a pizza")
+        }
+        let clock = self.clock
+        let outcome: (cart: Cart, created: Bool) = try await change("order.create") { tx in
+            if let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
+            let now = clock()
+            let id = try tx.nextCartID()
+            var items: [CartItem] = []
+            var itemID = try tx.nextItemID()
+            for pizza in pizzas {
+                items.append(CartItem(id: itemID, pizza: pizza))
+                itemID += 1
+            }
+            var cart = Cart(
+                id: id, ref: ref, customer: customer, note: note, status: .open, items: items, currency: currency,
+                createdAt: now, updatedAt: now,
+                history: [StatusChange(from: nil, to: .open, at: now, actor: actor)])
+            if place { try cart.apply(.place, by: actor, at: now) }
+            let change = OrderChange(
+                sequence: try tx.nextSequence(), kind: .created, at: now, actor: actor, before: nil, after: cart)
+            return (cart, change)
+        }
+        return outcome
+    }
+
+    /// Adds a pizza to an open order.
+    public func addItem(_ pizza: Pizza, to id: Int64, by actor: ChangeActor) async throws -> Cart {
+        try await modify("order.addItem", id: id, kind: .itemAdded, by: actor) { cart, tx, now in
+            try cart.add(pizza, itemID: try tx.nextItemID(), at: now)
+        }
+    }
+
+    /// Removes an item from an open order.
+    public func removeItem(_ itemID: Int64, from id: Int64, by actor: ChangeActor) async throws -> Cart {
+        try await modify("order.removeItem", id: id, kind: .itemRemoved, by: actor) { cart, _, now in
+            try cart.remove(itemID: itemID, at: now)
+        }
+    }
+
+    /// Places an open order that has items.
+    public func place(_ id: Int64, by actor: ChangeActor) async throws -> Cart {
+        try await modify("order.place", id: id, kind: .placed, by: actor) { cart, _, now in
+            try cart.apply(.place, by: actor, at: now)
+        }
+    }
+
+    /// Moves an order one step forward; with `from`, only if it is in that status.
+    public func advance(_ id: Int64, from: OrderStatus? = nil, by actor: ChangeActor) async throws -> Cart {
+        try await modify("order.advance", id: id, kind: .advanced, by: actor) { cart, _, now in
+            try cart.apply(.advance, expected: from, by: actor, at: now)
+        }
+    }
+
+    /// Cancels an order that has not shipped.
+    public func cancel(_ id: Int64, reason: String, by actor: ChangeActor) async throws -> Cart {
+        try await modify("order.cancel", id: id, kind: .cancelled, reason: reason, by: actor) { cart, _, now in
+            try cart.apply(.cancel, reason: reason, by: actor, at: now)
+        }
+    }
+
+    private func modify(
+        _ operation: String, id: Int64, kind: OrderChange.Kind, reason: String? = nil, by actor: ChangeActor,
+        _ mutate: @escaping @Sendable (inout Cart, any OrderTransaction, Timestamp) throws -> Void
+    ) async throws -> Cart {
+        let clock = self.clock
+        return try await change(operation) { tx in
+            guard let before = try tx.cart(id: id) else { throw OrderError.notFound("with id \(id)") }
+            let now = clock()
+            var after = before
+            try mutate(&after, tx, now)
+            let change = OrderChange(
+                sequence: try tx.nextSequence(), kind: kind, at: now, actor: actor, before: before, after: after,
+                reason: reason)
+            return (after, change)
+        }.cart
+    }
+
+    /// Runs one change: compute it in the transaction, announce it inside, commit, announce it after.
+    /// `body` returns the result and the change to announce, or nil when nothing changed.
+    private func change<R: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (any OrderTransaction) throws -> (R, OrderChange?)
+    ) async throws -> (cart: R, created: Bool) {
+        let delegates = self.delegates
+        let started = ContinuousClock.now
+        do {
+            let (result, change) = try await store.write { tx in
+                let (result, change) = try body(tx)
+                if let change {
+                    try delegates.invoke { try $0.repository(willCommit: change) }
+                }
+                return (result, change)
+            }
+            if let change {
+                let latency = ContinuousClock.now - started
+                delegates.invoke { $0.repository(didCommit: change, latency: latency) }
+            }
+            return (result, change != nil)
+        } catch {
+            delegates.invoke { $0.repository(didFail: operation, error: error) }
+            throw error
+        }
+    }
+
+    // MARK: Reads
+
+    /// The order with `id`; throws ``OrderError/notFound(_:)``.
+    public func cart(id: Int64) async throws -> Cart {
+        guard let cart = try await store.cart(id: id) else { throw OrderError.notFound("with id \(id)") }
+        return cart
+    }
+
+    /// The order with client reference `ref`; throws ``OrderError/notFound(_:)``.
+    public func cart(ref: String) async throws -> Cart {
+        guard let cart = try await store.cart(ref: ref) else { throw OrderError.notFound("with ref '\(ref)'") }
+        return cart
+    }
+
+    /// A page of orders, newest first; throws ``OrderError/validation(field:allowed:message:)`` for a bad limit.
+    public func list(_ query: OrderQuery) async throws -> OrderPage {
+        guard OrderQuery.limitRange.contains(query.limit) else {
+            throw OrderError.validation(
+                field: "limit", allowed: ["1..1000"], message: "limit \(query.limit) is out of range 1..1000")
+        }
+        return try await store.list(query)
+    }
+
+    /// How many orders are in each status.
+    public func countsByStatus() async throws -> [OrderStatus: Int] { try await store.countsByStatus() }
+}

@@ -1,0 +1,23 @@
+/// A subscriber to the repository's changes, held weakly by its ``MulticastDelegate``.
+///
+/// Announcements come in two phases:
+/// 1. ``repository(willCommit:)`` inside the write transaction, on the writer's thread: the persistence layer
+///    writes the rows and the audit logger appends its entry here, so a change and its audit entry commit
+///    together or not at all. Throwing rolls the whole change back and the caller gets the error.
+/// 2. ``repository(didCommit:)`` after the commit is durable (metrics, live watchers). It must not block.
+///
+/// All methods have empty defaults; implement the ones you need.
+public protocol OrderRepositoryDelegate: AnyObject, Sendable {
+    /// The change is about to commit; write what must commit with it, or throw to refuse it.
+    func repository(willCommit change: OrderChange) throws
+    /// The change committed; `latency` is how long the commit took.
+    func repository(didCommit change: OrderChange, latency: Duration)
+    /// A change was refused or could not be stored.
+    func repository(didFail operation: String, error: any Error)
+}
+
+extension OrderRepositoryDelegate {
+    public func repository(willCommit change: OrderChange) throws {}
+    public func repository(didCommit change: OrderChange, latency: Duration) {}
+    public func repository(didFail operation: String, error: any Error) {}
+}

@@ -1,0 +1,54 @@
+public import SQLite
+
+/// Why the database cannot be used, each with what to do about it.
+public enum StorageError: Error, CustomStringConvertible, Sendable {
+    /// The file is not an SQLite database at all.
+    case notSQLite(path: String)
+    /// The file is an SQLite database of another program.
+    case notPizzad(path: String, detail: String)
+    /// The file is damaged.
+    case damaged(path: String, message: String)
+    /// The database was written by a newer pizzad.
+    case newerSchema(path: String, found: Int, known: Int)
+    /// A migration that was applied has a different file now.
+    case changedMigration(version: Int, name: String, recorded: String, actual: String)
+    /// A migration applied to the database is not among the files.
+    case missingMigration(version: Int, name: String)
+    /// No migrations folder was found.
+    case migrationsNotFound(searched: [String])
+    /// A migration file is named or written wrong.
+    case badMigration(file: String, reason: String)
+    /// A migration failed to apply; it was rolled back.
+    case migrationFailed(version: Int, name: String, underlying: SQLiteError)
+    /// The disk is full, read-only or failing; nothing of the change was written.
+    case unavailable(SQLiteError)
+
+    public var description: String {
+        switch self {
+        case .notSQLite(let path):
+            "\(path) is not an SQLite database; point --database at a pizzad database or at a new path"
+        case .notPizzad(let path, let detail):
+            "\(path) is an SQLite database of another program (\(detail)); pizzad will not touch it: "
+                + "point --database at a pizzad database or at a new path"
+        case .damaged(let path, let message):
+            "\(path) is damaged (\(message)); restore it from a backup (see README: Backups), "
+                + "or inspect it with: sqlite3 \(path) 'PRAGMA integrity_check'"
+        case .newerSchema(let path, let found, let known):
+            "\(path) has schema version \(found), written by a newer pizzad; this pizzad knows up to \(known): "
+                + "upgrade pizzad (the file was not changed)"
+        case .changedMigration(let version, let name, let recorded, let actual):
+            "migration \(version) (\(name)) changed after it was applied (recorded sha256 \(recorded.prefix(12))…, "
+                + "file \(actual.prefix(12))…): restore the original file and put changes in a new migration"
+        case .missingMigration(let version, let name):
+            "migration \(version) (\(name)) is applied to the database but missing from the migrations folder: "
+                + "install the matching pizzad"
+        case .migrationsNotFound(let searched):
+            "no migrations folder found (looked in: \(searched.joined(separator: ", "))); "
+                + "set storage.migrations in the configuration or PIZZAD_MIGRATIONS"
+        case .badMigration(let file, let reason): "bad migration file \(file): \(reason)"
+        case .migrationFailed(let version, let name, let underlying):
+            "migration \(version) (\(name)) failed and was rolled back: \(underlying)"
+        case .unavailable(let error): "storage unavailable: \(error.message) (\(error.code.name))"
+        }
+    }
+}

@@ -1,0 +1,94 @@
+import PizzaCore
+import SQLite
+
+/// Reading orders back from their rows; shared by the read pool and the write transaction.
+extension Database {
+    static let cartColumns =
+        "id, ref, customer, note, status, currency, created_at, updated_at"
+
+    func loadCart(id: Int64) throws -> Cart? {
+        try statement("SELECT \(Self.cartColumns) FROM carts WHERE id = ?").first([id]) { try cartHeader($0) }
+            .map { try complete($0) }
+    }
+
+    func loadCart(ref: String) throws -> Cart? {
+        try statement("SELECT \(Self.cartColumns) FROM carts WHERE ref = ?").first([ref]) { try cartHeader($0) }
+            .map { try complete($0) }
+    }
+
+    func listCarts(_ query: OrderQuery) throws -> OrderPage {
+        var conditions: [String] = []
+        var arguments: [any SQLBindable] = []
+        if let status = query.status {
+            conditions.append("status = ?")
+            arguments.append(status.rawValue)
+        }
+        if let since = query.since {
+            conditions.append("created_at >= ?")
+            arguments.append(since.description)
+        }
+        if let after = query.after {
+            conditions.append("id < ?")
+            arguments.append(after)
+        }
+        let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        arguments.append(query.limit + 1)
+        let headers = try statement("SELECT \(Self.cartColumns) FROM carts \(filter) ORDER BY id DESC LIMIT ?")
+            .map(arguments) { try cartHeader($0) }
+        let page = Array(headers.prefix(query.limit))
+        let carts = try page.map { try complete($0) }
+        return OrderPage(orders: carts, next: headers.count > query.limit ? page.last?.id : nil)
+    }
+
+    func countCartsByStatus() throws -> [OrderStatus: Int] {
+        var counts: [OrderStatus: Int] = [:]
+        for status in OrderStatus.allCases {
+            counts[status] = Int(try statement("SELECT count(*) FROM carts WHERE status = ?").first([status.rawValue]) { $0.int64(0) } ?? 0)
+        }
+        return counts
+    }
+
+    private func cartHeader(_ row: Row) throws -> Cart {
+        guard let status = OrderStatus(rawValue: row.string(4)) else {
+            throw SQLiteError(code: 19, message: "carts.status holds '\(row.string(4))'")
+        }
+        return Cart(
+            id: row.int64(0), ref: row.optionalString(1), customer: row.optionalString(2),
+            note: row.optionalString(3), status: status, items: [], currency: row.string(5),
+            createdAt: Timestamp(iso8601: row.string(6)) ?? Timestamp(millisecondsSince1970: 0),
+            updatedAt: Timestamp(iso8601: row.string(7)) ?? Timestamp(millisecondsSince1970: 0), history: [])
+    }
+
+    private func complete(_ header: Cart) throws -> Cart {
+        var cart = header
+        cart.items = try statement(
+            """
+            SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price
+            FROM pizzas WHERE cart_id = ? ORDER BY id
+            """
+        ).map([cart.id]) { row in
+            let extras = row.string(6)
+            return CartItem(
+                id: row.int64(0),
+                pizza: Pizza(
+                    kind: row.string(1), size: Size(rawValue: row.string(2)) ?? .medium, crust: row.string(3),
+                    chiliSauce: row.bool(4), ketchup: row.bool(5),
+                    extras: extras.isEmpty ? [] : extras.split(separator: ",").map(String.init),
+                    quantity: row.int(7), unitPrice: row.int64(8)))
+        }
+        cart.history = try statement(
+            """
+            SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason
+            FROM status_history WHERE cart_id = ? ORDER BY id
+            """
+        ).map([cart.id]) { row in
+            StatusChange(
+                from: row.optionalString(0).flatMap(OrderStatus.init(rawValue:)),
+                to: OrderStatus(rawValue: row.string(1)) ?? .open,
+                at: Timestamp(iso8601: row.string(2)) ?? Timestamp(millisecondsSince1970: 0),
+                actor: ChangeActor(uid: UInt32(truncatingIfNeeded: row.int64(3)), name: row.string(4), pid: Int32(truncatingIfNeeded: row.int64(5))),
+                reason: row.optionalString(6))
+        }
+        return cart
+    }
+}

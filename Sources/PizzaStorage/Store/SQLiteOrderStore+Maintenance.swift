@@ -1,0 +1,68 @@
+import Foundation
+import SQLite
+
+/// Facts about the database file for `daemon.status`.
+public struct DatabaseInfo: Sendable, Equatable {
+    public var path: String
+    public var bytes: Int64
+    public var schemaVersion: Int
+    public var journalMode: String
+    public var synchronous: String
+    public var sqliteVersion: String
+}
+
+extension SQLiteOrderStore {
+    /// Path, size, schema version and the journal settings as SQLite reports them now.
+    public func info() throws -> DatabaseInfo {
+        try read { db in
+            let pages = try db.scalar("PRAGMA page_count")
+            let pageSize = try db.scalar("PRAGMA page_size")
+            var bytes: Int64 = 0
+            if case .integer(let count)? = pages, case .integer(let size)? = pageSize { bytes = count * size }
+            let mode = try db.scalar("PRAGMA journal_mode")
+            let sync = try db.scalar("PRAGMA synchronous")
+            var journal = "unknown"
+            if case .text(let text)? = mode { journal = text }
+            var synchronous = "unknown"
+            if case .integer(let level)? = sync {
+                synchronous = ConnectionSettings.Synchronous.allCases.first { $0.level == level }?.rawValue ?? "\(level)"
+            }
+            return DatabaseInfo(
+                path: path, bytes: bytes, schemaVersion: schemaVersion, journalMode: journal,
+                synchronous: synchronous, sqliteVersion: Database.libraryVersion)
+        }
+    }
+
+    /// `integrity_check` and `foreign_key_check`: ok and the messages (just "ok" when healthy).
+    public func check() throws -> (ok: Bool, messages: [String]) {
+        try read { db in
+            let integrity = try db.statement("PRAGMA integrity_check").map { $0.string(0) }
+            let foreign = try db.statement("PRAGMA foreign_key_check").map { row in
+                "foreign key: \(row.string(0)) row \(row.int64(1)) refers to missing \(row.string(2))"
+            }
+            let ok = integrity == ["ok"] && foreign.isEmpty
+            return (ok, integrity + foreign)
+        }
+    }
+
+    /// Writes a consistent copy of the database to `target` (online backup), fsyncs it, and checks it opens
+    /// and passes `integrity_check`. Refuses to overwrite an existing file. Returns the copy's size.
+    public func backup(to target: String) async throws -> Int64 {
+        guard !FileManager.default.fileExists(atPath: target) else {
+            throw SQLiteError(code: 20, message: "\(target) exists; choose a new path")
+        }
+        try await withWriter { db in try db.backup(to: target) }
+        let copy = try Database(path: target, mode: .readWrite)
+        let verdict = try copy.statement("PRAGMA integrity_check").map { $0.string(0) }
+        guard verdict == ["ok"] else {
+            throw SQLiteError(code: 11, message: "the copy at \(target) fails integrity_check")
+        }
+        let fd = open(target, O_RDONLY)
+        if fd >= 0 {
+            fsync(fd)
+            Foundation.close(fd)
+        }
+        let attributes = try FileManager.default.attributesOfItem(atPath: target)
+        return (attributes[.size] as? NSNumber)?.int64Value ?? 0
+    }
+}

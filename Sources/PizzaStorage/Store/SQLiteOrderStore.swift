@@ -1,0 +1,221 @@
+import Dispatch
+import Foundation
+public import PizzaCore
+public import SQLite
+import Synchronization
+
+/// The SQLite ``OrderStore``: one writer with group commit, a pool of readers.
+///
+/// Writes queue up while a commit is in flight and go together into the next transaction, each in its own
+/// savepoint so that one failing change fails alone. Every caller is resumed only after `COMMIT` returned, with
+/// `synchronous=FULL`, so nothing is acknowledged before it is durable.
+public final class SQLiteOrderStore: OrderStore {
+    /// Where the database file is.
+    public let path: String
+    /// The schema version after start-up.
+    public let schemaVersion: Int
+    /// The connection settings in force.
+    public let settings: ConnectionSettings
+
+    /// The write connection; only ever used on `queue` (inside a write body or a maintenance block).
+    let writer: Database
+    private let queue = DispatchQueue(label: "pizzad.writer", qos: .userInitiated)
+    private let pending = Mutex<PendingWrites>(PendingWrites())
+    private let readers: ReadPool
+    private let storageFailure = Mutex<StorageError?>(nil)
+
+    private struct PendingWrites {
+        var writes: [PendingWrite] = []
+        var draining = false
+    }
+
+    /// Opens (creating when missing) the database at `path`, refuses a file that is not a pizzad database of a
+    /// compatible version without touching it, applies pending `migrations`, and configures every connection.
+    public init(
+        path: String, migrations: [Migration], settings: ConnectionSettings = ConnectionSettings(),
+        readers: Int = 4
+    ) throws {
+        try Migrator.checkHeader(path: path)
+        let writer = try Database(path: path, mode: .readWriteCreate)
+        let migrator = Migrator(migrations: migrations)
+        let todo = try migrator.pending(in: writer)
+        do {
+            try writer.configure(settings)
+        } catch let error as SQLiteError {
+            throw StorageError.unavailable(error)
+        }
+        try migrator.apply(todo, to: writer, at: Timestamp.now().description)
+        self.path = path
+        self.writer = writer
+        self.settings = settings
+        self.schemaVersion = migrations.last?.version ?? 0
+        let readerSettings = {
+            var readerSettings = settings
+            readerSettings.queryOnly = true
+            return readerSettings
+        }()
+        self.readers = ReadPool(keep: readers) {
+            let db = try Database(path: path, mode: .readWrite)
+            try db.configure(readerSettings)
+            return db
+        }
+    }
+
+    // MARK: Writing
+
+    public func write<T: Sendable>(
+        _ body: @escaping @Sendable (any OrderTransaction) throws -> T
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            let write = PendingWrite { tx in
+                Result { () throws -> @Sendable () -> Void in
+                    let value = try body(tx)
+                    return { continuation.resume(returning: value) }
+                }
+            } fail: { error in
+                continuation.resume(throwing: error)
+            }
+            let startDrain = pending.withLock { pending in
+                pending.writes.append(write)
+                if pending.draining { return false }
+                pending.draining = true
+                return true
+            }
+            if startDrain { queue.async { self.drain() } }
+        }
+    }
+
+    /// Runs batches until no write is waiting. Only on `queue`.
+    private func drain() {
+        while true {
+            let batch = pending.withLock { pending in
+                let batch = pending.writes
+                pending.writes.removeAll(keepingCapacity: true)
+                if batch.isEmpty { pending.draining = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            commit(batch)
+        }
+    }
+
+    /// One group commit: `BEGIN IMMEDIATE`, a savepoint per write, `COMMIT`, then resume every caller.
+    private func commit(_ batch: [PendingWrite]) {
+        var remaining = batch[...]
+        while !remaining.isEmpty {
+            do {
+                try writer.execute("BEGIN IMMEDIATE")
+            } catch {
+                let failure = storage(error)
+                remaining.forEach { $0.fail(failure) }
+                return
+            }
+            var done: [(write: PendingWrite, resume: @Sendable () -> Void)] = []
+            var lost = false
+            while let write = remaining.first {
+                remaining = remaining.dropFirst()
+                do {
+                    try writer.execute("SAVEPOINT change")
+                    switch write.run(WriteTransaction(db: writer)) {
+                    case .success(let resume):
+                        try writer.execute("RELEASE change")
+                        done.append((write, resume))
+                    case .failure(let error):
+                        try writer.execute("ROLLBACK TO change")
+                        try writer.execute("RELEASE change")
+                        write.fail(storage(error))
+                    }
+                } catch {
+                    let failure = storage(error)
+                    write.fail(failure)
+                    if writer.isInTransaction {
+                        try? writer.execute("ROLLBACK TO change")
+                        try? writer.execute("RELEASE change")
+                    }
+                }
+                if !writer.isInTransaction {
+                    // SQLite rolled the whole transaction back (disk full, I/O error): the writes before this one
+                    // are gone too, so they fail alike; the rest go into a new transaction.
+                    let failure = currentStorageFailure ?? storage(SQLiteError(code: 10, message: "transaction rolled back"))
+                    done.forEach { $0.write.fail(failure) }
+                    lost = true
+                    break
+                }
+            }
+            if lost { continue }
+            do {
+                try writer.execute("COMMIT")
+                clearStorageFailure()
+                done.forEach { $0.resume() }
+            } catch {
+                if writer.isInTransaction { try? writer.execute("ROLLBACK") }
+                let failure = storage(error)
+                done.forEach { $0.write.fail(failure) }
+            }
+        }
+    }
+
+    private func storage(_ error: any Error) -> any Error {
+        if let failure = error as? StorageError {
+            storageFailure.withLock { $0 = failure }
+            return failure
+        }
+        guard let sqlite = error as? SQLiteError, sqlite.isStorageFailure else { return error }
+        let failure = StorageError.unavailable(sqlite)
+        storageFailure.withLock { $0 = failure }
+        return failure
+    }
+
+    private func clearStorageFailure() { storageFailure.withLock { $0 = nil } }
+
+    /// The last storage failure, until a commit succeeds again.
+    public var currentStorageFailure: StorageError? { storageFailure.withLock { $0 } }
+
+    /// Runs `body` on the writer connection, between group commits.
+    public func withWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try body(self.writer) })
+            }
+        }
+    }
+
+    // MARK: Reading
+
+    /// Runs `body` on a read connection of its own.
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
+        do {
+            return try readers.read(body)
+        } catch let error as SQLiteError where error.isStorageFailure {
+            throw StorageError.unavailable(error)
+        }
+    }
+
+    public func cart(id: Int64) async throws -> Cart? { try read { try $0.loadCart(id: id) } }
+    public func cart(ref: String) async throws -> Cart? { try read { try $0.loadCart(ref: ref) } }
+    public func list(_ query: OrderQuery) async throws -> OrderPage { try read { try $0.listCarts(query) } }
+    public func countsByStatus() async throws -> [OrderStatus: Int] { try read { try $0.countCartsByStatus() } }
+
+    /// Checkpoints the WAL and closes the readers; the writer closes when the store is released.
+    public func close() async {
+        _ = try? await withWriter { db in try db.checkpoint(truncate: true) }
+        readers.close()
+    }
+}
+
+/// A write waiting for the next group commit.
+final class PendingWrite: Sendable {
+    /// Runs the body in the open savepoint; returns how to resume the caller once the transaction committed,
+    /// or the body's error (the savepoint is then rolled back).
+    let run: @Sendable (WriteTransaction) -> Result<@Sendable () -> Void, any Error>
+    /// Resumes the caller with a failure.
+    let fail: @Sendable (any Error) -> Void
+
+    init(
+        run: @escaping @Sendable (WriteTransaction) -> Result<@Sendable () -> Void, any Error>,
+        fail: @escaping @Sendable (any Error) -> Void
+    ) {
+        self.run = run
+        self.fail = fail
+    }
+}

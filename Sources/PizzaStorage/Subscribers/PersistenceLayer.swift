@@ -1,0 +1,55 @@
+public import PizzaCore
+import SQLite
+
+/// Writes each change's rows (`carts`, `pizzas`, `status_history`) inside the change's transaction.
+///
+/// A repository subscriber: it writes the order's state after the change, so the tables always hold what the
+/// repository acknowledged. Keep a strong reference to it for as long as the repository should persist.
+public final class PersistenceLayer: OrderRepositoryDelegate {
+    private let store: SQLiteOrderStore
+
+    /// A persistence layer writing through `store`'s writer connection.
+    public init(store: SQLiteOrderStore) { self.store = store }
+
+    public func repository(willCommit change: OrderChange) throws {
+        let db = store.writer
+        let cart = change.after
+        if change.before == nil {
+            try db.execute(
+                """
+                INSERT INTO carts (id, ref, customer, note, status, currency, total, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [cart.id, cart.ref, cart.customer, cart.note, cart.status.rawValue, cart.currency, cart.total,
+                 cart.createdAt.description, cart.updatedAt.description])
+        } else {
+            try db.execute(
+                "UPDATE carts SET customer = ?, note = ?, status = ?, total = ?, updated_at = ? WHERE id = ?",
+                [cart.customer, cart.note, cart.status.rawValue, cart.total, cart.updatedAt.description, cart.id])
+        }
+        let beforeItems = Set(change.before?.items.map(\.id) ?? [])
+        let afterItems = Set(cart.items.map(\.id))
+        for removed in beforeItems.subtracting(afterItems).sorted() {
+            try db.execute("DELETE FROM pizzas WHERE id = ? AND cart_id = ?", [removed, cart.id])
+        }
+        for item in cart.items where !beforeItems.contains(item.id) {
+            let pizza = item.pizza
+            try db.execute(
+                """
+                INSERT INTO pizzas (id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [item.id, cart.id, pizza.kind, pizza.size.rawValue, pizza.crust, pizza.chiliSauce, pizza.ketchup,
+                 pizza.extras.joined(separator: ","), pizza.quantity, pizza.unitPrice])
+        }
+        for entry in cart.history.dropFirst(change.before?.history.count ?? 0) {
+            try db.execute(
+                """
+                INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+                [cart.id, entry.from?.rawValue, entry.to.rawValue, entry.at.description, Int64(entry.actor.uid),
+                 entry.actor.name, entry.actor.pid, entry.reason])
+        }
+    }
+}

@@ -1,0 +1,168 @@
+internal import CSQLite
+
+/// One connection to an SQLite database file. See <https://www.sqlite.org/c3ref/sqlite3.html>.
+///
+/// A connection has one user at a time: the daemon's writer thread owns the write connection for its whole life,
+/// and a `ReadPool` hands each read connection to exactly one caller between checkout and return. Under that rule
+/// the statement cache and transaction state are never touched concurrently, which is what makes the
+/// `@unchecked Sendable` below sound; the handle is also opened `SQLITE_OPEN_FULLMUTEX`, so a misuse of the rule
+/// still cannot corrupt libsqlite3's own state.
+public final class Database: @unchecked Sendable {
+    /// How to open the file.
+    public enum OpenMode: Sendable {
+        /// Read and write; create the file when it does not exist.
+        case readWriteCreate
+        /// Read and write an existing file only.
+        case readWrite
+        /// Read only (`SQLITE_OPEN_READONLY`).
+        case readOnly
+    }
+
+    let handle: OpaquePointer
+    /// The path the connection was opened with.
+    public let path: String
+    private var cache: [String: Statement] = [:]
+
+    /// Opens `path`. Nothing is written to the file until a statement writes.
+    public init(path: String, mode: OpenMode = .readWriteCreate) throws(SQLiteError) {
+        var flags = SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI
+        switch mode {
+        case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
+        case .readWrite: flags |= SQLITE_OPEN_READWRITE
+        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        }
+        var db: OpaquePointer?
+        let code = sqlite3_open_v2(path, &db, flags, nil)
+        guard code == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
+            let extended = db.map { sqlite3_extended_errcode($0) } ?? code
+            sqlite3_close_v2(db)
+            throw SQLiteError(code: code, extendedCode: extended, message: "\(message): \(path)")
+        }
+        sqlite3_extended_result_codes(db, 1)
+        self.handle = db
+        self.path = path
+    }
+
+    deinit {
+        cache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    func error(code: Int32, sql: String? = nil) -> SQLiteError {
+        SQLiteError(
+            code: code, extendedCode: sqlite3_extended_errcode(handle),
+            message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// The version of the linked libsqlite3, e.g. `"3.40.1"`.
+    public static var libraryVersion: String { String(cString: sqlite3_libversion()) }
+
+    // MARK: Running SQL
+
+    /// Runs one or more SQL statements separated by semicolons, with no arguments (`sqlite3_exec`).
+    public func execute(_ sql: String) throws(SQLiteError) {
+        var message: UnsafeMutablePointer<CChar>?
+        let code = sqlite3_exec(handle, sql, nil, nil, &message)
+        guard code == SQLITE_OK else {
+            let text = message.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(message)
+            throw SQLiteError(code: code, extendedCode: sqlite3_extended_errcode(handle), message: text, sql: sql)
+        }
+    }
+
+    /// Runs one statement with arguments, through the statement cache.
+    public func execute(_ sql: String, _ arguments: [any SQLBindable]) throws(SQLiteError) {
+        try statement(sql).execute(arguments)
+    }
+
+    /// The cached prepared statement for `sql`, preparing it on first use.
+    public func statement(_ sql: String) throws(SQLiteError) -> Statement {
+        if let cached = cache[sql] { return cached }
+        let statement = try Statement(database: self, sql: sql)
+        cache[sql] = statement
+        return statement
+    }
+
+    /// The first column of the first row of `sql`, or nil.
+    public func scalar(_ sql: String, _ arguments: [any SQLBindable] = []) throws -> SQLValue? {
+        try statement(sql).first(arguments) { $0.value(0) }
+    }
+
+    /// The rowid of the last inserted row on this connection.
+    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+
+    /// How many rows the last statement changed.
+    public var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Whether a transaction is open on this connection.
+    public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back when it throws.
+    /// See <https://www.sqlite.org/lang_transaction.html>.
+    public func transaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN IMMEDIATE")
+        do {
+            let result = try body()
+            try execute("COMMIT")
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK") }
+            throw error
+        }
+    }
+
+    /// Runs `body` inside a savepoint: released when it returns, rolled back to when it throws, so one failing
+    /// change leaves the surrounding transaction intact. See <https://www.sqlite.org/lang_savepoint.html>.
+    public func savepoint<T>(_ name: String = "change", _ body: () throws -> T) throws -> T {
+        try execute("SAVEPOINT \(name)")
+        do {
+            let result = try body()
+            try execute("RELEASE \(name)")
+            return result
+        } catch {
+            if isInTransaction {
+                try? execute("ROLLBACK TO \(name)")
+                try? execute("RELEASE \(name)")
+            }
+            throw error
+        }
+    }
+
+    // MARK: Maintenance
+
+    /// Checkpoints the WAL into the database file (`TRUNCATE` by default).
+    /// See <https://www.sqlite.org/c3ref/wal_checkpoint_v2.html>.
+    @discardableResult
+    public func checkpoint(truncate: Bool = true) throws(SQLiteError) -> (log: Int, checkpointed: Int) {
+        var log: Int32 = 0
+        var done: Int32 = 0
+        let mode = truncate ? SQLITE_CHECKPOINT_TRUNCATE : SQLITE_CHECKPOINT_PASSIVE
+        let code = sqlite3_wal_checkpoint_v2(handle, nil, mode, &log, &done)
+        guard code == SQLITE_OK else { throw error(code: code) }
+        return (Int(log), Int(done))
+    }
+
+    /// Copies the whole database to a new file at `path` with the online backup API, in steps so writers are
+    /// not blocked for long. See <https://www.sqlite.org/backup.html>.
+    public func backup(to path: String, pagesPerStep: Int32 = 256) throws(SQLiteError) {
+        let target = try Database(path: path, mode: .readWriteCreate)
+        guard let backup = sqlite3_backup_init(target.handle, "main", handle, "main") else {
+            throw target.error(code: sqlite3_errcode(target.handle))
+        }
+        var code: Int32
+        repeat {
+            code = sqlite3_backup_step(backup, pagesPerStep)
+            if code == SQLITE_BUSY || code == SQLITE_LOCKED { sqlite3_sleep(5) }
+        } while code == SQLITE_OK || code == SQLITE_BUSY || code == SQLITE_LOCKED
+        sqlite3_backup_finish(backup)
+        guard code == SQLITE_DONE else { throw target.error(code: code) }
+    }
+
+    /// Limits the file to `pages` pages (`PRAGMA max_page_count`), mainly to simulate a full disk in tests.
+    public func setMaxPageCount(_ pages: Int) throws(SQLiteError) {
+        try execute("PRAGMA max_page_count = \(pages)")
+    }
+}

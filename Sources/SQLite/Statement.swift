@@ -1,0 +1,101 @@
+internal import CSQLite
+
+/// A prepared statement. See <https://www.sqlite.org/c3ref/stmt.html>.
+///
+/// Owned by one `Database`; it resets and clears its bindings before each run, so a cached statement can be
+/// reused freely on the connection's thread.
+public final class Statement {
+    let handle: OpaquePointer
+    /// The SQL the statement was prepared from.
+    public let sql: String
+    unowned let database: Database
+
+    init(database: Database, sql: String) throws(SQLiteError) {
+        var statement: OpaquePointer?
+        let code = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard code == SQLITE_OK, let statement else {
+            throw database.error(code: code, sql: sql)
+        }
+        self.handle = statement
+        self.sql = sql
+        self.database = database
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    /// Binds `arguments` to the parameters `?1…?n`, after resetting the statement.
+    public func bind(_ arguments: [any SQLBindable]) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+        let expected = Int(sqlite3_bind_parameter_count(handle))
+        guard expected == arguments.count else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "expected \(expected) arguments, got \(arguments.count)", sql: sql)
+        }
+        for (offset, argument) in arguments.enumerated() {
+            try bind(argument.sqlValue, at: Int32(offset + 1))
+        }
+    }
+
+    private func bind(_ value: SQLValue, at index: Int32) throws(SQLiteError) {
+        let code: Int32
+        switch value {
+        case .null: code = sqlite3_bind_null(handle, index)
+        case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
+        case .real(let double): code = sqlite3_bind_double(handle, index, double)
+        case .text(let text):
+            var text = text
+            code = text.withUTF8 { bytes in
+                sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                                  Int32(bytes.count), pizzad_sqlite3_transient())
+            }
+        case .blob(let bytes):
+            code = bytes.withUnsafeBytes { raw in
+                sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), pizzad_sqlite3_transient())
+            }
+        }
+        guard code == SQLITE_OK else { throw database.error(code: code, sql: sql) }
+    }
+
+    /// Runs the statement to completion, ignoring any rows.
+    public func execute(_ arguments: [any SQLBindable] = []) throws(SQLiteError) {
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            if code != SQLITE_ROW { throw database.error(code: code, sql: sql) }
+        }
+    }
+
+    /// Runs the statement, calling `body` with each row in turn.
+    public func forEach<E: Error>(
+        _ arguments: [any SQLBindable] = [], _ body: (Row) throws(E) -> Void
+    ) throws {
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            guard code == SQLITE_ROW else { throw database.error(code: code, sql: sql) }
+            try body(Row(handle: handle))
+        }
+    }
+
+    /// Runs the statement and maps every row.
+    public func map<T>(_ arguments: [any SQLBindable] = [], _ transform: (Row) throws -> T) throws -> [T] {
+        var result: [T] = []
+        try forEach(arguments) { row in result.append(try transform(row)) }
+        return result
+    }
+
+    /// Runs the statement and maps the first row, if any.
+    public func first<T>(_ arguments: [any SQLBindable] = [], _ transform: (Row) throws -> T) throws -> T? {
+        try bind(arguments)
+        defer { sqlite3_reset(handle) }
+        let code = sqlite3_step(handle)
+        if code == SQLITE_DONE { return nil }
+        guard code == SQLITE_ROW else { throw database.error(code: code, sql: sql) }
+        return try transform(Row(handle: handle))
+    }
+}
