@@ -1,0 +1,225 @@
+import PizzaCore
+import Synchronization
+import Testing
+
+protocol Listener {
+    func heard(_ word: String)
+}
+
+final class Recorder: Listener, Sendable {
+    let name: String
+    let log: Log
+    init(_ name: String, log: Log) {
+        self.name = name
+        self.log = log
+    }
+    func heard(_ word: String) { log.append("\(name):\(word)") }
+}
+
+final class Log: Sendable {
+    private let lines = Mutex<[String]>([])
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+    var all: [String] { lines.withLock { $0 } }
+}
+
+final class DeinitFlag: Listener, Sendable {
+    let onDeinit: @Sendable () -> Void
+    init(_ onDeinit: @escaping @Sendable () -> Void) { self.onDeinit = onDeinit }
+    func heard(_ word: String) {}
+    deinit { onDeinit() }
+}
+
+struct ValueListener: Listener {
+    func heard(_ word: String) {}
+}
+
+@Suite("MulticastDelegate")
+struct MulticastDelegateTests {
+    @Test("holds delegates weakly: dropping the last reference runs deinit with no remove")
+    func holdsWeakly() {
+        let multicast = MulticastDelegate<any Listener>()
+        let died = Atomic<Bool>(false)
+        do {
+            let listener = DeinitFlag { died.store(true, ordering: .relaxed) }
+            multicast.add(listener)
+            #expect(multicast.count == 1)
+        }
+        let didDie = died.load(ordering: .relaxed)
+        #expect(didDie)
+        #expect(multicast.count == 0)
+    }
+
+    @Test("never calls a dead delegate, and count / isEmpty count live ones")
+    func neverCallsDead() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let alive = Recorder("alive", log: log)
+        multicast.add(alive)
+        do {
+            let doomed = Recorder("doomed", log: log)
+            multicast.add(doomed)
+            #expect(multicast.count == 2)
+        }
+        multicast.invoke { $0.heard("hi") }
+        #expect(log.all == ["alive:hi"])
+        #expect(multicast.count == 1)
+        #expect(!multicast.isEmpty)
+        multicast.remove(alive)
+        #expect(multicast.isEmpty)
+    }
+
+    @Test("adding the same object twice registers it once")
+    func addTwice() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let listener = Recorder("a", log: log)
+        let first = multicast.add(listener)
+        let second = multicast.add(listener)
+        #expect(first == second)
+        #expect(multicast.count == 1)
+        multicast.invoke { $0.heard("x") }
+        #expect(log.all == ["a:x"])
+    }
+
+    @Test("a new object at a dead one's address is registered and called")
+    func reusedAddress() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        var seen: Set<ObjectIdentifier> = []
+        var reused = false
+        // Allocate and drop objects of the same size until the allocator hands an address back.
+        for attempt in 0..<10_000 {
+            let listener = Recorder("n\(attempt)", log: log)
+            let id = ObjectIdentifier(listener)
+            let registration = multicast.add(listener)
+            #expect(multicast.contains(listener))
+            if seen.contains(id) {
+                reused = true
+                multicast.invoke { $0.heard("again") }
+                #expect(log.all.last == "n\(attempt):again")
+                #expect(registration.isActive)
+                #expect(multicast.count == 1)
+                break
+            }
+            seen.insert(id)
+        }
+        #expect(reused, "the allocator never reused an address; the test proved nothing")
+        #expect(multicast.isEmpty)
+    }
+
+    @Test("a value-type conformer is rejected loudly")
+    func rejectsValueTypes() async {
+        await #expect(processExitsWith: .failure) {
+            let multicast = MulticastDelegate<any Listener>()
+            multicast.add(ValueListener())
+        }
+    }
+
+    @Test("calls go in registration order")
+    func order() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let listeners = (0..<5).map { Recorder("\($0)", log: log) }
+        listeners.forEach { multicast += $0 }
+        multicast.invoke { $0.heard("go") }
+        #expect(log.all == (0..<5).map { "\($0):go" })
+        #expect(multicast.delegates.map { ($0 as! Recorder).name } == ["0", "1", "2", "3", "4"])
+    }
+
+    @Test("a delegate added during a dispatch is not called in that dispatch")
+    func addDuringDispatch() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let first = Recorder("first", log: log)
+        let late = Recorder("late", log: log)
+        multicast.add(first)
+        multicast.invoke { listener in
+            listener.heard("one")
+            multicast.add(late)
+        }
+        #expect(log.all == ["first:one"])
+        multicast.invoke { $0.heard("two") }
+        #expect(log.all == ["first:one", "first:two", "late:two"])
+    }
+
+    @Test("a delegate removed during a dispatch is not called after its removal")
+    func removeDuringDispatch() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let first = Recorder("first", log: log)
+        let second = Recorder("second", log: log)
+        multicast.add(first)
+        let registration = multicast.add(second)
+        multicast.invoke { listener in
+            listener.heard("x")
+            registration.cancel()
+        }
+        #expect(log.all == ["first:x"])
+        multicast.add(second)
+        multicast.invoke { listener in
+            listener.heard("y")
+            multicast -= second
+        }
+        #expect(log.all == ["first:x", "first:y"])
+    }
+
+    @Test("no lock is held while a delegate runs: a delegate may dispatch again")
+    func reentrantDispatch() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let listener = Recorder("r", log: log)
+        multicast.add(listener)
+        var depth = 0
+        multicast.invoke { outer in
+            outer.heard("outer")
+            depth += 1
+            multicast.invoke { $0.heard("inner") }
+            _ = multicast.count
+        }
+        #expect(depth == 1)
+        #expect(log.all == ["r:outer", "r:inner"])
+    }
+
+    @Test("cancel() is idempotent")
+    func cancelIdempotent() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let a = Recorder("a", log: log)
+        let b = Recorder("b", log: log)
+        let registration = multicast.add(a)
+        multicast.add(b)
+        registration.cancel()
+        registration.cancel()
+        #expect(!registration.isActive)
+        #expect(multicast.count == 1)
+        multicast.invoke { $0.heard("z") }
+        #expect(log.all == ["b:z"])
+        // Re-adding after cancel is a new registration.
+        let again = multicast.add(a)
+        #expect(again != registration)
+        #expect(multicast.count == 2)
+    }
+
+    @Test("concurrent add, remove and dispatch (run under --sanitize=thread)")
+    func concurrent() async {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let keep = (0..<8).map { Recorder("k\($0)", log: log) }
+        keep.forEach { multicast.add($0) }
+        await withTaskGroup(of: Void.self) { group in
+            for worker in 0..<8 {
+                group.addTask {
+                    for round in 0..<300 {
+                        let temporary = Recorder("t\(worker)-\(round)", log: log)
+                        let registration = multicast.add(temporary)
+                        multicast.invoke { $0.heard("w\(worker)") }
+                        if round.isMultiple(of: 2) { registration.cancel() } else { multicast.remove(temporary) }
+                        _ = multicast.count
+                    }
+                }
+            }
+        }
+        #expect(multicast.count == 8)
+        #expect(log.all.count >= 8 * 300 * 8)
+    }
+}

@@ -1,0 +1,91 @@
+import PizzaCore
+import Testing
+
+@Suite("PizzaFactory and PizzaBuilder")
+struct PizzaFactoryTests {
+    let factory = PizzaFactory()
+
+    @Test("a kind name gives a pizza with the kind's defaults")
+    func defaults() throws {
+        let pizza = try factory.makePizza("seafood")
+        #expect(pizza.kind == "seafood")
+        #expect(pizza.size == .medium)
+        #expect(pizza.crust == "thin")
+        #expect(pizza.quantity == 1)
+        #expect(pizza.unitPrice == 1150)
+    }
+
+    @Test("a new kind is a menu entry, not a code change")
+    func newKindFromMenu() throws {
+        var menu = Menu.standard
+        menu.kinds.append(PizzaKind(name: "hawaii", prices: [.large: 1500], defaultSize: .large, ketchup: true))
+        let pizza = try PizzaFactory(menu: menu).makePizza("hawaii")
+        #expect(pizza.ketchup)
+        #expect(pizza.price == 1500)
+    }
+
+    @Test("the builder sets every field and prices the pizza in cents")
+    func builder() throws {
+        let pizza = try factory.builder(for: "chicken")
+            .size("L").crust("thin").chiliSauce().ketchup().extras(["olives", "bacon", "olives"]).quantity(3)
+            .build()
+        #expect(pizza.size == .large)
+        #expect(pizza.crust == "thin")
+        #expect(pizza.chiliSauce && pizza.ketchup)
+        #expect(pizza.extras == ["bacon", "olives"])
+        #expect(pizza.unitPrice == 1250 + 150 + 80)
+        #expect(pizza.price == 3 * (1250 + 150 + 80))
+    }
+
+    @Test("unknown kind names the known ones")
+    func unknownKind() {
+        #expect(throws: PizzaError.unknownKind("hawaii", known: ["cheese", "chicken", "seafood"])) {
+            try factory.makePizza("hawaii")
+        }
+        let error = PizzaError.unknownKind("hawaii", known: ["cheese", "chicken", "seafood"])
+        #expect(error.field == "kind")
+        #expect(error.description.contains("cheese, chicken, seafood"))
+    }
+
+    @Test("unknown size")
+    func unknownSize() {
+        #expect(throws: PizzaError.unknownSize("XXL", allowed: ["S", "M", "L", "XL"])) {
+            try factory.builder(for: "cheese").size("XXL").build()
+        }
+    }
+
+    @Test("size not offered for the kind")
+    func sizeNotOffered() {
+        #expect(throws: PizzaError.sizeNotOffered(.extraLarge, kind: "seafood", offered: ["S", "M", "L"])) {
+            try factory.builder(for: "seafood").size(.extraLarge).build()
+        }
+    }
+
+    @Test("unknown crust")
+    func unknownCrust() {
+        #expect(throws: PizzaError.unknownCrust("cardboard", allowed: ["classic", "thin", "stuffed"])) {
+            try factory.builder(for: "cheese").crust("cardboard").build()
+        }
+    }
+
+    @Test("unknown extra")
+    func unknownExtra() {
+        let error = #expect(throws: PizzaError.self) {
+            try factory.builder(for: "cheese").extra("pineapple").build()
+        }
+        #expect(error?.field == "extras")
+        #expect(error?.allowed.contains("olives") == true)
+    }
+
+    @Test("quantity outside 1...50", arguments: [0, -1, 51, 1000])
+    func quantity(_ quantity: Int) {
+        #expect(throws: PizzaError.quantityOutOfRange(quantity, allowed: 1...50)) {
+            try factory.builder(for: "cheese").quantity(quantity).build()
+        }
+    }
+
+    @Test("quantity 1 and 50 are fine", arguments: [1, 50])
+    func quantityBounds(_ quantity: Int) throws {
+        #expect(try factory.builder(for: "cheese").quantity(quantity).build().quantity == quantity)
+    }
+}

@@ -1,0 +1,81 @@
+import Foundation
+import PizzaCore
+import PizzaStorage
+import Synchronization
+
+/// A temporary directory removed at the end of the test.
+final class TemporaryDirectory {
+    let path: String
+    init() {
+        path = NSTemporaryDirectory() + "pizzad-test-" + UUID().uuidString
+        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+    }
+    deinit { try? FileManager.default.removeItem(atPath: path) }
+}
+
+enum Fixtures {
+    /// The repository's `migrations/` folder.
+    static let migrationsPath: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<3 { url.deleteLastPathComponent() }
+        return url.appendingPathComponent("migrations").path
+    }()
+
+    static let migrations = try! Migration.load(from: migrationsPath)
+    static let actor = ChangeActor(uid: 1000, name: "cook", pid: 4242)
+    static let factory = PizzaFactory()
+
+    /// Runs a command and returns its standard output; fails the test on a non-zero exit.
+    static func run(_ arguments: [String], input: String? = nil) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        process.standardError = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    static func sqlite3(_ path: String, _ sql: String) throws -> String {
+        try run(["sqlite3", path, sql]).output.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    static func sha256(of path: String) throws -> String {
+        try run(["sha256sum", path]).output.split(separator: " ").first.map(String.init) ?? ""
+    }
+}
+
+/// A repository over a real SQLite file with its persistence layer and audit logger subscribed.
+final class Kitchen {
+    let directory = TemporaryDirectory()
+    let store: SQLiteOrderStore
+    let repository: OrderRepository
+    let persistence: PersistenceLayer
+    let audit: AuditLogger
+    var path: String { store.path }
+
+    init() throws {
+        store = try SQLiteOrderStore(path: directory.path + "/pizzad.sqlite", migrations: Fixtures.migrations)
+        repository = OrderRepository(store: store)
+        persistence = PersistenceLayer(store: store)
+        audit = AuditLogger(store: store)
+        repository.delegates += persistence
+        repository.delegates += audit
+    }
+
+    func newOrder(_ kinds: [String] = ["cheese", "chicken"], place: Bool = false) async throws -> Cart {
+        try await repository.create(
+            customer: "Ann", pizzas: try kinds.map { try Fixtures.factory.makePizza($0) }, place: place,
+            currency: "EUR", by: Fixtures.actor
+        ).cart
+    }
+}
+
+/// A subscriber that refuses every change inside the transaction, like a failing audit write.
+final class FailingSubscriber: OrderRepositoryDelegate {
+    struct Refused: Error {}
+    func repository(willCommit change: OrderChange) throws { throw Refused() }
+}

@@ -1,0 +1,192 @@
+import Foundation
+import PizzaCore
+import PizzaMetrics
+import PizzaStorage
+import Testing
+
+@Suite("Repository over SQLite")
+struct RepositoryTests {
+    @Test("a database the code created: five tables, WAL, clean foreign keys (checked with sqlite3)")
+    func inspectWithSQLite3() async throws {
+        let kitchen = try Kitchen()
+        let cart = try await kitchen.newOrder(place: true)
+        _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor)
+        let tables = try Fixtures.sqlite3(
+            kitchen.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        #expect(tables.split(separator: "\n") == ["audit_log", "carts", "pizzas", "schema_migrations", "status_history"])
+        #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA journal_mode") == "wal")
+        #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA foreign_key_check") == "")
+        #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA integrity_check") == "ok")
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT status FROM carts WHERE id = \(cart.id)") == "preparing")
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM status_history") == "3")
+        let strict = try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM pragma_table_list WHERE strict = 1")
+        #expect(strict == "5")
+        let createdAt = try Fixtures.sqlite3(kitchen.path, "SELECT created_at FROM carts")
+        #expect(Timestamp(iso8601: createdAt) != nil, "created_at reads as ISO-8601: \(createdAt)")
+    }
+
+    @Test("every connection setting reads back: WAL, synchronous=FULL, foreign keys")
+    func settings() async throws {
+        let kitchen = try Kitchen()
+        let info = try kitchen.store.info()
+        #expect(info.journalMode == "wal")
+        #expect(info.synchronous == "FULL")
+        #expect(info.schemaVersion == 1)
+    }
+
+    @Test("a change whose audit write throws leaves no row in any table")
+    func auditFailureRollsBack() async throws {
+        let kitchen = try Kitchen()
+        let failing = FailingSubscriber()
+        kitchen.repository.delegates += failing
+        await #expect(throws: FailingSubscriber.Refused.self) { try await kitchen.newOrder() }
+        for table in ["carts", "pizzas", "status_history", "audit_log"] {
+            #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM \(table)") == "0", "\(table)")
+        }
+        kitchen.repository.delegates -= failing
+        let cart = try await kitchen.newOrder()
+        #expect(try await kitchen.repository.cart(id: cart.id) == cart)
+    }
+
+    @Test("the full life of an order round-trips through SQLite")
+    func lifecycle() async throws {
+        let kitchen = try Kitchen()
+        let repository = kitchen.repository
+        var cart = try await kitchen.newOrder(["cheese"])
+        cart = try await repository.addItem(
+            try Fixtures.factory.builder(for: "chicken").size("L").extra("olives").quantity(2).build(), to: cart.id,
+            by: Fixtures.actor)
+        #expect(cart.items.count == 2)
+        #expect(cart.total == 900 + 2 * (1250 + 80))
+        cart = try await repository.removeItem(cart.items[0].id, from: cart.id, by: Fixtures.actor)
+        cart = try await repository.place(cart.id, by: Fixtures.actor)
+        await #expect(throws: OrderError.conflict(id: cart.id, expected: .baking, actual: .placed)) {
+            try await repository.advance(cart.id, from: .baking, by: Fixtures.actor)
+        }
+        for _ in 0..<5 { cart = try await repository.advance(cart.id, by: Fixtures.actor) }
+        #expect(cart.status == .delivered)
+        let stored = try await repository.cart(id: cart.id)
+        #expect(stored == cart)
+        await #expect(throws: OrderError.self) { try await repository.cancel(cart.id, reason: "x", by: Fixtures.actor) }
+        await #expect(throws: OrderError.notFound("with id 999")) { try await repository.cart(id: 999) }
+        let verification = try kitchen.store.verifyAudit()
+        #expect(verification.ok)
+        #expect(verification.entries == 9)
+    }
+
+    @Test("a ref makes creation idempotent")
+    func idempotentRef() async throws {
+        let kitchen = try Kitchen()
+        let pizza = try Fixtures.factory.makePizza("cheese")
+        let first = try await kitchen.repository.create(
+            ref: "till-7", pizzas: [pizza], currency: "EUR", by: Fixtures.actor)
+        let again = try await kitchen.repository.create(
+            ref: "till-7", pizzas: [pizza, pizza], currency: "EUR", by: Fixtures.actor)
+        #expect(first.created && !again.created)
+        #expect(again.cart == first.cart)
+        #expect(try await kitchen.repository.cart(ref: "till-7").id == first.cart.id)
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")
+    }
+
+    @Test("list by status pages newest first with a cursor")
+    func paging() async throws {
+        let kitchen = try Kitchen()
+        var ids: [Int64] = []
+        for index in 0..<7 { ids.append(try await kitchen.newOrder(["cheese"], place: index % 2 == 0).id) }
+        let placed = ids.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
+        var seen: [Int64] = []
+        var cursor: Int64?
+        repeat {
+            let page = try await kitchen.repository.list(OrderQuery(status: .placed, limit: 2, after: cursor))
+            seen += page.orders.map(\.id)
+            cursor = page.next
+        } while cursor != nil
+        #expect(seen == placed.reversed())
+        await #expect(throws: OrderError.self) { try await kitchen.repository.list(OrderQuery(limit: 0)) }
+    }
+
+    @Test("concurrent changes commit in groups; one bad change fails alone")
+    func groupCommit() async throws {
+        let kitchen = try Kitchen()
+        let repository = kitchen.repository
+        let good = try await withThrowingTaskGroup(of: Int64?.self) { group in
+            for index in 0..<64 {
+                group.addTask {
+                    if index % 16 == 5 {
+                        // Advancing an order that does not exist fails inside its own savepoint.
+                        _ = try? await repository.advance(100_000 + Int64(index), by: Fixtures.actor)
+                        return nil
+                    }
+                    return try await repository.create(
+                        pizzas: [try Fixtures.factory.makePizza("cheese")], currency: "EUR", by: Fixtures.actor
+                    ).cart.id
+                }
+            }
+            var ids: [Int64] = []
+            for try await id in group { if let id { ids.append(id) } }
+            return ids
+        }
+        #expect(good.count == 60)
+        #expect(Set(good).count == 60)
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "60")
+        #expect(try kitchen.store.verifyAudit().ok)
+    }
+
+    @Test("an edit made with sqlite3 behind the daemon's back is found by audit verify")
+    func tamperDetected() async throws {
+        let kitchen = try Kitchen()
+        let first = try await kitchen.newOrder(place: true)
+        _ = try await kitchen.newOrder()
+        #expect(try kitchen.store.verifyAudit().ok)
+        _ = try Fixtures.sqlite3(kitchen.path, "UPDATE carts SET status = 'delivered' WHERE id = \(first.id)")
+        let statusEdit = try kitchen.store.verifyAudit()
+        #expect(!statusEdit.ok)
+        #expect(statusEdit.problem?.contains("order \(first.id)") == true)
+        _ = try Fixtures.sqlite3(kitchen.path, "UPDATE carts SET status = 'placed' WHERE id = \(first.id)")
+        #expect(try kitchen.store.verifyAudit().ok)
+        _ = try Fixtures.sqlite3(
+            kitchen.path,
+            "DROP TRIGGER audit_log_no_update; UPDATE audit_log SET actor_name = 'mallory' WHERE seq = 1")
+        let auditEdit = try kitchen.store.verifyAudit()
+        #expect(!auditEdit.ok)
+        #expect(auditEdit.firstBad == 1)
+    }
+
+    @Test("the audit log refuses updates and deletes")
+    func appendOnly() async throws {
+        let kitchen = try Kitchen()
+        _ = try await kitchen.newOrder()
+        let result = try Fixtures.run(["sqlite3", kitchen.path, "DELETE FROM audit_log"])
+        #expect(result.output.contains("append-only"))
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM audit_log") == "1")
+    }
+
+    @Test("the metrics collector counts commits, transitions, statuses and failures")
+    func metrics() async throws {
+        let kitchen = try Kitchen()
+        let metrics = MetricsCollector(counts: try await kitchen.repository.countsByStatus())
+        kitchen.repository.delegates += metrics
+        let cart = try await kitchen.newOrder(place: true)
+        _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor)
+        _ = try? await kitchen.repository.advance(cart.id, from: .open, by: Fixtures.actor)
+        let text = metrics.render()
+        #expect(text.contains("pizzad_orders_created_total 1"))
+        #expect(text.contains(#"pizzad_order_transitions_total{to="preparing"} 1"#))
+        #expect(text.contains(#"pizzad_orders{status="preparing"} 1"#))
+        #expect(text.contains(#"pizzad_orders{status="placed"} 0"#))
+        #expect(text.contains(#"pizzad_changes_failed_total{operation="order.advance"} 1"#))
+        #expect(text.contains("pizzad_commit_duration_seconds_count 2"))
+    }
+
+    @Test("an online backup opens, passes integrity_check and holds every order")
+    func backup() async throws {
+        let kitchen = try Kitchen()
+        for _ in 0..<5 { _ = try await kitchen.newOrder() }
+        let target = kitchen.directory.path + "/copy.sqlite"
+        let bytes = try await kitchen.store.backup(to: target)
+        #expect(bytes > 0)
+        #expect(try Fixtures.sqlite3(target, "PRAGMA integrity_check") == "ok")
+        #expect(try Fixtures.sqlite3(target, "SELECT count(*) FROM carts") == "5")
+        await #expect(throws: (any Error).self) { try await kitchen.store.backup(to: target) }
+    }
+}
