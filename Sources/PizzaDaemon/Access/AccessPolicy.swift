@@ -1,0 +1,51 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What a connection may do.
+public enum Role: Int, Sendable, Comparable, CustomStringConvertible {
+    /// Nothing but `daemon.hello`.
+    case none
+    /// Read orders, menu, audit, metrics; watch events.
+    case reader
+    /// Everything a reader may, and change orders and take backups.
+    case `operator`
+
+    public static func < (lhs: Role, rhs: Role) -> Bool { lhs.rawValue < rhs.rawValue }
+
+    public var description: String {
+        switch self {
+        case .none: "nobody"
+        case .reader: "reader"
+        case .operator: "operator"
+        }
+    }
+}
+
+/// Who may read and who may change (CONTRACT section 9): `access.operators` and `access.readers` list user names
+/// and `@groups`; root and the daemon's own user are always operators.
+public struct AccessPolicy: Sendable {
+    public var operators: [String]
+    public var readers: [String]
+    /// The uid the daemon runs as.
+    public var daemonUID: UInt32
+
+    public init(operators: [String], readers: [String], daemonUID: UInt32) {
+        self.operators = operators
+        self.readers = readers
+        self.daemonUID = daemonUID
+    }
+
+    /// The role of `peer`.
+    public func role(of peer: Peer) -> Role {
+        if peer.uid == 0 || peer.uid == daemonUID || Self.matches(peer, operators) { return .operator }
+        if Self.matches(peer, readers) { return .reader }
+        return .none
+    }
+
+    private static func matches(_ peer: Peer, _ names: [String]) -> Bool {
+        names.contains { name in
+            name.hasPrefix("@") ? peer.groups.contains(String(name.dropFirst())) : name == peer.userName
+        }
+    }
+}

@@ -1,0 +1,171 @@
+import Configuration
+import Foundation
+import Logging
+import PizzaCore
+import SQLite
+import SystemPackage
+import Yams
+
+/// Reads pizzad's configuration: command-line flags over `PIZZAD_*` environment variables over the YAML file
+/// over built-in defaults (CONTRACT section 6), layered with swift-configuration.
+///
+/// The file is first checked key by key against ``ConfigurationSchema`` (swift-configuration cannot list a
+/// file's keys, so unknown keys are found by walking the YAML with Yams); any bad key or value stops with one
+/// ``ConfigurationError`` naming the file, the key and what is allowed.
+public struct ConfigurationLoader: Sendable {
+    /// The command-line flags that carry settings.
+    public struct Flags: Sendable {
+        public var config: String?
+        public var database: String?
+        public var socket: String?
+        public var logLevel: String?
+
+        public init(config: String? = nil, database: String? = nil, socket: String? = nil, logLevel: String? = nil) {
+            self.config = config
+            self.database = database
+            self.socket = socket
+            self.logLevel = logLevel
+        }
+    }
+
+    /// Environment variables that name a setting directly (CONTRACT section 6).
+    static let contractEnvironment: [String: String] = [
+        "PIZZAD_DATABASE": "database.path", "PIZZAD_SOCKET": "socket.path", "PIZZAD_MIGRATIONS": "database.migrations",
+    ]
+
+    public var flags: Flags
+    public var environment: [String: String]
+
+    public init(flags: Flags, environment: [String: String]) {
+        self.flags = flags
+        self.environment = environment
+    }
+
+    /// The configuration file to read: `--config`, `PIZZAD_CONFIG`, `$CONFIGURATION_DIRECTORY/pizzad.yaml`
+    /// (systemd), then `config/pizzad.yaml` in the working directory; nil when none applies.
+    public func configurationFile() throws(ConfigurationError) -> String? {
+        if let named = flags.config ?? environment["PIZZAD_CONFIG"] {
+            guard FileManager.default.fileExists(atPath: named) else {
+                let source = flags.config != nil ? "--config" : "environment PIZZAD_CONFIG"
+                throw ConfigurationError(source: source, key: "", problem: "configuration file \(named) does not exist")
+            }
+            return named
+        }
+        if let directory = environment["CONFIGURATION_DIRECTORY"]?.split(separator: ":").first {
+            let candidate = "\(directory)/pizzad.yaml"
+            if FileManager.default.fileExists(atPath: candidate) { return candidate }
+        }
+        return FileManager.default.fileExists(atPath: "config/pizzad.yaml") ? "config/pizzad.yaml" : nil
+    }
+
+    /// Reads and checks everything.
+    public func load() async throws -> DaemonConfiguration {
+        let file = try configurationFile()
+        var tree: Yams.Node?
+        if let file {
+            tree = try Self.parseFile(file)
+            if let tree { try ConfigurationSchema.validate(tree, file: file) }
+        }
+        var providers: [any ConfigProvider] = []
+        var flagValues: [AbsoluteConfigKey: ConfigValue] = [:]
+        if let database = flags.database { flagValues["database.path"] = .init(.string(database), isSecret: false) }
+        if let socket = flags.socket { flagValues["socket.path"] = .init(.string(socket), isSecret: false) }
+        if let level = flags.logLevel { flagValues["log.level"] = .init(.string(level), isSecret: false) }
+        providers.append(InMemoryProvider(name: "flags", values: flagValues))
+        var contractValues: [AbsoluteConfigKey: ConfigValue] = [:]
+        for (variable, key) in Self.contractEnvironment {
+            if let value = environment[variable] {
+                contractValues[AbsoluteConfigKey(stringLiteral: key)] = .init(.string(value), isSecret: false)
+            }
+        }
+        providers.append(InMemoryProvider(name: "environment", values: contractValues))
+        providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "pizzad"))
+        if let file, tree?.mapping != nil {
+            providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
+        }
+        let reader = ConfigReader(providers: providers)
+        return try resolve(reader: reader, file: file, tree: tree)
+    }
+
+    static func parseFile(_ file: String) throws(ConfigurationError) -> Yams.Node? {
+        guard let data = FileManager.default.contents(atPath: file) else {
+            throw ConfigurationError(source: file, key: "", problem: "cannot be read (check its permissions)")
+        }
+        guard let text = String(data: data, encoding: .utf8) else {
+            throw ConfigurationError(source: file, key: "", problem: "is not UTF-8 text")
+        }
+        do {
+            return try Yams.compose(yaml: text)
+        } catch {
+            let detail = "\(error)".split(separator: "\n").first.map(String.init) ?? "\(error)"
+            throw ConfigurationError(source: file, key: "", problem: "is not valid YAML: \(detail)")
+        }
+    }
+
+    /// Where `key`'s value comes from, for error messages.
+    func source(of key: String, file: String?) -> String {
+        switch key {
+        case "database.path" where flags.database != nil: return "--database"
+        case "socket.path" where flags.socket != nil: return "--socket"
+        case "log.level" where flags.logLevel != nil: return "--log-level"
+        default: break
+        }
+        if let variable = Self.contractEnvironment.first(where: { $0.value == key && environment[$0.key] != nil })?.key {
+            return "environment \(variable)"
+        }
+        let generic = "PIZZAD_" + ConfigurationSchema.environmentName(of: key)
+        if environment[generic] != nil { return "environment \(generic)" }
+        return file ?? "built-in default"
+    }
+
+    private func resolve(reader: ConfigReader, file: String?, tree: Yams.Node?) throws -> DaemonConfiguration {
+        func text(_ key: String) -> String? {
+            reader.string(forKey: ConfigKey(stringLiteral: key)).flatMap { $0.isEmpty ? nil : $0 }
+        }
+        func checked<T>(_ key: String, default fallback: T, _ parse: (String) -> T?) throws -> T {
+            guard let raw = text(key) else { return fallback }
+            guard let value = parse(raw) else {
+                throw ConfigurationError(
+                    source: source(of: key, file: file), key: key, problem: "'\(raw)' is not allowed",
+                    allowed: ConfigurationSchema.allowed(for: key))
+            }
+            return value
+        }
+        func list(_ key: String) throws -> [String] {
+            let values = reader.stringArray(forKey: ConfigKey(stringLiteral: key)) ?? []
+            for value in values where !ConfigurationSchema.isPrincipal(value) {
+                throw ConfigurationError(
+                    source: source(of: key, file: file), key: key, problem: "'\(value)' is not a user or @group name",
+                    allowed: ConfigurationSchema.allowed(for: key))
+            }
+            return values
+        }
+        let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+        let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+        let menu = try tree.map { try ConfigurationSchema.menu(from: $0, file: file ?? "") } ?? Menu.standard
+        return DaemonConfiguration(
+            file: file,
+            databasePath: text("database.path") ?? stateDirectory.map { "\($0)/pizzad.sqlite" } ?? ".pizzad/pizzad.sqlite",
+            migrationsPath: text("database.migrations"),
+            synchronous: try checked("database.synchronous", default: .full) {
+                let level = ConnectionSettings.Synchronous(rawValue: $0.uppercased())
+                return level == .full || level == .extra ? level : nil
+            },
+            busyTimeoutMilliseconds: try checked("database.busyTimeoutMs", default: 5000) {
+                Int($0).flatMap { (0...600_000).contains($0) ? $0 : nil }
+            },
+            socketPath: text("socket.path") ?? runtimeDirectory.map { "\($0)/pizzad.sock" } ?? ".pizzad/pizzad.sock",
+            socketMode: try checked("socket.mode", default: 0o660) { ConfigurationSchema.parseMode($0) },
+            socketGroup: text("socket.group"),
+            maxConnections: try checked("socket.maxConnections", default: 1024) {
+                Int($0).flatMap { (1...100_000).contains($0) ? $0 : nil }
+            },
+            shutdownGraceSeconds: try checked("shutdown.graceSeconds", default: 10) {
+                Int($0).flatMap { (0...300).contains($0) ? $0 : nil }
+            },
+            logLevel: try checked("log.level", default: .info) { Logger.Level(rawValue: $0.lowercased()) },
+            operators: try list("access.operators"),
+            readers: try list("access.readers"),
+            menu: menu)
+    }
+}

@@ -1,0 +1,38 @@
+public import Logging
+public import PizzaCore
+public import SQLite
+
+/// Everything pizzad is configured with, after layering flags, environment, file and built-in defaults.
+public struct DaemonConfiguration: Sendable {
+    /// The configuration file that was read, if any.
+    public var file: String?
+    /// The SQLite database file.
+    public var databasePath: String
+    /// The migrations folder named in configuration, if any (otherwise it is searched for).
+    public var migrationsPath: String?
+    /// `PRAGMA synchronous`: `FULL` (default) or `EXTRA`; lower levels can lose acknowledged orders.
+    public var synchronous: ConnectionSettings.Synchronous
+    /// How long the database waits for a lock, in milliseconds.
+    public var busyTimeoutMilliseconds: Int
+    /// The control socket's path.
+    public var socketPath: String
+    /// The socket file's permission bits.
+    public var socketMode: UInt32
+    /// The group the socket file is given, if any.
+    public var socketGroup: String?
+    /// At most this many connections at once; more are answered `overloaded`.
+    public var maxConnections: Int
+    /// How long shutdown waits for requests under way.
+    public var shutdownGraceSeconds: Int
+    /// The log level.
+    public var logLevel: Logger.Level
+    /// Who may change orders: user names and `@groups`.
+    public var operators: [String]
+    /// Who may read: user names and `@groups`.
+    public var readers: [String]
+    /// The menu.
+    public var menu: Menu
+
+    /// The settings that can change on `SIGHUP`; the rest need a restart.
+    public static let liveKeys: Set<String> = ["log.level", "access.operators", "access.readers", "menu"]
+}

@@ -1,0 +1,138 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+import Logging
+import NIOPosix
+import PizzaCore
+import PizzaStorage
+import ServiceLifecycle
+import SQLite
+
+/// pizzad from start to exit: configuration, database, repository and subscribers, control socket, systemd.
+public enum Daemon {
+    /// Exit codes (sysexits.h), so systemd can be told not to restart on the ones a restart cannot fix.
+    enum ExitCode {
+        static let ok: Int32 = 0
+        static let failure: Int32 = 1
+        static let usage: Int32 = 64
+        static let badDatabase: Int32 = 65
+        static let badConfiguration: Int32 = 78
+    }
+
+    /// Runs the daemon with `arguments` (without the program name); returns the exit code.
+    public static func run(arguments: [String]) async -> Int32 {
+        let environment = ProcessInfo.processInfo.environment
+        let flags: ConfigurationLoader.Flags
+        do {
+            switch try DaemonCommand.parse(arguments) {
+            case .version:
+                print("pizzad \(DaemonState.version) (protocol \(PizzaProtocolVersion.current), SQLite \(Database.libraryVersion))")
+                return ExitCode.ok
+            case .help:
+                print(DaemonCommand.usage)
+                return ExitCode.ok
+            case .run(let parsed): flags = parsed
+            }
+        } catch {
+            FileHandle.standardError.write(Data("pizzad: \(error)\n\(DaemonCommand.usage)\n".utf8))
+            return ExitCode.usage
+        }
+
+        let journal = environment["JOURNAL_STREAM"] != nil
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
+        var logger = Logger(label: "pizzad")
+        let notifier = SystemdNotifier(environment: environment)
+        let loader = ConfigurationLoader(flags: flags, environment: environment)
+
+        let configuration: DaemonConfiguration
+        do {
+            configuration = try await loader.load()
+        } catch {
+            logger.critical("bad configuration: \(error)")
+            notifier.notify("STATUS=bad configuration: \(error)")
+            return ExitCode.badConfiguration
+        }
+        logger.logLevel = configuration.logLevel
+
+        let store: SQLiteOrderStore
+        do {
+            let migrations = try Migration.load(from: try findMigrations(configuration, environment: environment))
+            try FileManager.default.createDirectory(
+                atPath: (configuration.databasePath as NSString).deletingLastPathComponent.isEmpty
+                    ? "." : (configuration.databasePath as NSString).deletingLastPathComponent,
+                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            store = try SQLiteOrderStore(
+                path: configuration.databasePath, migrations: migrations,
+                settings: ConnectionSettings(
+                    synchronous: configuration.synchronous, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
+        } catch {
+            logger.critical("cannot use the database: \(error)")
+            notifier.notify("STATUS=cannot use the database: \(error)")
+            return ExitCode.badDatabase
+        }
+
+        let group = MultiThreadedEventLoopGroup.singleton
+        let state: DaemonState
+        let server: ControlSocketServer
+        do {
+            state = try await DaemonState(store: store, configuration: configuration, daemonUID: getuid(), logger: logger)
+            server = try await ControlSocketServer.bind(
+                configuration: configuration, state: state, group: group, environment: environment, logger: logger)
+        } catch {
+            logger.critical("cannot start: \(error)")
+            notifier.notify("STATUS=cannot start: \(error)")
+            return ExitCode.failure
+        }
+
+        let health = HealthService(state: state, server: server, notifier: notifier, logger: logger)
+        let reload = ReloadService(loader: loader, current: configuration, state: state, notifier: notifier, logger: logger)
+        let services = ServiceGroup(
+            configuration: ServiceGroupConfiguration(
+                services: [
+                    .init(service: server),
+                    .init(service: health),
+                    .init(service: reload),
+                ],
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger))
+        logger.info(
+            "pizzad \(DaemonState.version) ready",
+            metadata: [
+                "pid": "\(getpid())", "database": "\(store.path)", "socket": "\(server.path)",
+                "config": "\(configuration.file ?? "built-in defaults")",
+            ])
+        notifier.notify("READY=1\nSTATUS=\(await health.statusLine())\nMAINPID=\(getpid())")
+        do {
+            try await services.run()
+        } catch {
+            logger.error("stopped on an error: \(error)")
+        }
+        notifier.notify("STOPPING=1\nSTATUS=stopping: checkpointing the database")
+        await store.close()
+        logger.info("stopped cleanly")
+        return ExitCode.ok
+    }
+
+    /// The migrations folder: configured, or installed beside the binary, or in the working directory, or in
+    /// the source tree this binary was built from.
+    static func findMigrations(_ configuration: DaemonConfiguration, environment: [String: String]) throws -> String {
+        if let configured = configuration.migrationsPath { return configured }
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        var source = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { source.deleteLastPathComponent() }
+        let candidates = [
+            executable.appendingPathComponent("../share/pizzad/migrations").standardized.path,
+            FileManager.default.currentDirectoryPath + "/migrations",
+            source.appendingPathComponent("migrations").path,
+        ]
+        var isDirectory: ObjCBool = false
+        for candidate in candidates where FileManager.default.fileExists(atPath: candidate, isDirectory: &isDirectory) {
+            if isDirectory.boolValue { return candidate }
+        }
+        throw StorageError.migrationsNotFound(searched: candidates)
+    }
+}
+
+import PizzaProtocol
+typealias PizzaProtocolVersion = ProtocolVersion

@@ -1,0 +1,57 @@
+/// pizzad's command line: `pizzad [--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]`,
+/// `pizzad --version`, `pizzad --help`.
+struct DaemonCommand {
+    enum Action {
+        case run(ConfigurationLoader.Flags)
+        case version
+        case help
+    }
+
+    struct UsageError: Error, CustomStringConvertible {
+        let description: String
+    }
+
+    static let usage = """
+        usage: pizzad [--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]
+               pizzad --version
+
+        Tracks a pizza shop's orders in SQLite and serves them on a Unix control socket (use pizzactl).
+
+          --config PATH      configuration file (default: $PIZZAD_CONFIG, /etc/pizzad/pizzad.yaml under systemd,
+                             config/pizzad.yaml in the working directory, else built-in defaults)
+          --database PATH    SQLite database (default: $PIZZAD_DATABASE, .pizzad/pizzad.sqlite)
+          --socket PATH      control socket (default: $PIZZAD_SOCKET, .pizzad/pizzad.sock)
+          --log-level LEVEL  trace, debug, info, notice, warning, error or critical
+          --version          print the version and exit
+        """
+
+    static func parse(_ arguments: [String]) throws(UsageError) -> Action {
+        var flags = ConfigurationLoader.Flags()
+        var remaining = arguments[...]
+        while let argument = remaining.popFirst() {
+            var name = argument
+            var inlineValue: String?
+            if let equals = argument.firstIndex(of: "="), argument.hasPrefix("--") {
+                name = String(argument[..<equals])
+                inlineValue = String(argument[argument.index(after: equals)...])
+            }
+            func value() throws(UsageError) -> String {
+                if let inlineValue { return inlineValue }
+                guard let next = remaining.popFirst(), !next.hasPrefix("--") else {
+                    throw UsageError(description: "\(name) needs a value")
+                }
+                return next
+            }
+            switch name {
+            case "--version": return .version
+            case "--help", "-h": return .help
+            case "--config": flags.config = try value()
+            case "--database": flags.database = try value()
+            case "--socket": flags.socket = try value()
+            case "--log-level": flags.logLevel = try value()
+            default: throw UsageError(description: "unknown argument '\(argument)'")
+            }
+        }
+        return .run(flags)
+    }
+}

@@ -1,0 +1,68 @@
+import Logging
+import PizzaCore
+import PizzaMetrics
+import PizzaStorage
+import Synchronization
+
+/// What every part of the running daemon shares: the repository and its subscribers, the menu and the access
+/// lists (both replaced on `SIGHUP`), and a few counters.
+final class DaemonState: Sendable {
+    static let version = "0.1.0"
+
+    let repository: OrderRepository
+    let store: SQLiteOrderStore
+    let metrics: MetricsCollector
+    // The subscribers are held strongly here; the repository holds them weakly.
+    let persistence: PersistenceLayer
+    let audit: AuditLogger
+    let logger: Logger
+    let startedAt = ContinuousClock.now
+    let connections = Atomic<Int>(0)
+    let watchers = Atomic<Int>(0)
+    private let factoryState: Mutex<PizzaFactory>
+    private let accessState: Mutex<AccessPolicy>
+
+    init(store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger) async throws {
+        self.store = store
+        self.logger = logger
+        repository = OrderRepository(store: store)
+        persistence = PersistenceLayer(store: store)
+        audit = AuditLogger(store: store)
+        metrics = MetricsCollector(counts: try await repository.countsByStatus())
+        repository.delegates += persistence
+        repository.delegates += audit
+        repository.delegates += metrics
+        factoryState = Mutex(PizzaFactory(menu: configuration.menu))
+        accessState = Mutex(
+            AccessPolicy(operators: configuration.operators, readers: configuration.readers, daemonUID: daemonUID))
+    }
+
+    var factory: PizzaFactory { factoryState.withLock { $0 } }
+    var menu: Menu { factory.menu }
+    var access: AccessPolicy { accessState.withLock { $0 } }
+
+    /// Applies what can change live; returns what changed, for the log.
+    func apply(_ configuration: DaemonConfiguration) -> [String] {
+        var applied: [String] = []
+        factoryState.withLock { factory in
+            if factory.menu != configuration.menu {
+                factory = PizzaFactory(menu: configuration.menu)
+                applied.append("menu (\(configuration.menu.kinds.count) kinds)")
+            }
+        }
+        accessState.withLock { access in
+            if access.operators != configuration.operators || access.readers != configuration.readers {
+                access.operators = configuration.operators
+                access.readers = configuration.readers
+                applied.append("access lists")
+            }
+        }
+        return applied
+    }
+
+    /// Seconds since start.
+    var uptime: Double {
+        let elapsed = ContinuousClock.now - startedAt
+        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+    }
+}

@@ -1,0 +1,72 @@
+import Logging
+import PizzaCore
+import ServiceLifecycle
+
+/// Keeps systemd informed: a `STATUS=` line a person can read ("serving; 3 placed, 2 baking"), and `WATCHDOG=1`
+/// at half of `$WATCHDOG_USEC`, sent only while the writer answers and the socket accepts, so a wedged database
+/// stops the pings and systemd restarts the daemon. Also logs a storage failure once, and its recovery once.
+final class HealthService: Service {
+    private let state: DaemonState
+    private let server: ControlSocketServer
+    private let notifier: SystemdNotifier
+    private let logger: Logger
+
+    init(state: DaemonState, server: ControlSocketServer, notifier: SystemdNotifier, logger: Logger) {
+        self.state = state
+        self.server = server
+        self.notifier = notifier
+        self.logger = logger
+    }
+
+    func run() async throws {
+        let interval = notifier.watchdogInterval.map { min($0, .seconds(5)) } ?? .seconds(5)
+        var lastStatus = ""
+        var storageWasFailing = false
+        while !Task.isCancelled {
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
+            }
+            if Task.isShuttingDownGracefully { return }
+            let healthy = await writerAnswers(within: .seconds(2)) && server.isServing
+            if let failure = state.store.currentStorageFailure {
+                if !storageWasFailing { logger.error("storage is failing; changes are refused until it recovers: \(failure)") }
+                storageWasFailing = true
+            } else if storageWasFailing {
+                logger.notice("storage recovered; changes are accepted again")
+                storageWasFailing = false
+            }
+            let status = await statusLine()
+            var message = status == lastStatus ? "" : "STATUS=\(status)"
+            lastStatus = status
+            if healthy, notifier.watchdogInterval != nil { message += message.isEmpty ? "WATCHDOG=1" : "\nWATCHDOG=1" }
+            if !healthy { logger.warning("health check failed: not pinging the watchdog") }
+            if !message.isEmpty { notifier.notify(message) }
+        }
+    }
+
+    /// Whether the writer runs a trivial statement within `timeout` (a wedged writer does not).
+    private func writerAnswers(within timeout: Duration) async -> Bool {
+        let store = state.store
+        return await withTaskGroup(of: Bool.self) { group in
+            group.addTask { (try? await store.withWriter { db in _ = try db.scalar("SELECT 1") }) != nil }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first
+        }
+    }
+
+    /// "serving; 3 placed, 2 baking" or "storage failing: …".
+    func statusLine() async -> String {
+        if let failure = state.store.currentStorageFailure { return "storage failing: \(failure)" }
+        guard let counts = try? await state.repository.countsByStatus() else { return "serving" }
+        let active: [OrderStatus] = [.open, .placed, .preparing, .baking, .boxed, .shipped]
+        let parts = active.compactMap { status in (counts[status] ?? 0) > 0 ? "\(counts[status]!) \(status.rawValue)" : nil }
+        return parts.isEmpty ? "serving; no orders under way" : "serving; " + parts.joined(separator: ", ")
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+import NIOCore
+import PizzaCore
+import PizzaProtocol
+import PizzaStorage
+import Synchronization
+
+/// One `events.watch` connection, subscribed to the repository as one more weak delegate.
+///
+/// Events go out as `{"jsonrpc":"2.0","method":"event","params":{seq, at, kind, order}}`. A watcher whose client
+/// does not read fast enough (its channel stops being writable) gets a `dropped` notice and is disconnected,
+/// so a slow screen never slows the kitchen. The connection handler holds the watcher; when the connection
+/// goes, so does the subscription.
+final class EventWatcher: OrderRepositoryDelegate {
+    private let channel: any Channel
+    private let status: OrderStatus?
+    private let state = Mutex(State())
+    private let onDrop: @Sendable () -> Void
+
+    private struct State {
+        /// While replaying from the audit log, live events wait here.
+        var replaying = true
+        var buffered: [OrderChange] = []
+        var lastSent: Int64 = 0
+        var dropped = false
+    }
+
+    init(channel: any Channel, status: OrderStatus?, onDrop: @escaping @Sendable () -> Void) {
+        self.channel = channel
+        self.status = status
+        self.onDrop = onDrop
+    }
+
+    func repository(didCommit change: OrderChange, latency: Duration) {
+        guard matches(change.before?.status, change.after.status) else { return }
+        let send: Bool = state.withLock { state in
+            if state.dropped { return false }
+            if state.replaying {
+                state.buffered.append(change)
+                return false
+            }
+            return true
+        }
+        if send { deliver(change.sequence, Self.params(for: change)) }
+    }
+
+    /// Sends every change after `after` from the audit log, then the live ones that arrived meanwhile.
+    func start(replayingAfter after: Int64?, from store: SQLiteOrderStore) async {
+        if let after {
+            var cursor = after
+            let decoder = JSONDecoder()
+            while !isDropped {
+                guard let entries = try? store.auditEntries(after: cursor, limit: 500), !entries.isEmpty else { break }
+                for entry in entries {
+                    guard let cart = try? decoder.decode(Cart.self, from: Data(entry.after.utf8)) else { continue }
+                    let before = entry.before.flatMap { try? decoder.decode(Cart.self, from: Data($0.utf8)) }
+                    if matches(before?.status, cart.status) {
+                        deliver(entry.seq, Self.params(seq: entry.seq, at: entry.at, kind: entry.action, order: cart))
+                    } else {
+                        state.withLock { $0.lastSent = max($0.lastSent, entry.seq) }
+                    }
+                    cursor = entry.seq
+                }
+            }
+        }
+        while true {
+            let pending: [OrderChange] = state.withLock { state in
+                let pending = state.buffered
+                state.buffered.removeAll()
+                if pending.isEmpty { state.replaying = false }
+                return pending
+            }
+            if pending.isEmpty { return }
+            for change in pending.sorted(by: { $0.sequence < $1.sequence }) {
+                deliver(change.sequence, Self.params(for: change))
+            }
+        }
+    }
+
+    private var isDropped: Bool { state.withLock { $0.dropped } }
+
+    private func matches(_ before: OrderStatus?, _ after: OrderStatus) -> Bool {
+        guard let status else { return true }
+        return before == status || after == status
+    }
+
+    private func deliver(_ seq: Int64, _ params: @autoclosure () -> JSONValue?) {
+        let proceed = state.withLock { state -> Bool in
+            if state.dropped || seq <= state.lastSent { return false }
+            state.lastSent = seq
+            return true
+        }
+        guard proceed, let params = params() else { return }
+        guard channel.isWritable else {
+            let first = state.withLock { state -> Bool in
+                defer { state.dropped = true }
+                return !state.dropped
+            }
+            if first {
+                let notice = RPCResponse.notification(
+                    method: "dropped", params: ["reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(seq - 1)])
+                channel.writeAndFlush(ByteBuffer(bytes: notice)).whenComplete { [channel] _ in channel.close(promise: nil) }
+                onDrop()
+            }
+            return
+        }
+        channel.writeAndFlush(ByteBuffer(bytes: RPCResponse.notification(method: "event", params: params)), promise: nil)
+    }
+
+    private static func params(for change: OrderChange) -> JSONValue? {
+        params(seq: change.sequence, at: change.at.description, kind: change.kind.rawValue, order: change.after)
+    }
+
+    private static func params(seq: Int64, at: String, kind: String, order: Cart) -> JSONValue {
+        ["seq": .int(seq), "at": .string(at), "kind": .string(kind), "order": order.wire]
+    }
+
+}

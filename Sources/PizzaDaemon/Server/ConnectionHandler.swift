@@ -1,0 +1,181 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+import Logging
+import NIOCore
+import NIOPosix
+import PizzaProtocol
+
+/// Serves one control-socket connection: reads request lines, answers them in order, and turns the connection
+/// into an event stream after `events.watch`.
+///
+/// Requests on one connection run one at a time, which keeps answers in request order. Up to
+/// `maximumQueuedRequests` more may wait; past that the client is answered `overloaded`.
+final class ConnectionHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    static let maximumQueuedRequests = 256
+
+    private let dispatcher: RPCDispatcher
+    private let state: DaemonState
+    private let tracker: ConnectionTracker
+    private var peer: Peer?
+    private var role: Role = .none
+    private var queue: CircularBuffer<ByteBuffer> = []
+    private var busy = false
+    private var closing = false
+    private var watcher: EventWatcher?
+
+    init(dispatcher: RPCDispatcher, state: DaemonState, tracker: ConnectionTracker) {
+        self.dispatcher = dispatcher
+        self.state = state
+        self.tracker = tracker
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        let credentials: EventLoopFuture<PeerCredentials>
+        if let provider = context.channel as? any SocketOptionProvider {
+            credentials = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+        } else {
+            credentials = context.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
+        }
+        credentials.whenComplete { result in
+            let (handler, context) = loopBound.value
+            switch result {
+            case .success(let credentials):
+                let peer = Peer(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
+                handler.peer = peer
+                handler.role = handler.state.access.role(of: peer)
+            case .failure(let error):
+                handler.state.logger.warning("cannot read peer credentials, closing: \(error)")
+                context.close(promise: nil)
+                return
+            }
+            handler.processNext(context: context)
+        }
+        context.fireChannelActive()
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        guard !closing else { return }
+        let line = unwrapInboundIn(data)
+        if queue.count >= Self.maximumQueuedRequests {
+            write(context: context, RPCResponse.failure(
+                id: nil, error: RPCError(.overloaded, "more than \(Self.maximumQueuedRequests) requests waiting on one connection; wait for answers")))
+            return
+        }
+        queue.append(line)
+        if !busy, peer != nil { processNext(context: context) }
+    }
+
+    private func processNext(context: ChannelHandlerContext) {
+        while !busy, !closing, let line = queue.popFirst() {
+            if line.readableBytes == 0 || line.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+            let request: RPCRequest
+            do {
+                request = try RPCRequest.parse(line.readableBytesView)
+            } catch {
+                write(context: context, RPCResponse.failure(id: error.id, error: error.error))
+                continue
+            }
+            guard let peer else { return }
+            // Role can change on SIGHUP; read it per request.
+            role = state.access.role(of: peer)
+            busy = true
+            tracker.requestStarted()
+            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            let dispatcher = self.dispatcher
+            let role = self.role
+            Task {
+                let result = await dispatcher.handle(request, peer: peer, role: role)
+                loopBound.eventLoop.execute {
+                    let (handler, context) = loopBound.value
+                    handler.finish(request, result, context: context)
+                }
+            }
+        }
+    }
+
+    private func finish(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {
+        busy = false
+        tracker.requestFinished()
+        if let id = request.id {
+            switch result {
+            case .success(let value): write(context: context, RPCResponse.success(id: id, result: value))
+            case .failure(let error): write(context: context, RPCResponse.failure(id: id, error: error))
+            }
+        }
+        if case .success = result, request.method == "events.watch", watcher == nil {
+            startWatching(request, context: context)
+        }
+        processNext(context: context)
+    }
+
+    private func startWatching(_ request: RPCRequest, context: ChannelHandlerContext) {
+        let status = try? request.params.status("status")
+        let after = try? request.params.int("after")
+        let watcher = EventWatcher(channel: context.channel, status: status ?? nil) { [logger = state.logger] in
+            logger.notice("dropped a slow event watcher")
+        }
+        self.watcher = watcher
+        state.watchers.add(1, ordering: .relaxed)
+        state.repository.delegates.add(watcher)
+        let store = state.store
+        Task { await watcher.start(replayingAfter: after ?? nil, from: store) }
+    }
+
+    private func write(context: ChannelHandlerContext, _ bytes: [UInt8]) {
+        context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        if watcher != nil {
+            state.watchers.subtract(1, ordering: .relaxed)
+            if let watcher { state.repository.delegates.remove(watcher) }
+            watcher = nil
+        }
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        if error is ByteToMessageDecoderError.PayloadTooLargeError || error is LineFrameDecoder.LineTooLong {
+            closing = true
+            write(context: context, RPCResponse.failure(
+                id: nil, error: RPCError(.invalidRequest, "line longer than \(maximumLineLength) bytes; closing the connection")))
+            context.close(promise: nil)
+            return
+        }
+        if let channelError = error as? ChannelError, channelError == .ioOnClosedChannel { return }
+        if let ioError = error as? IOError, [ECONNRESET, EPIPE].contains(ioError.errnoCode) {
+            context.close(promise: nil)
+            return
+        }
+        state.logger.debug("connection error: \(error)")
+        context.close(promise: nil)
+    }
+}
+
+/// `struct ucred` from socket(7), as `getsockopt(SO_PEERCRED)` fills it (Glibc does not export it to Swift).
+struct PeerCredentials: Sendable {
+    var pid: Int32 = 0
+    var uid: UInt32 = 0
+    var gid: UInt32 = 0
+}
+
+/// Answers every request `overloaded` and closes: for connections past `socket.maxConnections`.
+final class OverloadedHandler: ChannelInboundHandler {
+    typealias InboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
+
+    let limit: Int
+    init(limit: Int) { self.limit = limit }
+
+    func channelActive(context: ChannelHandlerContext) {
+        let error = RPCError(.overloaded, "pizzad is at its limit of \(limit) connections; try again shortly")
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: RPCResponse.failure(id: nil, error: error))))
+            .whenComplete { _ in channel.close(promise: nil) }
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Logging
+import PizzaCore
+import PizzaProtocol
+import PizzaStorage
+import SQLite
+
+/// Runs control-socket methods (CONTRACT section 4), checking each caller's role first.
+final class RPCDispatcher: Sendable {
+    typealias Handler = @Sendable (Params, Peer) async throws -> JSONValue
+
+    struct Method {
+        let role: Role
+        let handler: Handler
+    }
+
+    private let state: DaemonState
+    private let methods: [String: Method]
+
+    init(state: DaemonState) {
+        self.state = state
+        self.methods = Self.table(state)
+    }
+
+    /// The role a method needs, or nil for an unknown method.
+    func role(for method: String) -> Role? { methods[method]?.role }
+
+    /// Answers one request from `peer`, whose role is `role`.
+    func handle(_ request: RPCRequest, peer: Peer, role: Role) async -> Result<JSONValue, RPCError> {
+        guard let method = methods[request.method] else {
+            let known = methods.keys.sorted().joined(separator: ", ")
+            return .failure(RPCError(.methodNotFound, "unknown method '\(request.method)'; methods: \(known)"))
+        }
+        guard role >= method.role else {
+            return .failure(
+                RPCError(
+                    .permissionDenied,
+                    "\(request.method) needs the \(method.role) role; user \(peer.userName) (uid \(peer.uid)) is "
+                        + (role == .none ? "in neither access.operators nor access.readers" : "only a \(role)"),
+                    data: ["needed": .string(method.role.description), "user": .string(peer.userName)]))
+        }
+        do {
+            return .success(try await method.handler(request.params, peer))
+        } catch {
+            return .failure(Self.rpcError(error, logger: state.logger, method: request.method))
+        }
+    }
+
+    static func rpcError(_ error: any Error, logger: Logger, method: String) -> RPCError {
+        switch error {
+        case let error as RPCError: return error
+        case let error as OrderError: return RPCError(error)
+        case let error as PizzaError: return RPCError(error)
+        case let error as StorageError: return RPCError(.storage, "\(error)")
+        case let error as SQLiteError where error.isStorageFailure: return RPCError(.storage, "\(StorageError.unavailable(error))")
+        case let error as SQLiteError where error.code == .constraint:
+            return RPCError(.validation, "the database refused the change: \(error.message)")
+        default:
+            logger.error("\(method) failed unexpectedly: \(error)")
+            return RPCError(.internalError, "internal error: \(error)")
+        }
+    }
+
+    // MARK: The methods
+
+    private static func table(_ state: DaemonState) -> [String: Method] {
+        let repository = state.repository
+        let store = state.store
+        var table: [String: Method] = [:]
+        func add(_ name: String, _ role: Role, _ handler: @escaping Handler) { table[name] = Method(role: role, handler: handler) }
+
+        add("daemon.hello", .none) { params, _ in
+            try params.onlyKnown(["client", "protocol"])
+            let version = try params.string("protocol") ?? ProtocolVersion.current
+            guard let major = ProtocolVersion.major(of: version) else {
+                throw RPCError.validation("protocol", "'\(version)' is not a protocol version", allowed: ["MAJOR.MINOR"])
+            }
+            guard major == ProtocolVersion.major else {
+                throw RPCError(
+                    .unsupportedVersion,
+                    "protocol \(version) is not supported; this pizzad speaks \(ProtocolVersion.current)",
+                    data: ["supported": .string(ProtocolVersion.current)])
+            }
+            return [
+                "version": .string(DaemonState.version), "protocol": .string(ProtocolVersion.current),
+                "pid": .int(Int64(getpid())),
+            ]
+        }
+        add("daemon.status", .reader) { params, _ in
+            try params.onlyKnown([])
+            let info = try store.info()
+            let counts = try await repository.countsByStatus()
+            let failure = store.currentStorageFailure
+            return [
+                "version": .string(DaemonState.version),
+                "pid": .int(Int64(getpid())),
+                "uptime": .double((state.uptime * 1000).rounded() / 1000),
+                "storage": failure.map { .string("failing: \($0)") } ?? "ok",
+                "database": [
+                    "path": .string(info.path), "bytes": .int(info.bytes), "schemaVersion": .int(Int64(info.schemaVersion)),
+                    "journalMode": .string(info.journalMode), "synchronous": .string(info.synchronous),
+                    "sqliteVersion": .string(info.sqliteVersion),
+                ],
+                "orders": .object(OrderStatus.allCases.map { ($0.rawValue, .int(Int64(counts[$0] ?? 0))) }),
+                "delegates": .int(Int64(repository.delegates.count)),
+                "connections": .int(Int64(state.connections.load(ordering: .relaxed))),
+                "watchers": .int(Int64(state.watchers.load(ordering: .relaxed))),
+            ]
+        }
+        add("menu.list", .reader) { params, _ in
+            try params.onlyKnown([])
+            return state.menu.wire
+        }
+        add("order.create", .operator) { params, peer in
+            try params.onlyKnown(["customer", "ref", "note", "items", "place"])
+            let factory = state.factory
+            let items = try params.array("items") ?? []
+            guard items.count <= 100 else {
+                throw RPCError.validation("items", "at most 100 items per order", allowed: ["0..100 items"])
+            }
+            var pizzas: [Pizza] = []
+            for (index, item) in items.enumerated() {
+                pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
+            }
+            let ref = try params.string("ref")
+            if let ref, ref.isEmpty || ref.count > 200 {
+                throw RPCError.validation("ref", "ref must be 1 to 200 characters", allowed: ["1..200 characters"])
+            }
+            let customer = try params.string("customer")
+            let note = try params.string("note")
+            for (field, value) in [("customer", customer), ("note", note)] where (value?.count ?? 0) > 1000 {
+                throw RPCError.validation(field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
+            }
+            let result = try await repository.create(
+                customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
+                currency: factory.menu.currency, by: peer.actor)
+            return result.cart.wire
+        }
+        add("order.addItem", .operator) { params, peer in
+            try params.onlyKnown(["id", "pizza"])
+            let id = try params.requiredInt("id")
+            guard let pizzaJSON = params["pizza"] else { throw RPCError.invalidParams("pizza", "pizza is required", expected: "object") }
+            let pizza = try state.factory.pizza(fromWire: pizzaJSON, path: "pizza.")
+            return try await repository.addItem(pizza, to: id, by: peer.actor).wire
+        }
+        add("order.removeItem", .operator) { params, peer in
+            try params.onlyKnown(["id", "item"])
+            return try await repository.removeItem(try params.requiredInt("item"), from: try params.requiredInt("id"), by: peer.actor).wire
+        }
+        add("order.place", .operator) { params, peer in
+            try params.onlyKnown(["id"])
+            return try await repository.place(try params.requiredInt("id"), by: peer.actor).wire
+        }
+        add("order.advance", .operator) { params, peer in
+            try params.onlyKnown(["id", "from"])
+            return try await repository.advance(try params.requiredInt("id"), from: try params.status("from"), by: peer.actor).wire
+        }
+        add("order.cancel", .operator) { params, peer in
+            try params.onlyKnown(["id", "reason"])
+            let id = try params.requiredInt("id")
+            let reason = try params.requiredString("reason").trimmingCharacters(in: .whitespaces)
+            guard !reason.isEmpty, reason.count <= 1000 else {
+                throw RPCError.validation("reason", "a cancellation needs a reason (1 to 1000 characters)", allowed: ["1..1000 characters"])
+            }
+            return try await repository.cancel(id, reason: reason, by: peer.actor).wire
+        }
+        add("order.get", .reader) { params, _ in
+            try params.onlyKnown(["id", "ref"])
+            if let id = try params.int("id") { return try await repository.cart(id: id).wire }
+            if let ref = try params.string("ref") { return try await repository.cart(ref: ref).wire }
+            throw RPCError.invalidParams("id", "order.get needs id or ref", expected: "integer id or string ref")
+        }
+        add("order.list", .reader) { params, _ in
+            try params.onlyKnown(["status", "since", "limit", "after"])
+            let limit = try params.int("limit") ?? 50
+            guard (1...1000).contains(limit) else {
+                throw RPCError.validation("limit", "limit \(limit) is out of range", allowed: ["1..1000"])
+            }
+            let page = try await repository.list(
+                OrderQuery(status: try params.status("status"), since: try params.timestamp("since"), limit: Int(limit),
+                           after: try params.int("after")))
+            return ["orders": .array(page.orders.map(\.wire)), "next": .int(page.next)]
+        }
+        add("audit.list", .reader) { params, _ in
+            try params.onlyKnown(["after", "limit", "order"])
+            let limit = try params.int("limit") ?? 100
+            guard (1...1000).contains(limit) else {
+                throw RPCError.validation("limit", "limit \(limit) is out of range", allowed: ["1..1000"])
+            }
+            let entries = try store.auditEntries(after: try params.int("after") ?? 0, limit: Int(limit), order: try params.int("order"))
+            return [
+                "entries": .array(entries.map(\.wire)),
+                "next": entries.count == Int(limit) ? .int(entries.last?.seq) : .null,
+            ]
+        }
+        add("audit.verify", .reader) { params, _ in
+            try params.onlyKnown([])
+            let result = try store.verifyAudit()
+            return [
+                "ok": .bool(result.ok), "entries": .int(Int64(result.entries)), "firstBad": .int(result.firstBad),
+                "problem": .string(result.problem),
+            ]
+        }
+        add("metrics.get", .reader) { params, _ in
+            try params.onlyKnown([])
+            return ["text": .string(state.metrics.render())]
+        }
+        add("db.check", .reader) { params, _ in
+            try params.onlyKnown([])
+            let result = try store.check()
+            return ["ok": .bool(result.ok), "messages": .array(result.messages.map(JSONValue.string))]
+        }
+        add("db.backup", .operator) { params, _ in
+            try params.onlyKnown(["path"])
+            let path = try params.requiredString("path")
+            guard path.hasPrefix("/") else {
+                throw RPCError.validation("path", "the backup path must be absolute (the daemon's working directory is not yours)", allowed: ["an absolute path"])
+            }
+            guard !FileManager.default.fileExists(atPath: path) else {
+                throw RPCError.validation("path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
+            }
+            let bytes = try await store.backup(to: path)
+            state.logger.info("backup written", metadata: ["path": "\(path)", "bytes": "\(bytes)"])
+            return ["path": .string(path), "bytes": .int(bytes)]
+        }
+        add("events.watch", .reader) { params, _ in
+            // The connection handler turns the connection into a watcher after this acknowledgement.
+            try params.onlyKnown(["status", "after"])
+            _ = try params.status("status")
+            _ = try params.int("after")
+            return ["watching": true]
+        }
+        return table
+    }
+}
+
+extension AuditEntry {
+    /// The entry as `audit.list` sends it.
+    var wire: JSONValue {
+        .object([
+            ("seq", .int(seq)), ("at", .string(at)), ("actor", actor.wire), ("action", .string(action)),
+            ("order", .int(orderID)), ("status", .string(statusAfter)), ("reason", .string(reason)),
+            ("before", before.flatMap { try? JSONParser.parse($0) } ?? .null),
+            ("after", (try? JSONParser.parse(after)) ?? .null),
+            ("hash", .string(hash)),
+        ])
+    }
+}

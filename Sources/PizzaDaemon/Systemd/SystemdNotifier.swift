@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Tells systemd how the daemon is doing, with the sd_notify protocol: one datagram per message to the socket in
+/// `$NOTIFY_SOCKET` (a path, or `@name` in the abstract namespace). See sd_notify(3).
+///
+/// Does nothing when `NOTIFY_SOCKET` is unset, so the daemon runs the same outside systemd.
+public final class SystemdNotifier: Sendable {
+    private let address: String?
+    /// How often to ping the watchdog (half of `$WATCHDOG_USEC`), when systemd asked for pings.
+    public let watchdogInterval: Duration?
+
+    public init(environment: [String: String]) {
+        let address = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
+        self.address = address
+        if let usec = environment["WATCHDOG_USEC"].flatMap(UInt64.init), usec > 0,
+            environment["WATCHDOG_PID"].flatMap(Int32.init).map({ $0 == getpid() }) ?? true
+        {
+            watchdogInterval = .microseconds(usec / 2)
+        } else {
+            watchdogInterval = nil
+        }
+    }
+
+    /// Whether there is a systemd to tell.
+    public var isEnabled: Bool { address != nil }
+
+    /// Sends `state` (lines like `READY=1`, `STATUS=…`). Returns false when it could not be sent.
+    @discardableResult
+    public func notify(_ state: String) -> Bool {
+        guard let address else { return false }
+        let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { return false }
+        defer { close(fd) }
+        var socketAddress = sockaddr_un()
+        socketAddress.sun_family = sa_family_t(AF_UNIX)
+        var pathBytes = Array(address.utf8)
+        if pathBytes.first == UInt8(ascii: "@") { pathBytes[0] = 0 }
+        let capacity = MemoryLayout.size(ofValue: socketAddress.sun_path)
+        guard pathBytes.count < capacity else { return false }
+        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
+            raw.copyBytes(from: pathBytes)
+        }
+        let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + (pathBytes.first == 0 ? 0 : 1))
+        let sent = state.utf8CString.withUnsafeBufferPointer { message in
+            withUnsafePointer(to: &socketAddress) { pointer in
+                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                    sendto(fd, message.baseAddress, message.count - 1, Int32(MSG_NOSIGNAL), generic, length)
+                }
+            }
+        }
+        return sent >= 0
+    }
+}

@@ -1,0 +1,82 @@
+public import PizzaCore
+
+/// A request's params, with typed accessors that throw `invalid_params` naming the field.
+public struct Params: Sendable {
+    public var members: [(String, JSONValue)]
+
+    public init(_ members: [(String, JSONValue)] = []) { self.members = members }
+
+    public subscript(key: String) -> JSONValue? {
+        guard let value = members.first(where: { $0.0 == key })?.1, value != .null else { return nil }
+        return value
+    }
+
+    /// Fails when a member is not one of `known` (a typo should not be ignored silently).
+    public func onlyKnown(_ known: Set<String>) throws(RPCError) {
+        if let unknown = members.first(where: { !known.contains($0.0) }) {
+            throw .invalidParams(
+                unknown.0, "unknown parameter '\(unknown.0)'; expected: \(known.sorted().joined(separator: ", "))",
+                expected: known.sorted().joined(separator: "|"))
+        }
+    }
+
+    public func string(_ key: String) throws(RPCError) -> String? {
+        guard let value = self[key] else { return nil }
+        guard let string = value.stringValue else {
+            throw .invalidParams(key, "\(key) must be a string, not \(value.typeName)", expected: "string")
+        }
+        return string
+    }
+
+    public func requiredString(_ key: String) throws(RPCError) -> String {
+        guard let value = try string(key) else {
+            throw .invalidParams(key, "\(key) is required", expected: "string")
+        }
+        return value
+    }
+
+    public func int(_ key: String) throws(RPCError) -> Int64? {
+        guard let value = self[key] else { return nil }
+        guard let int = value.intValue else {
+            throw .invalidParams(key, "\(key) must be an integer, not \(value.typeName)", expected: "integer")
+        }
+        return int
+    }
+
+    public func requiredInt(_ key: String) throws(RPCError) -> Int64 {
+        guard let value = try int(key) else { throw .invalidParams(key, "\(key) is required", expected: "integer") }
+        return value
+    }
+
+    public func bool(_ key: String) throws(RPCError) -> Bool? {
+        guard let value = self[key] else { return nil }
+        guard let bool = value.boolValue else {
+            throw .invalidParams(key, "\(key) must be true or false, not \(value.typeName)", expected: "boolean")
+        }
+        return bool
+    }
+
+    public func array(_ key: String) throws(RPCError) -> [JSONValue]? {
+        guard let value = self[key] else { return nil }
+        guard let array = value.arrayValue else {
+            throw .invalidParams(key, "\(key) must be an array, not \(value.typeName)", expected: "array")
+        }
+        return array
+    }
+
+    public func status(_ key: String) throws(RPCError) -> OrderStatus? {
+        guard let text = try string(key) else { return nil }
+        guard let status = OrderStatus(rawValue: text) else {
+            throw .validation(key, "unknown status '\(text)'", allowed: OrderStatus.allCases.map(\.rawValue))
+        }
+        return status
+    }
+
+    public func timestamp(_ key: String) throws(RPCError) -> Timestamp? {
+        guard let text = try string(key) else { return nil }
+        guard let time = Timestamp(iso8601: text) else {
+            throw .validation(key, "'\(text)' is not an ISO-8601 time", allowed: ["YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS.sssZ"])
+        }
+        return time
+    }
+}

@@ -1,0 +1,134 @@
+public import PizzaCore
+
+extension Cart {
+    /// The order as the socket sends it (CONTRACT section 4).
+    public var wire: JSONValue {
+        .object([
+            ("id", .int(id)),
+            ("ref", .string(ref)),
+            ("customer", .string(customer)),
+            ("note", .string(note)),
+            ("status", .string(status.rawValue)),
+            ("items", .array(items.map(\.wire))),
+            ("total", .int(total)),
+            ("currency", .string(currency)),
+            ("createdAt", .string(createdAt.description)),
+            ("updatedAt", .string(updatedAt.description)),
+            ("history", .array(history.map(\.wire))),
+        ])
+    }
+}
+
+extension CartItem {
+    /// The item as the socket sends it: the pizza fields plus `id`, `unitPrice` and `price`.
+    public var wire: JSONValue {
+        .object([
+            ("id", .int(id)),
+            ("kind", .string(pizza.kind)),
+            ("size", .string(pizza.size.rawValue)),
+            ("crust", .string(pizza.crust)),
+            ("chiliSauce", .bool(pizza.chiliSauce)),
+            ("ketchup", .bool(pizza.ketchup)),
+            ("extras", .array(pizza.extras.map(JSONValue.string))),
+            ("quantity", .int(Int64(pizza.quantity))),
+            ("unitPrice", .int(pizza.unitPrice)),
+            ("price", .int(pizza.price)),
+        ])
+    }
+}
+
+extension StatusChange {
+    /// The history entry as the socket sends it.
+    public var wire: JSONValue {
+        .object([
+            ("from", .string(from?.rawValue)),
+            ("to", .string(to.rawValue)),
+            ("at", .string(at.description)),
+            ("actor", actor.wire),
+            ("reason", .string(reason)),
+        ])
+    }
+}
+
+extension ChangeActor {
+    /// `{uid, name, pid}`.
+    public var wire: JSONValue {
+        ["uid": .int(Int64(uid)), "name": .string(name), "pid": .int(Int64(pid))]
+    }
+}
+
+extension Menu {
+    /// The menu as `menu.list` sends it.
+    public var wire: JSONValue {
+        .object([
+            ("currency", .string(currency)),
+            (
+                "kinds",
+                .array(
+                    kinds.map { kind in
+                        .object([
+                            ("name", .string(kind.name)),
+                            ("prices", .object(kind.sizes.map { ($0.rawValue, .int(kind.prices[$0]!)) })),
+                            ("size", .string(kind.defaultSize.rawValue)),
+                            ("crust", .string(kind.defaultCrust)),
+                            ("chiliSauce", .bool(kind.chiliSauce)),
+                            ("ketchup", .bool(kind.ketchup)),
+                            ("extras", .array(kind.extras.map(JSONValue.string))),
+                        ])
+                    })
+            ),
+            ("crusts", .array(crusts.map(JSONValue.string))),
+            ("extras", .object(extras.keys.sorted().map { ($0, .int(extras[$0]!)) })),
+            ("sizes", .array(Size.allCases.map { .string($0.rawValue) })),
+        ])
+    }
+}
+
+extension PizzaFactory {
+    /// Makes a pizza from its wire form: only `kind` is required, the rest default from the menu. `path` names
+    /// the pizza in errors (`items[1].`).
+    public func pizza(fromWire value: JSONValue, path: String = "") throws(RPCError) -> Pizza {
+        guard case .object(let members) = value else {
+            throw .invalidParams(String(path.dropLast()), "a pizza must be an object, not \(value.typeName)", expected: "object")
+        }
+        let params = Params(members)
+        let known: Set<String> = ["kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity"]
+        if let unknown = members.first(where: { !known.contains($0.0) }) {
+            throw .invalidParams(
+                path + unknown.0, "unknown pizza field '\(unknown.0)'", expected: known.sorted().joined(separator: "|"))
+        }
+        func field<T>(_ read: () throws(RPCError) -> T) throws(RPCError) -> T {
+            do { return try read() } catch {
+                var error = error
+                if case .object(var data)? = error.data, let index = data.firstIndex(where: { $0.0 == "field" }),
+                    let name = data[index].1.stringValue
+                {
+                    data[index].1 = .string(path + name)
+                    error.data = .object(data)
+                }
+                throw error
+            }
+        }
+        let kind = try field { () throws(RPCError) in try params.requiredString("kind") }
+        var builder: PizzaBuilder
+        do { builder = try self.builder(for: kind) } catch { throw RPCError(error, path: path) }
+        if let size = try field({ () throws(RPCError) in try params.string("size") }) { builder = builder.size(size) }
+        if let crust = try field({ () throws(RPCError) in try params.string("crust") }) { builder = builder.crust(crust) }
+        if let chili = try field({ () throws(RPCError) in try params.bool("chiliSauce") }) { builder = builder.chiliSauce(chili) }
+        if let ketchup = try field({ () throws(RPCError) in try params.bool("ketchup") }) { builder = builder.ketchup(ketchup) }
+        if let extras = try field({ () throws(RPCError) in try params.array("extras") }) {
+            var names: [String] = []
+            for extra in extras {
+                guard let name = extra.stringValue else {
+                    throw .invalidParams(path + "extras", "extras must be strings", expected: "array of strings")
+                }
+                names.append(name)
+            }
+            builder = builder.extras(names)
+        }
+        if let quantity = try field({ () throws(RPCError) in try params.int("quantity") }) {
+            builder = builder.quantity(Int(clamping: quantity))
+        }
+        do { return try builder.build() } catch { throw RPCError(error, path: path) }
+    }
+}
