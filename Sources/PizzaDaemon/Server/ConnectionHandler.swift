@@ -26,6 +26,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var busy = false
     private var closing = false
     private var watcher: EventWatcher?
+    /// The client shut its sending side (`echo … | socat`): answer what was sent, then close.
+    private var inputClosed = false
 
     init(dispatcher: RPCDispatcher, state: DaemonState, tracker: ConnectionTracker) {
         self.dispatcher = dispatcher
@@ -70,7 +72,22 @@ final class ConnectionHandler: ChannelInboundHandler {
         if !busy, peer != nil { processNext(context: context) }
     }
 
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        if let event = event as? ChannelEvent, event == .inputClosed {
+            inputClosed = true
+            closeIfDone(context: context)
+        }
+        context.fireUserInboundEventTriggered(event)
+    }
+
+    private func closeIfDone(context: ChannelHandlerContext) {
+        guard inputClosed, !busy, queue.isEmpty, watcher == nil, !closing else { return }
+        closing = true
+        context.close(promise: nil)
+    }
+
     private func processNext(context: ChannelHandlerContext) {
+        defer { closeIfDone(context: context) }
         while !busy, !closing, let line = queue.popFirst() {
             if line.readableBytes == 0 || line.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let request: RPCRequest

@@ -51,6 +51,7 @@ final class ControlSocketServer: Service {
         let dispatcher = RPCDispatcher(state: state)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 1024 * 1024))
             .childChannelInitializer { [tracker, dispatcher, state, configuration] channel in
                 let open = tracker.opened(channel)
