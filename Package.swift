@@ -59,7 +59,11 @@ let package = Package(
             swiftSettings: strict
         ),
         // The wire protocol shared by pizzad and pizzactl: JSON-RPC envelopes, error codes, DTOs.
-        .target(name: "PizzaProtocol", dependencies: ["PizzaCore"], swiftSettings: strict),
+        .target(
+            name: "PizzaProtocol",
+            dependencies: ["PizzaCore", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         // A NIO client for the control socket (pizzactl, tests, benchmarks).
         .target(
             name: "PizzaClient",
@@ -89,7 +93,7 @@ let package = Package(
         .executableTarget(
             name: "pizzactl",
             dependencies: [
-                "PizzaClient", "PizzaProtocol",
+                "PizzaClient", "PizzaProtocol", "PizzaCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict

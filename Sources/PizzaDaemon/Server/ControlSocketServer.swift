@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import PizzaProtocol
 import ServiceLifecycle
 
 /// The control socket: a Unix stream socket speaking JSON-RPC lines, served by SwiftNIO.

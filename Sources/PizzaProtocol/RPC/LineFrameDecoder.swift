@@ -1,20 +1,19 @@
-import NIOCore
-import PizzaProtocol
+public import NIOCore
 
 /// Splits the byte stream into lines (`\n`, an optional `\r` before it is dropped), refusing any line longer
 /// than `maximumLength` with ``LineTooLong`` before buffering more of it.
-struct LineFrameDecoder: ByteToMessageDecoder {
-    typealias InboundOut = ByteBuffer
+public struct LineFrameDecoder: ByteToMessageDecoder {
+    public typealias InboundOut = ByteBuffer
 
     /// A line went past the limit; the connection is answered and closed.
-    struct LineTooLong: Error {}
+    public struct LineTooLong: Error {}
 
-    let maximumLength: Int
+    public let maximumLength: Int
     private var scanned = 0
 
-    init(maximumLength: Int = PizzaProtocol.maximumLineLength) { self.maximumLength = maximumLength }
+    public init(maximumLength: Int = maximumLineLength) { self.maximumLength = maximumLength }
 
-    mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
+    public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
         let view = buffer.readableBytesView
         if let newline = view[(view.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
             let length = newline - view.startIndex
@@ -31,7 +30,7 @@ struct LineFrameDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 
-    mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
         while try decode(context: context, buffer: &buffer) == .continue {}
         // A last line without its newline is still a request.
         if buffer.readableBytes > 0, let line = buffer.readSlice(length: buffer.readableBytes) {

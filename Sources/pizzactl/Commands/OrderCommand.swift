@@ -1,0 +1,163 @@
+import ArgumentParser
+import Foundation
+import PizzaProtocol
+
+struct OrderCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "order", abstract: "Create, change and look at orders.",
+        subcommands: [New.self, Add.self, Remove.self, Place.self, Advance.self, Cancel.self, Show.self, List.self])
+}
+
+/// A PIZZA argument, read into its wire form.
+struct PizzaArgument: ExpressibleByArgument {
+    let json: JSONValue
+    init?(argument: String) {
+        guard let json = try? PizzaShorthand.parse(argument) else { return nil }
+        self.json = json
+    }
+    static var defaultCompletionKind: CompletionKind { .list(["cheese", "chicken", "seafood"]) }
+}
+
+/// Parses a PIZZA with the reason shown when it does not read.
+func pizza(_ text: String) throws -> JSONValue {
+    do { return try PizzaShorthand.parse(text) } catch { throw ValidationError(error.description) }
+}
+
+private let statuses = ["open", "placed", "preparing", "baking", "boxed", "shipped", "delivered", "cancelled"]
+
+func checkStatus(_ status: String?, option: String) throws {
+    if let status, !statuses.contains(status) {
+        throw ValidationError("\(option) must be one of: \(statuses.joined(separator: ", "))")
+    }
+}
+
+extension OrderCommand {
+    struct New: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Create an order, optionally with pizzas, optionally placed.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Who the order is for.") var customer: String?
+        @Option(help: "Your own reference; creating again with it returns the same order.") var ref: String?
+        @Option(help: "A note for the kitchen.") var note: String?
+        @Flag(help: "Place the order at once.") var place = false
+        @Argument(help: "Pizzas: KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]") var pizzas: [String] = []
+
+        func validate() throws { for text in pizzas { _ = try pizza(text) } }
+
+        func run() async throws {
+            var params: [(String, JSONValue)] = []
+            if let customer { params.append(("customer", .string(customer))) }
+            if let ref { params.append(("ref", .string(ref))) }
+            if let note { params.append(("note", .string(note))) }
+            if !pizzas.isEmpty { params.append(("items", .array(try pizzas.map(pizza)))) }
+            if place { params.append(("place", true)) }
+            try await global.call("order.create", params, render: Output.order)
+        }
+    }
+
+    struct Add: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Add a pizza to an open order.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The order id.") var id: Int64
+        @Argument(help: "The pizza: KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]") var pizzaText: String
+
+        func validate() throws { _ = try pizza(pizzaText) }
+
+        func run() async throws {
+            try await global.call("order.addItem", [("id", .int(id)), ("pizza", try pizza(pizzaText))], render: Output.order)
+        }
+    }
+
+    struct Remove: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Remove an item from an open order.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The order id.") var id: Int64
+        @Argument(help: "The item id (see 'order show').") var item: Int64
+
+        func run() async throws {
+            try await global.call("order.removeItem", [("id", .int(id)), ("item", .int(item))], render: Output.order)
+        }
+    }
+
+    struct Place: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Place an open order that has pizzas.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The order id.") var id: Int64
+
+        func run() async throws { try await global.call("order.place", [("id", .int(id))], render: Output.order) }
+    }
+
+    struct Advance: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Move an order one step forward.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The order id.") var id: Int64
+        @Option(help: "Only if the order is in this status (refused with 'conflict' otherwise).") var from: String?
+
+        func validate() throws { try checkStatus(from, option: "--from") }
+
+        func run() async throws {
+            var params: [(String, JSONValue)] = [("id", .int(id))]
+            if let from { params.append(("from", .string(from))) }
+            try await global.call("order.advance", params, render: Output.order)
+        }
+    }
+
+    struct Cancel: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Cancel an order that has not shipped.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The order id.") var id: Int64
+        @Option(help: "Why (required).") var reason: String
+
+        func run() async throws {
+            try await global.call("order.cancel", [("id", .int(id)), ("reason", .string(reason))], render: Output.order)
+        }
+    }
+
+    struct Show: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "Show an order with its items and history.")
+        @OptionGroup var global: GlobalOptions
+        @Argument(help: "The order id.") var id: Int64?
+        @Option(help: "Find the order by your reference instead.") var ref: String?
+
+        func validate() throws {
+            guard (id == nil) != (ref == nil) else { throw ValidationError("give an order id or --ref, not both or neither") }
+        }
+
+        func run() async throws {
+            let params: [(String, JSONValue)] = id.map { [("id", .int($0))] } ?? [("ref", .string(ref!))]
+            try await global.call("order.get", params, render: Output.order)
+        }
+    }
+
+    struct List: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(abstract: "List orders, newest first.")
+        @OptionGroup var global: GlobalOptions
+        @Option(help: "Only orders in this status.") var status: String?
+        @Option(help: "Only orders created since this time (YYYY-MM-DD or ISO-8601 UTC).") var since: String?
+        @Option(help: "At most this many (1 to 1000).") var limit: Int = 50
+        @Option(help: "Continue after this order id (the 'next' of the previous page).") var after: Int64?
+
+        func validate() throws {
+            try checkStatus(status, option: "--status")
+            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be from 1 to 1000") }
+        }
+
+        func run() async throws {
+            var params: [(String, JSONValue)] = [("limit", .int(Int64(limit)))]
+            if let status { params.append(("status", .string(status))) }
+            if let since { params.append(("since", .string(since))) }
+            if let after { params.append(("after", .int(after))) }
+            try await global.call("order.list", params) { page in
+                let orders = page["orders"]?.arrayValue ?? []
+                Output.table(
+                    ["ID", "STATUS", "CUSTOMER", "PIZZAS", "TOTAL", "CREATED"],
+                    orders.map { order in
+                        let count = (order["items"]?.arrayValue ?? []).reduce(Int64(0)) { $0 + ($1["quantity"]?.intValue ?? 0) }
+                        return [Output.text(order["id"]), Output.text(order["status"]), Output.text(order["customer"]), String(count),
+                                Output.money(order["total"]?.intValue, order["currency"]?.stringValue),
+                                Output.time(order["createdAt"]?.stringValue)]
+                    }, right: [0, 3, 4])
+                if let next = page["next"]?.intValue { print("More: pizzactl order list --after \(next)") }
+            }
+        }
+    }
+}

@@ -1,0 +1,39 @@
+import ArgumentParser
+import Foundation
+import PizzaProtocol
+
+struct Watch: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Follow changes live: the kitchen view. Ctrl-C stops.")
+
+    @OptionGroup var global: GlobalOptions
+    @Option(help: "Only orders entering or leaving this status.") var status: String?
+    @Option(help: "Resume after this event sequence number.") var after: Int64?
+
+    func validate() throws { try checkStatus(status, option: "--status") }
+
+    func run() async throws {
+        var params: [(String, JSONValue)] = []
+        if let status { params.append(("status", .string(status))) }
+        if let after { params.append(("after", .int(after))) }
+        try await global.withDaemon { client in
+            _ = try await client.call("events.watch", params)
+            if !global.json { print("Watching\(status.map { " \($0)" } ?? "") orders; Ctrl-C stops.") }
+            Output.flush()
+            while let message = try await client.nextNotification() {
+                if global.json {
+                    print(message["params"]?.jsonText ?? message.jsonText)
+                } else if message["method"]?.stringValue == "dropped" {
+                    print("The daemon dropped this watcher: \(Output.text(message["params"]?["reason"]))")
+                } else if let event = message["params"] {
+                    let order = event["order"]
+                    let count = (order?["items"]?.arrayValue ?? []).reduce(Int64(0)) { $0 + ($1["quantity"]?.intValue ?? 0) }
+                    print("\(Output.time(event["at"]?.stringValue))  #\(Output.text(event["seq"]))  order \(Output.text(order?["id"])) "
+                        + "\(Output.text(event["kind"])) → \(Output.status(order?["status"]?.stringValue))  "
+                        + "\(Output.text(order?["customer"])), \(count) pizza\(count == 1 ? "" : "s"), "
+                        + Output.money(order?["total"]?.intValue, order?["currency"]?.stringValue))
+                }
+                Output.flush()
+            }
+        }
+    }
+}

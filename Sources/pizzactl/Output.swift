@@ -1,0 +1,118 @@
+import Foundation
+import PizzaCore
+import PizzaProtocol
+
+/// How pizzactl shows things to people: aligned tables, money with its currency, local times.
+enum Output {
+    static func error(_ message: String) {
+        FileHandle.standardError.write(Data("pizzactl: \(message)\n".utf8))
+    }
+
+    /// Prints `rows` under `headers` in aligned columns; columns listed in `right` are right-aligned.
+    static func table(_ headers: [String], _ rows: [[String]], right: Set<Int> = []) {
+        var widths = headers.map(\.count)
+        for row in rows {
+            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+        }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
+                return right.contains(index) ? pad + cell : cell + pad
+            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+        }
+        print(line(headers))
+        for row in rows { print(line(row)) }
+    }
+
+    /// `2150` and `EUR` → `21.50 EUR`.
+    static func money(_ cents: Int64?, _ currency: String?) -> String {
+        guard let cents else { return "-" }
+        let sign = cents < 0 ? "-" : ""
+        let value = abs(cents)
+        let fraction = value % 100
+        return "\(sign)\(value / 100).\(fraction < 10 ? "0" : "")\(fraction) \(currency ?? "")".trimmingCharacters(in: .whitespaces)
+    }
+
+    /// An ISO-8601 UTC time in the local time zone, `2026-11-21 10:30:00`.
+    static func time(_ iso: String?) -> String {
+        guard let iso, let stamp = Timestamp(iso8601: iso) else { return iso ?? "-" }
+        var seconds = time_t(stamp.millisecondsSince1970 / 1000)
+        var parts = tm()
+        localtime_r(&seconds, &parts)
+        func two(_ value: Int32) -> String { value < 10 ? "0\(value)" : "\(value)" }
+        return "\(parts.tm_year + 1900)-\(two(parts.tm_mon + 1))-\(two(parts.tm_mday)) "
+            + "\(two(parts.tm_hour)):\(two(parts.tm_min)):\(two(parts.tm_sec))"
+    }
+
+    /// Flushes standard output (a watch piped into another program must not wait for a full buffer).
+    static func flush() { fflush(nil) }
+
+    /// A status in words.
+    static func status(_ status: String?) -> String {
+        switch status {
+        case "open": "open (being filled)"
+        case "placed": "placed"
+        case "preparing": "being prepared"
+        case "baking": "in the oven"
+        case "boxed": "boxed"
+        case "shipped": "out for delivery"
+        case "delivered": "delivered"
+        case "cancelled": "cancelled"
+        default: status ?? "-"
+        }
+    }
+
+    static func text(_ value: JSONValue?) -> String {
+        switch value {
+        case .string(let s)?: s
+        case .int(let i)?: String(i)
+        case .double(let d)?: String(d)
+        case .bool(let b)?: b ? "yes" : "no"
+        case .null?, nil: "-"
+        default: value!.jsonText
+        }
+    }
+
+    /// A pizza line in words: `chicken L thin, chili, +olives`.
+    static func pizza(_ item: JSONValue) -> String {
+        var parts = ["\(text(item["kind"])) \(text(item["size"])) \(text(item["crust"]))"]
+        if item["chiliSauce"]?.boolValue == true { parts.append("chili") }
+        if item["ketchup"]?.boolValue == true { parts.append("ketchup") }
+        for extra in item["extras"]?.arrayValue ?? [] { parts.append("+\(text(extra))") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The whole order: header, items, total, history.
+    static func order(_ order: JSONValue) {
+        let currency = order["currency"]?.stringValue
+        var header = "Order \(text(order["id"])): \(status(order["status"]?.stringValue))"
+        if let customer = order["customer"]?.stringValue { header += " for \(customer)" }
+        if let ref = order["ref"]?.stringValue { header += " (ref \(ref))" }
+        print(header)
+        if let note = order["note"]?.stringValue { print("Note: \(note)") }
+        let items = order["items"]?.arrayValue ?? []
+        if items.isEmpty {
+            print("No pizzas yet.")
+        } else {
+            table(
+                ["ITEM", "PIZZA", "QTY", "EACH", "PRICE"],
+                items.map { item in
+                    [text(item["id"]), pizza(item), text(item["quantity"]), money(item["unitPrice"]?.intValue, currency),
+                     money(item["price"]?.intValue, currency)]
+                }, right: [0, 2, 3, 4])
+        }
+        print("Total: \(money(order["total"]?.intValue, currency))")
+        let history = order["history"]?.arrayValue ?? []
+        if !history.isEmpty {
+            print("History:")
+            table(
+                ["TIME", "CHANGE", "BY", "REASON"],
+                history.map { entry in
+                    let from = entry["from"]?.stringValue
+                    let change = from.map { "\($0) → \(text(entry["to"]))" } ?? "created"
+                    return [time(entry["at"]?.stringValue), change,
+                            "\(text(entry["actor"]?["name"])) (pid \(text(entry["actor"]?["pid"])))", text(entry["reason"])]
+                })
+        }
+    }
+}
