@@ -1,6 +1,7 @@
 import CoreMetrics
 public import PizzaCore
 public import Prometheus
+import Synchronization
 
 /// Counts what the repository commits, through swift-metrics into a Prometheus registry.
 ///
@@ -70,11 +71,38 @@ public final class MetricsCollector: OrderRepositoryDelegate {
         (failuresByOperation[operation] ?? failures).increment()
     }
 
-    /// The Prometheus text exposition of every metric in the registry.
+    /// What each metric means, written as `# HELP` lines (swift-metrics has no place for help text).
+    public static let help: [String: String] = [
+        "pizzad_orders_created_total": "Orders created since the daemon started.",
+        "pizzad_order_transitions_total": "Status changes since the daemon started, by the status entered.",
+        "pizzad_orders": "Orders now in each status.",
+        "pizzad_commit_duration_seconds": "Time from a change's request to its durable commit.",
+        "pizzad_changes_failed_total": "Changes refused or not stored, by operation.",
+    ]
+
+    /// Help text for metrics other parts of the daemon add to the registry.
+    private let extraHelp = Mutex<[String: String]>([:])
+
+    /// Registers the `# HELP` text of a metric added through ``factory``.
+    public func describe(_ name: String, _ text: String) { extraHelp.withLock { $0[name] = text } }
+
+    /// The Prometheus text exposition of every metric in the registry, with `# HELP` lines.
     public func render() -> String {
         var buffer: [UInt8] = []
         registry.emit(into: &buffer)
-        return String(decoding: buffer, as: UTF8.self)
+        let help = Self.help.merging(extraHelp.withLock { $0 }) { $1 }
+        var output = ""
+        output.reserveCapacity(buffer.count + 1024)
+        for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
+            if line.hasPrefix("# TYPE "), let name = line.dropFirst(7).split(separator: " ").first,
+                let text = help[String(name)]
+            {
+                output += "# HELP \(name) \(text)\n"
+            }
+            output += line
+            output += "\n"
+        }
+        return String(output.dropLast())
     }
 }
 

@@ -1,0 +1,31 @@
+import Foundation
+
+/// Where the built `pizzad` and `pizzactl` are: beside the test bundle in the build folder.
+enum Binaries {
+    static let directory: String = {
+        let executable = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
+        var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
+        // On Linux the test runner is `<build>/pizzadPackageTests.xctest`; on other layouts walk up a little.
+        for _ in 0..<3 where !FileManager.default.fileExists(atPath: url.appendingPathComponent("pizzad").path) {
+            url.deleteLastPathComponent()
+        }
+        return url.path
+    }()
+
+    static var pizzad: String { directory + "/pizzad" }
+    static var pizzactl: String { directory + "/pizzactl" }
+
+    /// The repository's root (for `migrations/` and `config/`).
+    static let repository: String = {
+        var url = URL(fileURLWithPath: #filePath)
+        for _ in 0..<4 { url.deleteLastPathComponent() }
+        return url.path
+    }()
+
+    /// Whether a program is on PATH.
+    static func available(_ program: String) -> Bool {
+        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
+            FileManager.default.isExecutableFile(atPath: "\($0)/\(program)")
+        }
+    }
+}

@@ -1,0 +1,112 @@
+import Foundation
+import Synchronization
+
+/// A real `pizzad` in its own temporary folder, with its socket and database there.
+final class DaemonProcess: Sendable {
+    let directory: String
+    let socket: String
+    let database: String
+    let process: Process
+    private let log = Locked(Data())
+
+    /// Starts pizzad with `config` (YAML text, written to the folder) and `extraArguments`, and waits until
+    /// its socket accepts connections.
+    init(config: String? = nil, arguments extraArguments: [String] = [], environment: [String: String] = [:],
+         directory: String? = nil, wait: Bool = true) throws {
+        let directory = directory ?? (NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8))
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        // Others (the nobody user in access tests) must be able to reach the socket inside.
+        chmod(directory, 0o755)
+        self.directory = directory
+        socket = directory + "/pizzad.sock"
+        database = directory + "/pizzad.sqlite"
+        var arguments = ["--socket", socket, "--database", database]
+        if let config {
+            let path = directory + "/pizzad.yaml"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+            arguments += ["--config", path]
+        }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.pizzad)
+        process.arguments = arguments + extraArguments
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var env = ProcessInfo.processInfo.environment
+        for key in env.keys where key.hasPrefix("PIZZAD_") || key.hasPrefix("LISTEN_") || key == "NOTIFY_SOCKET" {
+            env.removeValue(forKey: key)
+        }
+        env.merge(environment) { $1 }
+        process.environment = env
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [log] handle in
+            let data = handle.availableData
+            log.withLock { $0.append(data) }
+        }
+        self.process = process
+        try process.run()
+        if wait { try waitUntilServing() }
+    }
+
+    /// What pizzad logged so far.
+    var output: String { log.withLock { String(decoding: $0, as: UTF8.self) } }
+
+    var pid: Int32 { process.processIdentifier }
+
+    func waitUntilServing(timeout: Double = 20) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            if !process.isRunning {
+                throw HarnessError("pizzad exited with \(process.terminationStatus) before serving:\n\(output)")
+            }
+            if output.contains("ready"), (try? RawConnection(path: socket)) != nil { return }
+            usleep(20_000)
+        }
+        throw HarnessError("pizzad did not serve within \(timeout)s:\n\(output)")
+    }
+
+    /// Waits for the process to exit on its own; returns its status.
+    func waitForExit(timeout: Double = 20) throws -> Int32 {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else { throw HarnessError("pizzad still runs after \(timeout)s:\n\(output)") }
+        return process.terminationStatus
+    }
+
+    /// Runs pizzactl against this daemon, as a user would type it.
+    @discardableResult
+    func pizzactl(_ arguments: [String], as user: String? = nil, group: String? = nil) throws -> CommandResult {
+        if let user {
+            var setpriv = ["--reuid=\(user)", "--regid=\(group ?? user)", "--clear-groups", Binaries.pizzactl, "--socket", socket]
+            setpriv += arguments
+            return try run("setpriv", setpriv)
+        }
+        return try run(Binaries.pizzactl, ["--socket", socket] + arguments)
+    }
+
+    /// Sends `signal` and waits for the exit; returns the exit status.
+    @discardableResult
+    func stop(_ signal: Int32 = SIGTERM, timeout: Double = 30) throws -> Int32 {
+        if process.isRunning { kill(process.processIdentifier, signal) }
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(10_000) }
+        guard !process.isRunning else {
+            kill(process.processIdentifier, SIGKILL)
+            throw HarnessError("pizzad did not exit within \(timeout)s after signal \(signal):\n\(output)")
+        }
+        return process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}
+
+struct HarnessError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

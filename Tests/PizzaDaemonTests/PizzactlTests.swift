@@ -1,0 +1,177 @@
+import Foundation
+import Testing
+
+/// Parses pizzactl's `--json` output.
+func json(_ result: CommandResult) throws -> [String: Any] {
+    guard result.status == 0 else { throw HarnessError("pizzactl failed: \(result)") }
+    guard let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+        throw HarnessError("not a JSON object: \(result.stdout)")
+    }
+    return object
+}
+
+@Suite("pizzactl against a real pizzad", .serialized)
+struct PizzactlTests {
+    @Test("an order from creation to delivery, every order command, tables and --json")
+    func orderLifecycle() throws {
+        let daemon = try DaemonProcess()
+        let created = try daemon.pizzactl(["order", "new", "--customer", "Ann", "--ref", "till-1", "--note", "ring twice",
+                                           "chicken:L,crust=thin,chili,extra=olives", "cheese:S,qty=2"])
+        #expect(created.status == 0, "\(created)")
+        #expect(created.stdout.contains("Order 1: open (being filled) for Ann (ref till-1)"))
+        #expect(created.stdout.contains("chicken L thin, chili, +olives"))
+        #expect(created.stdout.contains("Total: 27.30 EUR"))
+
+        let again = try json(daemon.pizzactl(["--json", "order", "new", "--ref", "till-1", "cheese"]))
+        #expect(again["id"] as? Int == 1, "the same ref gives the same order")
+
+        let added = try json(daemon.pizzactl(["--json", "order", "add", "1", "seafood:L,ketchup"]))
+        let items = try #require(added["items"] as? [[String: Any]])
+        #expect(items.count == 3)
+        let seafoodID = try #require(items.last?["id"] as? Int)
+        let removed = try json(daemon.pizzactl(["--json", "order", "remove", "1", String(seafoodID)]))
+        #expect((removed["items"] as? [Any])?.count == 2)
+
+        #expect(try daemon.pizzactl(["order", "place", "1"]).stdout.contains("Order 1: placed"))
+        let advanced = try daemon.pizzactl(["order", "advance", "1", "--from", "placed"])
+        #expect(advanced.stdout.contains("being prepared"), "\(advanced)")
+        for _ in 0..<4 { try #require(daemon.pizzactl(["order", "advance", "1"]).status == 0) }
+        let shown = try daemon.pizzactl(["order", "show", "1"])
+        #expect(shown.stdout.contains("Order 1: delivered for Ann"))
+        #expect(shown.stdout.contains("shipped → delivered"))
+        let byRef = try json(daemon.pizzactl(["--json", "order", "show", "--ref", "till-1"]))
+        #expect(byRef["status"] as? String == "delivered")
+        #expect((byRef["history"] as? [Any])?.count == 7)
+
+        let second = try json(daemon.pizzactl(["--json", "order", "new", "--place", "cheese"]))
+        let secondID = try #require(second["id"] as? Int)
+        let cancelled = try daemon.pizzactl(["order", "cancel", String(secondID), "--reason", "customer left"])
+        #expect(cancelled.stdout.contains("cancelled"))
+        #expect(cancelled.stdout.contains("customer left"))
+
+        let list = try daemon.pizzactl(["order", "list"])
+        #expect(list.status == 0)
+        let lines = list.stdout.split(separator: "\n")
+        #expect(lines.first?.hasPrefix("ID") == true)
+        #expect(lines.count == 3)
+        let delivered = try json(daemon.pizzactl(["--json", "order", "list", "--status", "delivered", "--limit", "5"]))
+        #expect((delivered["orders"] as? [Any])?.count == 1)
+        let since = try json(daemon.pizzactl(["--json", "order", "list", "--since", "2000-01-01"]))
+        #expect((since["orders"] as? [Any])?.count == 2)
+        // The file, as a user inspects it.
+        #expect(try sqlite3(daemon.database, "SELECT status FROM carts ORDER BY id") == "delivered\ncancelled")
+    }
+
+    @Test("status, menu, metrics, audit and db commands")
+    func inspection() throws {
+        let daemon = try DaemonProcess()
+        try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        let status = try daemon.pizzactl(["status"])
+        #expect(status.status == 0)
+        #expect(status.stdout.contains("journal wal, synchronous FULL"))
+        #expect(status.stdout.contains("placed"))
+        let statusJSON = try json(daemon.pizzactl(["--json", "status"]))
+        #expect((statusJSON["orders"] as? [String: Int])?["placed"] == 1)
+        #expect(statusJSON["delegates"] as? Int == 3)
+
+        let menu = try daemon.pizzactl(["menu"])
+        #expect(menu.stdout.contains("seafood"))
+        #expect(menu.stdout.contains("11.00 EUR"))
+
+        let metrics = try daemon.pizzactl(["metrics"])
+        #expect(metrics.stdout.contains("pizzad_orders_created_total 1"))
+
+        let audit = try daemon.pizzactl(["audit", "list"])
+        #expect(audit.stdout.contains("created"))
+        #expect(audit.stdout.contains("uid \(getuid())"))
+        let verify = try daemon.pizzactl(["audit", "verify"])
+        #expect(verify.status == 0)
+        #expect(verify.stdout.contains("audit log ok: 1 entries"))
+
+        let check = try daemon.pizzactl(["db", "check"])
+        #expect(check.status == 0)
+        #expect(check.stdout.trimmingCharacters(in: .whitespacesAndNewlines) == "ok")
+        let backupPath = daemon.directory + "/backup.sqlite"
+        let backup = try daemon.pizzactl(["db", "backup", backupPath])
+        #expect(backup.status == 0, "\(backup)")
+        #expect(try sqlite3(backupPath, "PRAGMA integrity_check") == "ok")
+        #expect(try sqlite3(backupPath, "SELECT count(*) FROM carts") == "1")
+        let again = try daemon.pizzactl(["db", "backup", backupPath])
+        #expect(again.status == 1)
+        #expect(again.stderr.contains("validation"))
+    }
+
+    @Test("an edit behind the daemon's back makes audit verify fail with exit 1")
+    func tampering() throws {
+        let daemon = try DaemonProcess()
+        try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        _ = try sqlite3(daemon.database, "UPDATE carts SET status = 'delivered' WHERE id = 1")
+        let verify = try daemon.pizzactl(["audit", "verify"])
+        #expect(verify.status == 1)
+        #expect(verify.stderr.contains("order 1 is delivered in carts but its last audit entry says placed"))
+    }
+
+    @Test("watch renders the live event stream")
+    func watch() async throws {
+        let daemon = try DaemonProcess()
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
+        process.arguments = ["--socket", daemon.socket, "watch"]
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        try process.run()
+        defer { if process.isRunning { process.terminate() } }
+        try await Task.sleep(for: .milliseconds(500))
+        try #require(daemon.pizzactl(["order", "new", "--customer", "Zoe", "--place", "cheese"]).status == 0)
+        try #require(daemon.pizzactl(["order", "advance", "1"]).status == 0)
+        try await Task.sleep(for: .milliseconds(500))
+        process.terminate()
+        process.waitUntilExit()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(output.contains("Watching orders"))
+        #expect(output.contains("#1  order 1 created → placed  Zoe, 1 pizza, 9.00 EUR"), "\(output)")
+        #expect(output.contains("#2  order 1 advanced → being prepared"), "\(output)")
+
+        // Resuming with --after replays from the audit log.
+        let replay = Process()
+        replay.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
+        replay.arguments = ["--socket", daemon.socket, "--json", "watch", "--after", "1"]
+        let replayPipe = Pipe()
+        replay.standardOutput = replayPipe
+        try replay.run()
+        try await Task.sleep(for: .milliseconds(700))
+        replay.terminate()
+        replay.waitUntilExit()
+        let replayed = String(decoding: replayPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(replayed.contains(#""seq":2"#), "\(replayed)")
+        #expect(!replayed.contains(#""seq":1"#))
+    }
+
+    @Test("exit codes: 2 for usage, 3 when no daemon answers, 1 when the daemon refuses")
+    func exitCodes() throws {
+        let daemon = try DaemonProcess()
+        let usage = try daemon.pizzactl(["order", "frobnicate"])
+        #expect(usage.status == 2)
+        let badPizza = try daemon.pizzactl(["order", "new", "cheese:L,glitter"])
+        #expect(badPizza.status == 2)
+        #expect(badPizza.stderr.contains("unknown option 'glitter'"))
+        let badStatus = try daemon.pizzactl(["order", "list", "--status", "eaten"])
+        #expect(badStatus.status == 2)
+        let refused = try daemon.pizzactl(["order", "advance", "42"])
+        #expect(refused.status == 1)
+        #expect(refused.stderr.contains("not_found"))
+        let missing = try run(Binaries.pizzactl, ["--socket", daemon.directory + "/nowhere.sock", "status"])
+        #expect(missing.status == 3)
+        #expect(missing.stderr.contains(daemon.directory + "/nowhere.sock"))
+        #expect(missing.stderr.contains("systemctl start pizzad"))
+        #expect(missing.stdout.isEmpty)
+    }
+
+    @Test("shell completion scripts for bash, zsh and fish", arguments: ["bash", "zsh", "fish"])
+    func completions(_ shell: String) throws {
+        let script = try run(Binaries.pizzactl, ["--generate-completion-script", shell])
+        #expect(script.status == 0)
+        #expect(script.stdout.contains("pizzactl"))
+        #expect(script.stdout.contains("advance"))
+    }
+}

@@ -1,0 +1,185 @@
+import Foundation
+import Testing
+
+@Suite("Every error code on the socket", .serialized)
+struct ProtocolErrorTests {
+    static let daemon = Result { try DaemonProcess(config: "socket:\n  maxConnections: 4\ndatabase:\n  busyTimeoutMs: 200\n") }
+
+    func connection() throws -> RawConnection { try RawConnection(path: Self.daemon.get().socket) }
+
+    @Test("-32700 parse error")
+    func parseError() throws {
+        let response = try connection().request("{not json")
+        #expect(response.errorCode == -32700)
+        #expect(response["id"] is NSNull)
+    }
+
+    @Test("-32600 invalid request")
+    func invalidRequest() throws {
+        let connection = try connection()
+        #expect(try connection.request(#"{"jsonrpc":"1.0","id":1,"method":"menu.list"}"#).errorCode == -32600)
+        #expect(try connection.request(#"[1,2]"#).errorCode == -32600)
+        #expect(try connection.request(#"{"jsonrpc":"2.0","id":2}"#).errorCode == -32600)
+    }
+
+    @Test("-32601 method not found")
+    func methodNotFound() throws {
+        let response = try connection().request(#"{"jsonrpc":"2.0","id":1,"method":"order.eat"}"#)
+        #expect(response.errorCode == -32601)
+        #expect(response["id"] as? Int == 1)
+    }
+
+    @Test("-32602 invalid params names the field")
+    func invalidParams() throws {
+        let connection = try connection()
+        let wrongType = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.get","params":{"id":"one"}}"#)
+        #expect(wrongType.errorCode == -32602)
+        #expect(wrongType.errorData?["field"] as? String == "id")
+        let unknown = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"order.list","params":{"statsu":"open"}}"#)
+        #expect(unknown.errorCode == -32602)
+        #expect(unknown.errorData?["field"] as? String == "statsu")
+    }
+
+    @Test("1001 not_found")
+    func notFound() throws {
+        let response = try connection().request(#"{"jsonrpc":"2.0","id":1,"method":"order.get","params":{"id":424242}}"#)
+        #expect(response.errorCode == 1001)
+    }
+
+    @Test("1002 invalid_transition lists what is allowed")
+    func invalidTransition() throws {
+        let connection = try connection()
+        let created = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        let id = try #require(created.result?["id"] as? Int)
+        let response = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id)}}"#)
+        #expect(response.errorCode == 1002)
+        #expect(response.errorData?["allowed"] as? [String] == ["place", "cancel"])
+    }
+
+    @Test("1003 conflict when advancing from a status the order left")
+    func conflict() throws {
+        let connection = try connection()
+        let created = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}],"place":true}}"#)
+        let id = try #require(created.result?["id"] as? Int)
+        let first = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id),"from":"placed"}}"#)
+        #expect(first.errorCode == nil)
+        let second = try connection.request(#"{"jsonrpc":"2.0","id":3,"method":"order.advance","params":{"id":\#(id),"from":"placed"}}"#)
+        #expect(second.errorCode == 1003)
+    }
+
+    @Test("1004 validation names the field and the allowed values")
+    func validation() throws {
+        let response = try connection().request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"},{"kind":"cheese","crust":"glass"}]}}"#)
+        #expect(response.errorCode == 1004)
+        #expect(response.errorData?["field"] as? String == "items[1].crust")
+        #expect(response.errorData?["allowed"] as? [String] == ["classic", "thin", "stuffed"])
+    }
+
+    @Test("1006 storage while another program holds the write lock, then recovery")
+    func storage() throws {
+        let daemon = try Self.daemon.get()
+        // Someone left an sqlite3 shell with an open write transaction.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["sqlite3", daemon.database]
+        let input = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = Pipe()
+        try holder.run()
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE; UPDATE carts SET note = note WHERE id = 1;\n".utf8))
+        usleep(300_000)
+        let connection = try connection()
+        let refused = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"customer":"locked out"}}"#)
+        #expect(refused.errorCode == 1006, "\(refused)")
+        // Reads go on.
+        #expect(try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"menu.list"}"#).errorCode == nil)
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        try input.fileHandleForWriting.close()
+        holder.waitUntilExit()
+        let accepted = try connection.request(#"{"jsonrpc":"2.0","id":3,"method":"order.create","params":{"customer":"back"}}"#)
+        #expect(accepted.errorCode == nil, "\(accepted)")
+        #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE customer = 'locked out'") == "0")
+    }
+
+    @Test("1007 overloaded past socket.maxConnections")
+    func overloaded() throws {
+        let held = try (0..<4).map { _ in try connection() }
+        for connection in held { _ = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"menu.list"}"#) }
+        let extra = try connection()
+        let line = try #require(try extra.readLine())
+        #expect(line.contains("1007"), "\(line)")
+        #expect(try extra.readLine() == nil, "the connection is closed")
+        _ = held
+    }
+
+    @Test("1008 unsupported_version for another protocol major")
+    func unsupportedVersion() throws {
+        let connection = try connection()
+        let response = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"daemon.hello","params":{"client":"future","protocol":"2.0"}}"#)
+        #expect(response.errorCode == 1008)
+        let ok = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"daemon.hello","params":{"client":"t","protocol":"1.7"}}"#)
+        #expect(ok.result?["protocol"] as? String == "1.0")
+    }
+
+    @Test("a line over 1 MiB gets an error and the connection is closed; others carry on")
+    func overlongLine() throws {
+        let connection = try connection()
+        let bystander = try self.connection()
+        try connection.send(String(repeating: "x", count: (1 << 20) + 10))
+        let line = try #require(try connection.readLine())
+        #expect(line.contains("-32600"))
+        #expect(try connection.readLine() == nil)
+        #expect(try bystander.request(#"{"jsonrpc":"2.0","id":1,"method":"menu.list"}"#).errorCode == nil)
+    }
+}
+
+@Suite("Access by peer credentials", .serialized)
+struct AccessTests {
+    @Test("a user in neither list gets permission_denied and exit code 4; readers read but may not change")
+    func nobody() throws {
+        let daemon = try DaemonProcess(config: """
+            socket:
+              group: nogroup
+            access:
+              readers: ["@nogroup"]
+            """)
+        // nobody (group nogroup) may read...
+        let status = try daemon.pizzactl(["status"], as: "nobody", group: "nogroup")
+        #expect(status.status == 0, "\(status)")
+        // ...but not change.
+        let denied = try daemon.pizzactl(["order", "new", "cheese"], as: "nobody", group: "nogroup")
+        #expect(denied.status == 4, "\(denied)")
+        #expect(denied.stderr.contains("permission_denied"))
+        #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts") == "0")
+        // The socket file is 0660 and belongs to the configured group.
+        var info = stat()
+        stat(daemon.socket, &info)
+        #expect(info.st_mode & 0o777 == 0o660)
+    }
+
+    @Test("a user outside the lists is denied even reads")
+    func outsider() throws {
+        let daemon = try DaemonProcess(config: "socket:\n  group: nogroup\n")
+        let denied = try daemon.pizzactl(["order", "list"], as: "nobody", group: "nogroup")
+        #expect(denied.status == 4, "\(denied)")
+        #expect(denied.stderr.contains("permission_denied"))
+    }
+
+    @Test("a user who cannot open the socket file is told so, exit 4")
+    func socketPermissions() throws {
+        let daemon = try DaemonProcess()
+        let denied = try daemon.pizzactl(["status"], as: "nobody", group: "nogroup")
+        #expect(denied.status == 4, "\(denied)")
+        #expect(denied.stderr.contains("no permission to open"))
+    }
+
+    @Test("the audit entry records the uid, name and pid of the operator")
+    func auditRecordsActor() throws {
+        let daemon = try DaemonProcess(config: "socket:\n  group: nogroup\naccess:\n  operators: [nobody]\n")
+        let created = try daemon.pizzactl(["order", "new", "cheese"], as: "nobody", group: "nogroup")
+        #expect(created.status == 0, "\(created)")
+        let row = try sqlite3(daemon.database, "SELECT actor_uid, actor_name FROM audit_log")
+        #expect(row == "65534|nobody")
+    }
+}

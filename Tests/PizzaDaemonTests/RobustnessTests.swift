@@ -1,0 +1,211 @@
+import Foundation
+import PizzaClient
+import PizzaProtocol
+import Synchronization
+import Testing
+
+@Suite("The daemon under bad input, load and signals", .serialized)
+struct RobustnessTests {
+    @Test("200 malformed lines of different kinds leave the daemon serving every connection")
+    func malformedLines() throws {
+        let daemon = try DaemonProcess()
+        let bystander = try RawConnection(path: daemon.socket)
+        let kinds: [String] = [
+            "{", "}", "[]", "null", "42", "\"text\"", "{\"jsonrpc\":\"2.0\"}", "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"menu.list\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":[1]}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":{\"items\":\"many\"}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":{\"items\":[{\"kind\":5}]}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":{\"items\":[{\"kind\":\"cheese\",\"quantity\":1e400}]}}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.get\",\"params\":{\"id\":99999999999999999999999}}",
+            String(repeating: "[", count: 5000), "\u{00}\u{01}\u{02}", "{\"a\":\"\\ud800\"}", "\u{FEFF}{}", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.advance\",\"params\":{\"id\":1,\"from\":\"eaten\"}}",
+        ]
+        let connection = try RawConnection(path: daemon.socket)
+        var answered = 0
+        for index in 0..<200 {
+            var line = kinds[index % kinds.count]
+            if index % 7 == 3 { line = String(line.shuffled()) }
+            if line.contains("\n") { line = line.replacingOccurrences(of: "\n", with: " ") }
+            try connection.send(line + "\n")
+            guard let response = try connection.readLine() else { break }
+            answered += 1
+            let object = try JSONSerialization.jsonObject(with: Data(response.utf8)) as? [String: Any]
+            #expect(object?["jsonrpc"] as? String == "2.0", "\(line) → \(response)")
+        }
+        #expect(answered == 200)
+        #expect(try connection.request(#"{"jsonrpc":"2.0","id":"ok","method":"menu.list"}"#).errorCode == nil)
+        #expect(try bystander.request(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#).errorCode == nil)
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+    }
+
+    @Test("50 concurrent clients create orders; every acknowledged order is in the database")
+    func concurrentClients() async throws {
+        let daemon = try DaemonProcess()
+        let acknowledged = try await withThrowingTaskGroup(of: [Int64].self) { group in
+            for client in 0..<50 {
+                group.addTask {
+                    try await ControlClient.withConnection(socket: daemon.socket) { connection in
+                        var ids: [Int64] = []
+                        for order in 0..<4 {
+                            let result = try await connection.call("order.create", [
+                                ("customer", .string("client \(client)")), ("ref", .string("c\(client)-o\(order)")),
+                                ("items", [["kind": "cheese"], ["kind": "chicken", "size": "L"]]),
+                            ])
+                            ids.append(try #require(result["id"]?.intValue))
+                        }
+                        return ids
+                    }
+                }
+            }
+            var all: [Int64] = []
+            for try await ids in group { all += ids }
+            return all
+        }
+        #expect(acknowledged.count == 200)
+        #expect(Set(acknowledged).count == 200)
+        #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts") == "200")
+        #expect(try sqlite3(daemon.database, "SELECT count(*) FROM pizzas") == "400")
+        #expect(try sqlite3(daemon.database, "SELECT count(*) FROM audit_log") == "200")
+        #expect(try daemon.pizzactl(["audit", "verify"]).status == 0)
+    }
+
+    @Test("SIGTERM under load: exit 0, no acknowledged order missing, integrity_check ok")
+    func sigtermUnderLoad() async throws {
+        let daemon = try DaemonProcess()
+        let acknowledged = Locked<[Int64]>([])
+        let load = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for client in 0..<8 {
+                    group.addTask {
+                        _ = try? await ControlClient.withConnection(socket: daemon.socket) { connection in
+                            for order in 0..<10_000 {
+                                let result = try await connection.call("order.create", [
+                                    ("ref", .string("t\(client)-\(order)")), ("items", [["kind": "cheese"]]), ("place", true),
+                                ])
+                                if let id = result["id"]?.intValue { acknowledged.withLock { $0.append(id) } }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        try await Task.sleep(for: .milliseconds(800))
+        let status = try daemon.stop(SIGTERM)
+        await load.value
+        #expect(status == 0, "\(daemon.output)")
+        #expect(daemon.output.contains("stopped cleanly"))
+        let ids = acknowledged.withLock { $0 }
+        #expect(ids.count > 10, "the load should have made orders before the signal")
+        let stored = Set(try sqlite3(daemon.database, "SELECT id FROM carts").split(separator: "\n").compactMap { Int64($0) })
+        #expect(Set(ids).isSubset(of: stored), "acknowledged but missing: \(Set(ids).subtracting(stored).sorted().prefix(10))")
+        #expect(try sqlite3(daemon.database, "PRAGMA integrity_check") == "ok")
+        #expect(try sqlite3(daemon.database, "PRAGMA foreign_key_check") == "")
+        // The WAL was checkpointed on the way out.
+        let walSize = (try? FileManager.default.attributesOfItem(atPath: daemon.database + "-wal")[.size] as? Int) ?? 0
+        #expect(walSize == 0)
+    }
+
+    @Test("promtool accepts the output of pizzactl metrics", .enabled(if: Binaries.available("promtool")))
+    func promtool() throws {
+        let daemon = try DaemonProcess()
+        try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        _ = try daemon.pizzactl(["order", "advance", "99"])
+        let metrics = try daemon.pizzactl(["metrics"])
+        let check = try run("promtool", ["check", "metrics"], input: metrics.stdout)
+        #expect(check.status == 0, "\(check)")
+    }
+}
+
+@Suite("Start-up, configuration and reload", .serialized)
+struct LifecycleTests {
+    @Test("a bad configuration stops start-up with one line naming file, key and what is allowed",
+          arguments: [
+            ("log:\n  level: loud\n", "key 'log.level': 'loud' is not allowed; allowed: trace, debug"),
+            ("log:\n  levle: info\n", "key 'log.levle': unknown key; allowed: level"),
+            ("socket:\n  maxConnections: many\n", "key 'socket.maxConnections': 'many' is not a whole number"),
+            ("menu:\n  kinds:\n    hawaii:\n      prices: {L: 1200}\n      crust: glass\n", "key 'menu.kinds.hawaii.crust'"),
+            ("database: [\n", "is not valid YAML"),
+          ])
+    func badConfiguration(_ yaml: String, _ expected: String) throws {
+        let daemon = try DaemonProcess(config: yaml, wait: false)
+        let status = try daemon.waitForExit()
+        #expect(status == 78)
+        let lines = daemon.output.split(separator: "\n")
+        #expect(lines.count == 1, "\(daemon.output)")
+        #expect(daemon.output.contains(daemon.directory + "/pizzad.yaml"))
+        #expect(daemon.output.contains(expected), "\(daemon.output)")
+    }
+
+    @Test("a stale socket file from a crash is replaced; a live daemon's socket is never stolen")
+    func staleAndLiveSockets() throws {
+        let first = try DaemonProcess()
+        try #require(first.pizzactl(["order", "new", "cheese"]).status == 0)
+        // A second daemon on the same socket refuses to start.
+        let thief = try DaemonProcess(arguments: ["--socket", first.socket], wait: false)
+        #expect(try thief.waitForExit() == 1)
+        #expect(thief.output.contains("another pizzad is serving on \(first.socket)"))
+        #expect(try first.pizzactl(["status"]).status == 0)
+        // A crash leaves the socket file behind; the next start replaces it.
+        #expect(try first.stop(SIGKILL) == -9)
+        #expect(FileManager.default.fileExists(atPath: first.socket))
+        let second = try DaemonProcess(directory: first.directory)
+        #expect(second.output.contains("replacing a stale socket file"))
+        #expect(try second.pizzactl(["order", "show", "1"]).status == 0)
+    }
+
+    @Test("SIGHUP applies a new menu and access lists live, and says what needs a restart")
+    func reload() throws {
+        let daemon = try DaemonProcess(config: "log:\n  level: info\n")
+        #expect(try daemon.pizzactl(["order", "new", "hawaii"]).status == 1)
+        try Data("""
+            log:
+              level: info
+            socket:
+              maxConnections: 10
+            menu:
+              kinds:
+                hawaii:
+                  prices: {L: 1500}
+                  size: L
+                  ketchup: true
+            """.utf8).write(to: URL(fileURLWithPath: daemon.directory + "/pizzad.yaml"))
+        kill(daemon.pid, SIGHUP)
+        let deadline = Date().addingTimeInterval(10)
+        while !daemon.output.contains("configuration reloaded"), Date() < deadline { usleep(20_000) }
+        #expect(daemon.output.contains("applied=menu (1 kinds)"), "\(daemon.output)")
+        #expect(daemon.output.contains("needs-restart=socket.maxConnections"))
+        let created = try json(daemon.pizzactl(["--json", "order", "new", "hawaii"]))
+        #expect(created["total"] as? Int == 1500)
+        // A broken file on reload is refused and the running configuration stays.
+        try Data("log: [\n".utf8).write(to: URL(fileURLWithPath: daemon.directory + "/pizzad.yaml"))
+        kill(daemon.pid, SIGHUP)
+        let second = Date().addingTimeInterval(10)
+        while !daemon.output.contains("reload refused"), Date() < second { usleep(20_000) }
+        #expect(daemon.output.contains("reload refused"))
+        #expect(try daemon.pizzactl(["order", "new", "hawaii"]).status == 0)
+    }
+
+    @Test("a file that is not a pizzad database is refused and left untouched")
+    func foreignDatabase() throws {
+        let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        _ = try sqlite3(directory + "/pizzad.sqlite", "CREATE TABLE photos (id INTEGER PRIMARY KEY);")
+        let before = try run("sha256sum", [directory + "/pizzad.sqlite"]).stdout
+        let daemon = try DaemonProcess(directory: directory, wait: false)
+        #expect(try daemon.waitForExit() == 65)
+        #expect(daemon.output.contains("another program"))
+        #expect(try run("sha256sum", [directory + "/pizzad.sqlite"]).stdout == before)
+    }
+
+    @Test("pizzad --version and --help; a bad flag is a usage error")
+    func commandLine() throws {
+        let version = try run(Binaries.pizzad, ["--version"])
+        #expect(version.status == 0)
+        #expect(version.stdout.hasPrefix("pizzad 0.1.0"))
+        let help = try run(Binaries.pizzad, ["--help"])
+        #expect(help.stdout.contains("--database PATH"))
+        let bad = try run(Binaries.pizzad, ["--frobnicate"])
+        #expect(bad.status == 64)
+        #expect(bad.stderr.contains("unknown argument '--frobnicate'"))
+    }
+}
