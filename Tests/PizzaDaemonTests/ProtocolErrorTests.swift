@@ -3,9 +3,13 @@ import Testing
 
 @Suite("Every error code on the socket", .serialized)
 struct ProtocolErrorTests {
-    static let daemon = Result { try DaemonProcess(config: "socket:\n  maxConnections: 4\ndatabase:\n  busyTimeoutMs: 200\n") }
+    let daemon: DaemonProcess
 
-    func connection() throws -> RawConnection { try RawConnection(path: Self.daemon.get().socket) }
+    init() throws {
+        daemon = try DaemonProcess(config: "socket:\n  maxConnections: 4\ndatabase:\n  busyTimeoutMs: 200\n")
+    }
+
+    func connection() throws -> RawConnection { try RawConnection(path: daemon.socket) }
 
     @Test("-32700 parse error")
     func parseError() throws {
@@ -78,7 +82,6 @@ struct ProtocolErrorTests {
 
     @Test("1006 storage while another program holds the write lock, then recovery")
     func storage() throws {
-        let daemon = try Self.daemon.get()
         // Someone left an sqlite3 shell with an open write transaction.
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -104,7 +107,14 @@ struct ProtocolErrorTests {
 
     @Test("1007 overloaded past socket.maxConnections")
     func overloaded() throws {
-        let held = try (0..<4).map { _ in try connection() }
+        // Wait until only this probe is open (the harness's readiness probe may not be closed yet).
+        let probe = try connection()
+        for _ in 0..<200 {
+            let status = try probe.request(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#)
+            if status.result?["connections"] as? Int == 1 { break }
+            usleep(10_000)
+        }
+        let held = try [probe] + (0..<3).map { _ in try connection() }
         for connection in held { _ = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"menu.list"}"#) }
         let extra = try connection()
         let line = try #require(try extra.readLine())

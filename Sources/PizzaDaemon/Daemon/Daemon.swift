@@ -56,8 +56,10 @@ public enum Daemon {
         logger.logLevel = configuration.logLevel
 
         let store: SQLiteOrderStore
+        let migrationsPath: String
         do {
-            let migrations = try Migration.load(from: try findMigrations(configuration, environment: environment))
+            migrationsPath = try findMigrations(configuration, environment: environment)
+            let migrations = try Migration.load(from: migrationsPath)
             try FileManager.default.createDirectory(
                 atPath: (configuration.databasePath as NSString).deletingLastPathComponent.isEmpty
                     ? "." : (configuration.databasePath as NSString).deletingLastPathComponent,
@@ -85,8 +87,19 @@ public enum Daemon {
             return ExitCode.failure
         }
 
-        let health = HealthService(state: state, server: server, notifier: notifier, logger: logger)
-        let reload = ReloadService(loader: loader, current: configuration, state: state, notifier: notifier, logger: logger)
+        server.whenShuttingDown { notifier.notify("STOPPING=1\nSTATUS=stopping: finishing requests under way") }
+        let reload = await ReloadService(
+            loader: loader, current: configuration, state: state, notifier: notifier, logger: logger)
+        let health = HealthService(state: state, server: server, notifier: notifier, logger: logger) { [logger] in
+            // The service group is running, so SIGTERM and SIGINT already lead to a graceful shutdown.
+            logger.info(
+                "pizzad \(DaemonState.version) ready",
+                metadata: [
+                    "pid": "\(getpid())", "database": "\(store.path)", "socket": "\(server.path)",
+                    "config": "\(configuration.file ?? "built-in defaults")", "migrations": "\(migrationsPath)",
+                ])
+            notifier.notify("READY=1\nSTATUS=\(await HealthService.statusLine(state: state))\nMAINPID=\(getpid())")
+        }
         let services = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: [
@@ -96,13 +109,6 @@ public enum Daemon {
                 ],
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
-        logger.info(
-            "pizzad \(DaemonState.version) ready",
-            metadata: [
-                "pid": "\(getpid())", "database": "\(store.path)", "socket": "\(server.path)",
-                "config": "\(configuration.file ?? "built-in defaults")",
-            ])
-        notifier.notify("READY=1\nSTATUS=\(await health.statusLine())\nMAINPID=\(getpid())")
         do {
             try await services.run()
         } catch {

@@ -11,14 +11,26 @@ final class HealthService: Service {
     private let notifier: SystemdNotifier
     private let logger: Logger
 
-    init(state: DaemonState, server: ControlSocketServer, notifier: SystemdNotifier, logger: Logger) {
+    init(
+        state: DaemonState, server: ControlSocketServer, notifier: SystemdNotifier, logger: Logger,
+        onStart: @escaping @Sendable () async -> Void
+    ) {
+        self.onStart = onStart
         self.state = state
         self.server = server
         self.notifier = notifier
         self.logger = logger
     }
 
+    /// Called once the service group runs (its signal handlers are in place): the daemon's readiness.
+    private let onStart: @Sendable () async -> Void
+
     func run() async throws {
+        await onStart()
+        try? await cancelWhenGracefulShutdown { try await self.loop() }
+    }
+
+    private func loop() async throws {
         let interval = notifier.watchdogInterval.map { min($0, .seconds(5)) } ?? .seconds(5)
         var lastStatus = ""
         var storageWasFailing = false
@@ -61,8 +73,10 @@ final class HealthService: Service {
         }
     }
 
+    func statusLine() async -> String { await Self.statusLine(state: state) }
+
     /// "serving; 3 placed, 2 baking" or "storage failing: …".
-    func statusLine() async -> String {
+    static func statusLine(state: DaemonState) async -> String {
         if let failure = state.store.currentStorageFailure { return "storage failing: \(failure)" }
         guard let counts = try? await state.repository.countsByStatus() else { return "serving" }
         let active: [OrderStatus] = [.open, .placed, .preparing, .baking, .boxed, .shipped]

@@ -13,7 +13,11 @@ final class ReloadService: Service {
     private let notifier: SystemdNotifier
     private let logger: Logger
 
-    init(loader: ConfigurationLoader, current: DaemonConfiguration, state: DaemonState, notifier: SystemdNotifier, logger: Logger) {
+    init(
+        loader: ConfigurationLoader, current: DaemonConfiguration, state: DaemonState, notifier: SystemdNotifier,
+        logger: Logger
+    ) async {
+        self.signals = await UnixSignalsSequence(trapping: .sighup)
         self.loader = loader
         self.current = Mutex(current)
         self.state = state
@@ -21,8 +25,10 @@ final class ReloadService: Service {
         self.logger = logger
     }
 
+    /// Traps `SIGHUP` (whose default action would end the process) as soon as the service exists.
+    private let signals: UnixSignalsSequence
+
     func run() async throws {
-        let signals = await UnixSignalsSequence(trapping: .sighup)
         for await _ in signals.cancelOnGracefulShutdown() {
             await reload()
         }

@@ -133,8 +133,15 @@ final class ControlSocketServer: Service {
         return result == 0
     }
 
+    /// Called once when graceful shutdown begins (the daemon tells systemd `STOPPING=1`).
+    private let onShutdown = Locked<(@Sendable () -> Void)?>(nil)
+
+    /// Sets what to call when graceful shutdown begins.
+    func whenShuttingDown(_ action: @escaping @Sendable () -> Void) { onShutdown.withLock { $0 = action } }
+
     func run() async throws {
         try? await gracefulShutdown()
+        onShutdown.withLock { $0 }?()
         logger.info("stopping: no new connections; waiting for requests under way")
         try? await channel.close()
         let idle = await tracker.waitForIdle(timeout: .seconds(configuration.shutdownGraceSeconds))

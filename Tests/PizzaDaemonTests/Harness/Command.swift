@@ -23,32 +23,47 @@ func run(
     process.environment = env
     if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
     let out = Pipe()
-    let err = Pipe()
+    // Standard error goes to a file, so one thread can drain standard output without any risk of a full pipe.
+    let errorPath = NSTemporaryDirectory() + "pizzad-stderr-" + UUID().uuidString
+    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
+    defer { try? FileManager.default.removeItem(atPath: errorPath) }
+    let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
     let inPipe = Pipe()
     process.standardOutput = out
-    process.standardError = err
+    process.standardError = errorHandle
     process.standardInput = inPipe
     try process.run()
+    try? errorHandle.close()
     if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
     try? inPipe.fileHandleForWriting.close()
-    let killer = DispatchWorkItem { if process.isRunning { process.terminate() } }
+    let pid = process.processIdentifier
+    let killer = DispatchWorkItem { kill(pid, SIGKILL) }
     DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-    // Read both pipes concurrently so neither fills up.
-    let errorData = Mutex(Data())
-    let group = DispatchGroup()
-    group.enter()
-    DispatchQueue.global().async {
-        let data = err.fileHandleForReading.readDataToEndOfFile()
-        errorData.withLock { $0 = data }
-        group.leave()
-    }
     let outData = out.fileHandleForReading.readDataToEndOfFile()
-    group.wait()
-    process.waitUntilExit()
+    let status = waitForExit(process)
     killer.cancel()
+    let errorData = FileManager.default.contents(atPath: errorPath) ?? Data()
     return CommandResult(
-        status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errorData.withLock { $0 }, as: UTF8.self))
+        status: status, stdout: String(decoding: outData, as: UTF8.self),
+        stderr: String(decoding: errorData, as: UTF8.self))
+}
+
+/// Waits for `process` to exit and returns its exit status (128 + signal when killed).
+///
+/// Reaps the child itself with `waitpid` when Foundation's own reaper has not noticed the exit (seen when another
+/// child of the test was started through systemd-socket-activate), instead of waiting forever.
+func waitForExit(_ process: Process) -> Int32 {
+    let pid = process.processIdentifier
+    while process.isRunning {
+        var status: Int32 = 0
+        let reaped = waitpid(pid, &status, WNOHANG)
+        if reaped == pid {
+            let signal = status & 0x7f
+            return signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        }
+        usleep(2_000)
+    }
+    return process.terminationStatus
 }
 
 /// Runs `sqlite3 path sql` and returns its trimmed output.

@@ -1,0 +1,162 @@
+import Foundation
+import Testing
+
+@Suite("systemd integration and installation", .serialized)
+struct SystemdTests {
+    @Test("sd_notify: READY=1, STATUS=, WATCHDOG=1 pings and STOPPING=1, all from pizzad's own pid")
+    func notify() throws {
+        let directory = NSTemporaryDirectory() + "pizzad-notify-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let listener = try NotifyListener(path: directory + "/notify.sock")
+        let daemon = try DaemonProcess(
+            environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
+        let early = listener.collect(timeout: 5) { messages in
+            messages.filter { $0.message.contains("WATCHDOG=1") }.count >= 2
+        }
+        let ready = try #require(early.first { $0.message.contains("READY=1") })
+        #expect(ready.pid == daemon.pid)
+        #expect(ready.message.contains("STATUS=serving"), "\(ready.message)")
+        #expect(early.filter { $0.message.contains("WATCHDOG=1") }.count >= 2)
+        #expect(early.allSatisfy { $0.pid == daemon.pid })
+        // The status line follows what the kitchen does.
+        try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        let status = listener.collect(timeout: 3) { messages in messages.contains { $0.message.contains("1 placed") } }
+        #expect(status.contains { $0.message.contains("STATUS=serving; 1 placed") }, "\(status.map(\.message))")
+        #expect(try daemon.stop(SIGTERM) == 0)
+        let late = listener.collect(timeout: 2) { messages in messages.contains { $0.message.contains("STOPPING=1") } }
+        let stopping = try #require(late.first { $0.message.contains("STOPPING=1") })
+        #expect(stopping.pid == daemon.pid)
+    }
+
+    @Test("SIGHUP is announced with RELOADING=1 and READY=1")
+    func reloadNotification() throws {
+        let directory = NSTemporaryDirectory() + "pizzad-notify-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let listener = try NotifyListener(path: directory + "/notify.sock")
+        let daemon = try DaemonProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
+        _ = listener.collect(timeout: 3) { messages in messages.contains { $0.message.contains("READY=1") } }
+        kill(daemon.pid, SIGHUP)
+        let messages = listener.collect(timeout: 5) { messages in
+            messages.contains { $0.message.contains("RELOADING=1") } && messages.last?.message.contains("READY=1") == true
+        }
+        #expect(messages.contains { $0.message.contains("RELOADING=1") && $0.message.contains("MONOTONIC_USEC=") })
+        #expect(messages.last?.message == "READY=1")
+    }
+
+    @Test("under systemd-socket-activate pizzad serves on the passed socket",
+          .enabled(if: Binaries.available("systemd-socket-activate")))
+    func socketActivation() throws {
+        let directory = NSTemporaryDirectory() + "pizzad-activate-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let socket = directory + "/activated.sock"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = [
+            "systemd-socket-activate", "--listen=\(socket)", "--fdname=pizzad.sock", Binaries.pizzad,
+            "--database", directory + "/pizzad.sqlite", "--socket", directory + "/unused.sock",
+        ]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        let log = Pipe()
+        process.standardError = log
+        process.standardOutput = log
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        // The socket exists before pizzad runs; the first connection starts it.
+        let deadline = Date().addingTimeInterval(5)
+        while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(20_000) }
+        let status = try run(Binaries.pizzactl, ["--socket", socket, "--timeout", "20", "order", "new", "cheese"])
+        #expect(status.status == 0, "\(status)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/unused.sock"), "pizzad bound its own socket")
+        kill(process.processIdentifier, SIGTERM)
+        let exitStatus = waitForExit(process)
+        let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(output.contains("serving on the socket passed by systemd"), "\(output)")
+        #expect(exitStatus == 0)
+    }
+
+    @Test("under systemd (JOURNAL_STREAM set) log lines carry syslog priorities and no timestamp")
+    func journalLogs() throws {
+        let daemon = try DaemonProcess(environment: ["JOURNAL_STREAM": "8:12345"])
+        #expect(try daemon.stop() == 0)
+        let lines = daemon.output.split(separator: "\n")
+        #expect(!lines.isEmpty)
+        #expect(lines.allSatisfy { $0.hasPrefix("<6>") || $0.hasPrefix("<5>") || $0.hasPrefix("<4>") }, "\(lines)")
+        #expect(!daemon.output.contains("INFO"))
+        let plain = try DaemonProcess()
+        #expect(plain.output.contains(" INFO "))
+    }
+
+    @Test("the unit scores 1.0 or lower in systemd-analyze security",
+          .enabled(if: Binaries.available("systemd-analyze")))
+    func hardening() throws {
+        let unit = Binaries.repository + "/systemd/pizzad.service"
+        let result = try run("systemd-analyze", ["security", "--offline=true", "--threshold=10", unit])
+        #expect(result.status == 0, "\(result)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") })
+        let score = line.split(separator: " ").compactMap { Double($0) }.first
+        #expect((score ?? 10) <= 1.0, "\(line)")
+    }
+
+    @Test("install into a DESTDIR: systemd-analyze verify passes, and the installed pizzad runs on the installed files",
+          .enabled(if: Binaries.available("systemd-analyze")))
+    func install() throws {
+        let stage = NSTemporaryDirectory() + "pizzad-stage-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: stage) }
+        let installed = try run(Binaries.repository + "/systemd/install.sh", [],
+                                environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
+        try #require(installed.status == 0, "\(installed)")
+        for file in ["/usr/local/bin/pizzad", "/usr/local/bin/pizzactl", "/etc/pizzad/pizzad.yaml",
+                     "/usr/local/share/pizzad/migrations/0001_initial.sql", "/usr/local/lib/systemd/system/pizzad.service",
+                     "/usr/local/lib/systemd/system/pizzad.socket", "/usr/local/lib/sysusers.d/pizzad.conf",
+                     "/usr/local/share/bash-completion/completions/pizzactl", "/usr/local/share/zsh/site-functions/_pizzactl",
+                     "/usr/local/share/fish/vendor_completions.d/pizzactl.fish"] {
+            #expect(FileManager.default.fileExists(atPath: stage + file), "\(file) missing")
+        }
+        // A second install keeps the operator's configuration.
+        try Data("log:\n  level: debug\n".utf8).write(to: URL(fileURLWithPath: stage + "/etc/pizzad/pizzad.yaml"))
+        let again = try run(Binaries.repository + "/systemd/install.sh", [],
+                            environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
+        #expect(again.status == 0)
+        #expect(try String(contentsOfFile: stage + "/etc/pizzad/pizzad.yaml", encoding: .utf8) == "log:\n  level: debug\n")
+        try FileManager.default.copyItem(atPath: Binaries.repository + "/config/pizzad.yaml", toPath: stage + "/etc/pizzad/pizzad.yaml.orig")
+        try FileManager.default.removeItem(atPath: stage + "/etc/pizzad/pizzad.yaml")
+        try FileManager.default.moveItem(atPath: stage + "/etc/pizzad/pizzad.yaml.orig", toPath: stage + "/etc/pizzad/pizzad.yaml")
+
+        // systemd-analyze verify --root needs the host's standard units and /bin/kill inside the root.
+        try FileManager.default.createDirectory(atPath: stage + "/usr/lib/systemd", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: stage + "/usr/bin", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: "/usr/lib/systemd/system", toPath: stage + "/usr/lib/systemd/system")
+        try FileManager.default.copyItem(atPath: "/usr/bin/kill", toPath: stage + "/usr/bin/kill")
+        try FileManager.default.createSymbolicLink(atPath: stage + "/bin", withDestinationPath: "usr/bin")
+        let verify = try run("systemd-analyze", [
+            "verify", "--root=\(stage)", stage + "/usr/local/lib/systemd/system/pizzad.service",
+            stage + "/usr/local/lib/systemd/system/pizzad.socket",
+        ])
+        #expect(verify.status == 0, "\(verify)")
+
+        // The installed binary, on the installed configuration, finds the installed migrations.
+        let work = stage + "/work"
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: stage + "/usr/local/bin/pizzad")
+        process.arguments = ["--config", stage + "/etc/pizzad/pizzad.yaml", "--database", work + "/pizzad.sqlite",
+                             "--socket", work + "/pizzad.sock"]
+        process.currentDirectoryURL = URL(fileURLWithPath: work)
+        let log = Pipe()
+        process.standardError = log
+        try process.run()
+        defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
+        let deadline = Date().addingTimeInterval(10)
+        while (try? RawConnection(path: work + "/pizzad.sock")) == nil, Date() < deadline { usleep(20_000) }
+        let order = try run(stage + "/usr/local/bin/pizzactl", ["--socket", work + "/pizzad.sock", "order", "new", "seafood"])
+        #expect(order.status == 0, "\(order)")
+        kill(process.processIdentifier, SIGTERM)
+        let exitStatus = waitForExit(process)
+        let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(output.contains("migrations=\(stage)/usr/local/bin/../share/pizzad/migrations")
+                || output.contains("migrations=\(stage)/usr/local/share/pizzad/migrations"), "\(output)")
+        #expect(output.contains("config=\(stage)/etc/pizzad/pizzad.yaml"))
+        #expect(exitStatus == 0)
+    }
+}

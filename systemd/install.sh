@@ -1,0 +1,59 @@
+#!/usr/bin/env bash
+# Installs pizzad onto this host, or into a staging root for packagers.
+#
+#   systemd/install.sh                          # release build, install under /usr/local
+#   DESTDIR=/tmp/stage PREFIX=/usr systemd/install.sh
+#   BUILD_DIR=.build/debug systemd/install.sh   # install binaries that are already built (no build step)
+#
+# Installs: $PREFIX/bin/{pizzad,pizzactl}, $PREFIX/share/pizzad/migrations/, /etc/pizzad/pizzad.yaml (never over
+# an existing one), $PREFIX/lib/systemd/system/pizzad.{service,socket}, $PREFIX/lib/sysusers.d/pizzad.conf and
+# completion scripts for bash, zsh and fish. On a real host (no DESTDIR) it then creates the user and group and
+# reloads systemd; enabling is yours: systemctl enable --now pizzad.socket pizzad
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+DESTDIR="${DESTDIR:-}"
+PREFIX="${PREFIX:-/usr/local}"
+SYSCONFDIR="${SYSCONFDIR:-/etc}"
+
+if [ -z "${BUILD_DIR:-}" ]; then
+  # Static Swift runtime: the installed binaries need no Swift toolchain on the host.
+  swift build -c release --static-swift-stdlib --product pizzad
+  swift build -c release --static-swift-stdlib --product pizzactl
+  BUILD_DIR="$(swift build -c release --show-bin-path)"
+fi
+
+root="$DESTDIR"
+install -d "$root$PREFIX/bin" "$root$PREFIX/share/pizzad/migrations" "$root$SYSCONFDIR/pizzad" \
+  "$root$PREFIX/lib/systemd/system" "$root$PREFIX/lib/sysusers.d" \
+  "$root$PREFIX/share/bash-completion/completions" "$root$PREFIX/share/zsh/site-functions" \
+  "$root$PREFIX/share/fish/vendor_completions.d" "$root$PREFIX/share/doc/pizzad"
+
+install -m 0755 "$BUILD_DIR/pizzad" "$BUILD_DIR/pizzactl" "$root$PREFIX/bin/"
+install -m 0644 migrations/*.sql "$root$PREFIX/share/pizzad/migrations/"
+
+config="$root$SYSCONFDIR/pizzad/pizzad.yaml"
+if [ -e "$config" ]; then
+  install -m 0644 config/pizzad.yaml "$config.default"
+  echo "kept your $SYSCONFDIR/pizzad/pizzad.yaml; the shipped one is beside it as pizzad.yaml.default"
+else
+  install -m 0644 config/pizzad.yaml "$config"
+fi
+
+sed "s|/usr/local/bin/pizzad|$PREFIX/bin/pizzad|" systemd/pizzad.service > "$root$PREFIX/lib/systemd/system/pizzad.service"
+install -m 0644 systemd/pizzad.socket "$root$PREFIX/lib/systemd/system/pizzad.socket"
+chmod 0644 "$root$PREFIX/lib/systemd/system/pizzad.service"
+install -m 0644 systemd/pizzad.sysusers "$root$PREFIX/lib/sysusers.d/pizzad.conf"
+install -m 0644 README.md "$root$PREFIX/share/doc/pizzad/README.md"
+
+"$BUILD_DIR/pizzactl" --generate-completion-script bash > "$root$PREFIX/share/bash-completion/completions/pizzactl"
+"$BUILD_DIR/pizzactl" --generate-completion-script zsh > "$root$PREFIX/share/zsh/site-functions/_pizzactl"
+"$BUILD_DIR/pizzactl" --generate-completion-script fish > "$root$PREFIX/share/fish/vendor_completions.d/pizzactl.fish"
+
+if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
+  systemd-sysusers "$PREFIX/lib/sysusers.d/pizzad.conf"
+  systemctl daemon-reload
+  echo "installed; start with: systemctl enable --now pizzad.socket pizzad"
+else
+  echo "installed into ${DESTDIR:-/} with prefix $PREFIX"
+fi
