@@ -1,7 +1,6 @@
 import CoreMetrics
 public import PizzaCore
 public import Prometheus
-import Synchronization
 
 /// Counts what the repository commits, through swift-metrics into a Prometheus registry.
 ///
@@ -81,7 +80,7 @@ public final class MetricsCollector: OrderRepositoryDelegate {
     ]
 
     /// Help text for metrics other parts of the daemon add to the registry.
-    private let extraHelp = Mutex<[String: String]>([:])
+    private let extraHelp = Locked<[String: String]>([:])
 
     /// Registers the `# HELP` text of a metric added through ``factory``.
     public func describe(_ name: String, _ text: String) { extraHelp.withLock { $0[name] = text } }

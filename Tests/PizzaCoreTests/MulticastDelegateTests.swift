@@ -17,7 +17,7 @@ final class Recorder: Listener, Sendable {
 }
 
 final class Log: Sendable {
-    private let lines = Mutex<[String]>([])
+    private let lines = Locked<[String]>([])
     func append(_ line: String) { lines.withLock { $0.append(line) } }
     var all: [String] { lines.withLock { $0 } }
 }

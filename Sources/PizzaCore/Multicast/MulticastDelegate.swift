@@ -1,4 +1,3 @@
-import Synchronization
 
 /// Announces calls to many delegates, holding each one weakly.
 ///
@@ -20,7 +19,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
         var nextID: UInt64 = 0
     }
 
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     /// An empty multicast delegate.
     public init() {}

@@ -19,8 +19,8 @@ final class DaemonState: Sendable {
     let startedAt = ContinuousClock.now
     let connections = Atomic<Int>(0)
     let watchers = Atomic<Int>(0)
-    private let factoryState: Mutex<PizzaFactory>
-    private let accessState: Mutex<AccessPolicy>
+    private let factoryState: Locked<PizzaFactory>
+    private let accessState: Locked<AccessPolicy>
 
     init(store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger) async throws {
         self.store = store
@@ -32,8 +32,8 @@ final class DaemonState: Sendable {
         repository.delegates += persistence
         repository.delegates += audit
         repository.delegates += metrics
-        factoryState = Mutex(PizzaFactory(menu: configuration.menu))
-        accessState = Mutex(
+        factoryState = Locked(PizzaFactory(menu: configuration.menu))
+        accessState = Locked(
             AccessPolicy(operators: configuration.operators, readers: configuration.readers, daemonUID: daemonUID))
     }
 

@@ -1,6 +1,6 @@
+import PizzaCore
 import Logging
 import ServiceLifecycle
-import Synchronization
 import UnixSignals
 
 /// Re-reads the configuration on `SIGHUP` (`systemctl reload pizzad`) and applies what can change live: the
@@ -8,7 +8,7 @@ import UnixSignals
 /// configuration is refused whole and the running one stays.
 final class ReloadService: Service {
     private let loader: ConfigurationLoader
-    private let current: Mutex<DaemonConfiguration>
+    private let current: Locked<DaemonConfiguration>
     private let state: DaemonState
     private let notifier: SystemdNotifier
     private let logger: Logger
@@ -19,7 +19,7 @@ final class ReloadService: Service {
     ) async {
         self.signals = await UnixSignalsSequence(trapping: .sighup)
         self.loader = loader
-        self.current = Mutex(current)
+        self.current = Locked(current)
         self.state = state
         self.notifier = notifier
         self.logger = logger

@@ -3,7 +3,6 @@ import NIOCore
 import PizzaCore
 import PizzaProtocol
 import PizzaStorage
-import Synchronization
 
 /// One `events.watch` connection, subscribed to the repository as one more weak delegate.
 ///
@@ -14,7 +13,7 @@ import Synchronization
 final class EventWatcher: OrderRepositoryDelegate {
     private let channel: any Channel
     private let status: OrderStatus?
-    private let state = Mutex(State())
+    private let state = Locked(State())
     private let onDrop: @Sendable () -> Void
 
     private struct State {

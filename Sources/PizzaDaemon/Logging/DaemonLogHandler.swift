@@ -1,8 +1,8 @@
 #if canImport(Glibc)
 import Glibc
 #endif
+import PizzaCore
 public import Logging
-import Synchronization
 
 /// Writes log lines to stderr: under systemd (`JOURNAL_STREAM` set) each line starts with its syslog priority
 /// (`<3>` error … `<7>` debug) and carries no timestamp, since the journal adds one; on a terminal, plain
@@ -18,8 +18,8 @@ public struct DaemonLogHandler: LogHandler {
     }
     private let label: String
 
-    static let level = Mutex<Logger.Level>(.info)
-    private static let output = Mutex<Void>(())
+    static let level = Locked<Logger.Level>(.info)
+    private static let output = Locked<Void>(())
 
     public init(label: String, journal: Bool) {
         self.label = label

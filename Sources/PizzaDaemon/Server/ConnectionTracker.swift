@@ -1,9 +1,10 @@
+import PizzaCore
 import NIOCore
 import Synchronization
 
 /// Counts open connections and requests under way, so shutdown can wait for the requests to finish.
 final class ConnectionTracker: Sendable {
-    private let channels = Mutex<[ObjectIdentifier: any Channel]>([:])
+    private let channels = Locked<[ObjectIdentifier: any Channel]>([:])
     private let inFlight = Atomic<Int>(0)
 
     /// Registers an accepted connection; returns how many are open now, including it.

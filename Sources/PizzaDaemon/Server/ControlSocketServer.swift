@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOCore
 import NIOPosix
+import PizzaCore
 import PizzaProtocol
 import ServiceLifecycle
 

@@ -1,9 +1,9 @@
+import PizzaCore
 import SQLite
-import Synchronization
 
 /// Read-only connections, each lent to one caller at a time, so reads never wait on the writer (WAL).
 final class ReadPool: Sendable {
-    private let idle = Mutex<[Database]>([])
+    private let idle = Locked<[Database]>([])
     private let open: @Sendable () throws -> Database
     private let keep: Int
 

@@ -2,7 +2,6 @@ import Dispatch
 import Foundation
 public import PizzaCore
 public import SQLite
-import Synchronization
 
 /// The SQLite ``OrderStore``: one writer with group commit, a pool of readers.
 ///
@@ -20,9 +19,9 @@ public final class SQLiteOrderStore: OrderStore {
     /// The write connection; only ever used on `queue` (inside a write body or a maintenance block).
     let writer: Database
     private let queue = DispatchQueue(label: "pizzad.writer", qos: .userInitiated)
-    private let pending = Mutex<PendingWrites>(PendingWrites())
+    private let pending = Locked<PendingWrites>(PendingWrites())
     private let readers: ReadPool
-    private let storageFailure = Mutex<StorageError?>(nil)
+    private let storageFailure = Locked<StorageError?>(nil)
 
     private struct PendingWrites {
         var writes: [PendingWrite] = []
