@@ -58,18 +58,37 @@ final class HealthService: Service {
         }
     }
 
-    /// Whether the writer runs a trivial statement within `timeout` (a wedged writer does not).
+    /// Whether a probe of the writer is still waiting (a wedged writer never answers it).
+    private let probeInFlight = Locked(false)
+
+    /// Whether the writer runs a trivial statement within `timeout`. A wedged writer does not; its probe then
+    /// stays queued, and no second probe is queued behind it.
     private func writerAnswers(within timeout: Duration) async -> Bool {
+        let alreadyWaiting = probeInFlight.withLock { waiting in
+            defer { waiting = true }
+            return waiting
+        }
+        if alreadyWaiting { return false }
         let store = state.store
-        return await withTaskGroup(of: Bool.self) { group in
-            group.addTask { (try? await store.withWriter { db in _ = try db.scalar("SELECT 1") }) != nil }
-            group.addTask {
-                try? await Task.sleep(for: timeout)
-                return false
+        let probeInFlight = self.probeInFlight
+        return await withCheckedContinuation { (continuation: CheckedContinuation<Bool, Never>) in
+            let answered = Locked(false)
+            let finish: @Sendable (Bool) -> Void = { healthy in
+                let first = answered.withLock { done in
+                    defer { done = true }
+                    return !done
+                }
+                if first { continuation.resume(returning: healthy) }
             }
-            let first = await group.next() ?? false
-            group.cancelAll()
-            return first
+            Task {
+                let healthy = (try? await store.withWriter { db in _ = try db.scalar("SELECT 1") }) != nil
+                probeInFlight.withLock { $0 = false }
+                finish(healthy)
+            }
+            Task {
+                try? await Task.sleep(for: timeout)
+                finish(false)
+            }
         }
     }
 

@@ -14,7 +14,7 @@ final class EventWatcher: OrderRepositoryDelegate {
     private let channel: any Channel
     private let status: OrderStatus?
     private let state = Locked(State())
-    private let onDrop: @Sendable () -> Void
+    private let onDrop: @Sendable (EventWatcher) -> Void
 
     private struct State {
         /// While replaying from the audit log, live events wait here.
@@ -24,7 +24,7 @@ final class EventWatcher: OrderRepositoryDelegate {
         var dropped = false
     }
 
-    init(channel: any Channel, status: OrderStatus?, onDrop: @escaping @Sendable () -> Void) {
+    init(channel: any Channel, status: OrderStatus?, onDrop: @escaping @Sendable (EventWatcher) -> Void) {
         self.channel = channel
         self.status = status
         self.onDrop = onDrop
@@ -76,7 +76,8 @@ final class EventWatcher: OrderRepositoryDelegate {
         }
     }
 
-    private var isDropped: Bool { state.withLock { $0.dropped } }
+    /// Whether the watcher was dropped for not keeping up.
+    var isDropped: Bool { state.withLock { $0.dropped } }
 
     private func matches(_ before: OrderStatus?, _ after: OrderStatus) -> Bool {
         guard let status else { return true }
@@ -99,7 +100,9 @@ final class EventWatcher: OrderRepositoryDelegate {
                 let notice = RPCResponse.notification(
                     method: "dropped", params: ["reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(seq - 1)])
                 channel.writeAndFlush(ByteBuffer(bytes: notice)).whenComplete { [channel] _ in channel.close(promise: nil) }
-                onDrop()
+                // A client that never reads would keep the notice, and the buffer before it, forever.
+                channel.eventLoop.scheduleTask(in: .seconds(10)) { [channel] in channel.close(promise: nil) }
+                onDrop(self)
             }
             return
         }

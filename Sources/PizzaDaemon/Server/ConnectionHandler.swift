@@ -133,7 +133,12 @@ final class ConnectionHandler: ChannelInboundHandler {
     private func startWatching(_ request: RPCRequest, context: ChannelHandlerContext) {
         let status = try? request.params.status("status")
         let after = try? request.params.int("after")
-        let watcher = EventWatcher(channel: context.channel, status: status ?? nil) { [logger = state.logger] in
+        let state = self.state
+        let watcher = EventWatcher(channel: context.channel, status: status ?? nil) { [logger = state.logger] dropped in
+            state.repository.delegates.remove(dropped)
+            // Unsubscribed at once, so the kitchen stops paying for it; the connection closes once the notice is
+            // out (or after a grace period).
+            state.watchers.subtract(1, ordering: .relaxed)
             logger.notice("dropped a slow event watcher")
         }
         self.watcher = watcher
@@ -148,10 +153,10 @@ final class ConnectionHandler: ChannelInboundHandler {
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if watcher != nil {
-            state.watchers.subtract(1, ordering: .relaxed)
-            if let watcher { state.repository.delegates.remove(watcher) }
-            watcher = nil
+        if let watcher {
+            if !watcher.isDropped { state.watchers.subtract(1, ordering: .relaxed) }
+            state.repository.delegates.remove(watcher)
+            self.watcher = nil
         }
         context.fireChannelInactive()
     }

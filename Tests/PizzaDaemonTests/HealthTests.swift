@@ -1,0 +1,86 @@
+import Foundation
+import PizzaClient
+import PizzaProtocol
+import Testing
+
+@Suite("Watchers and health under pressure", .serialized)
+struct HealthTests {
+    @Test("a watcher that never reads is dropped with a notice; the kitchen is not slowed")
+    func slowWatcher() async throws {
+        let daemon = try DaemonProcess()
+        let watcher = try RawConnection(path: daemon.socket, receiveTimeout: 20)
+        let ack = try watcher.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
+        #expect(ack.result?["watching"] as? Bool == true)
+        // Make far more events than the socket and the daemon's per-connection buffer hold, without reading them.
+        let started = Date()
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for client in 0..<16 {
+                group.addTask {
+                    try await ControlClient.withConnection(socket: daemon.socket) { connection in
+                        for order in 0..<150 {
+                            _ = try await connection.call("order.create", [
+                                ("customer", .string("client \(client) order \(order) " + String(repeating: "x", count: 200))),
+                                ("items", [["kind": "cheese"], ["kind": "chicken"], ["kind": "seafood"]]), ("place", true),
+                            ])
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        let elapsed = Date().timeIntervalSince(started)
+        let deadline = Date().addingTimeInterval(5)
+        while !daemon.output.contains("dropped a slow event watcher"), Date() < deadline { usleep(20_000) }
+        #expect(daemon.output.contains("dropped a slow event watcher"), "\(daemon.output)")
+        let status = try json(daemon.pizzactl(["--json", "status"]))
+        #expect(status["watchers"] as? Int == 0)
+        #expect((status["orders"] as? [String: Int])?["placed"] == 2400)
+        #expect(elapsed < 60, "creating 2400 orders took \(elapsed)s")
+        // What the watcher eventually reads ends with the notice, then the connection closes.
+        var last = ""
+        while let line = try watcher.readLine() { last = line }
+        #expect(last.contains(#""method":"dropped""#), "\(last.prefix(200))")
+    }
+
+    @Test("a wedged database stops the watchdog pings; they resume when it recovers")
+    func wedgedDatabase() throws {
+        let directory = NSTemporaryDirectory() + "pizzad-wedge-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let listener = try NotifyListener(path: directory + "/notify.sock")
+        let daemon = try DaemonProcess(
+            config: "database:\n  busyTimeoutMs: 60000\n",
+            environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
+        _ = listener.collect(timeout: 3) { $0.filter { $0.message.contains("WATCHDOG=1") }.count >= 2 }
+
+        // Another program holds the write lock, and a change waits behind it: the writer is wedged.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["sqlite3", daemon.database]
+        let input = Pipe()
+        holder.standardInput = input
+        holder.standardOutput = Pipe()
+        try holder.run()
+        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE; UPDATE carts SET note = note;\n".utf8))
+        usleep(300_000)
+        let stuck = Process()
+        stuck.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
+        stuck.arguments = ["--socket", daemon.socket, "--timeout", "120", "order", "new", "cheese"]
+        stuck.standardOutput = Pipe()
+        stuck.standardError = Pipe()
+        try stuck.run()
+        usleep(2_500_000)
+        // Drop what was sent before the wedge, then watch for three seconds.
+        var drained = 0
+        while drained < 50, listener.receive() != nil { drained += 1 }
+        let wedged = listener.collect(timeout: 3) { _ in false }
+        #expect(!wedged.contains { $0.message.contains("WATCHDOG=1") }, "\(wedged.map(\.message))")
+        #expect(daemon.output.contains("health check failed"))
+
+        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
+        try input.fileHandleForWriting.close()
+        _ = waitForExit(holder)
+        #expect(waitForExit(stuck) == 0, "the waiting change went through once the lock was released")
+        let recovered = listener.collect(timeout: 5) { $0.filter { $0.message.contains("WATCHDOG=1") }.count >= 2 }
+        #expect(recovered.filter { $0.message.contains("WATCHDOG=1") }.count >= 2)
+    }
+}
