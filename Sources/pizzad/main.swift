@@ -1,7 +1,13 @@
+import NIOCore
+import NIOPosix
 import PizzaDaemon
 
 #if canImport(Glibc)
 import Glibc
 #endif
+
+// Swift tasks run on the same event loop threads as the socket, so a request does not hop between two thread
+// pools on its way through (measured: lower latency per request on a 2-core machine, see README "Performance").
+_ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
 
 exit(await Daemon.run(arguments: Array(CommandLine.arguments.dropFirst())))

@@ -190,3 +190,19 @@ struct RepositoryTests {
         await #expect(throws: (any Error).self) { try await kitchen.store.backup(to: target) }
     }
 }
+
+@Suite("Audit JSON")
+struct AuditJSONTests {
+    @Test("the audit log's order JSON decodes back to the same order, odd characters included")
+    func roundTrip() async throws {
+        let kitchen = try Kitchen()
+        let cart = try await kitchen.repository.create(
+            customer: "Zoë \"the cook\"\n\t\\ 🍕", note: nil, pizzas: [try Fixtures.factory.builder(for: "chicken").extras(["olives", "bacon"]).build()],
+            place: true, currency: "EUR", by: ChangeActor(uid: 7, name: "o'brien", pid: 9)
+        ).cart
+        let stored = try #require(try Fixtures.sqlite3(kitchen.path, "SELECT after FROM audit_log WHERE seq = 1").data(using: .utf8))
+        let decoded = try JSONDecoder().decode(Cart.self, from: stored)
+        #expect(decoded == cart)
+        #expect(try JSONSerialization.jsonObject(with: stored) is [String: Any])
+    }
+}

@@ -40,7 +40,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
                 return existing
             }
             state.nextID &+= 1
-            let registration = MulticastRegistration(id: state.nextID, object: object) { [weak self] id in
+            let registration = MulticastRegistration(id: state.nextID, delegate: delegate, object: object) { [weak self] id in
                 self?.removeRegistration(id: id)
             }
             state.registrations.append(registration)
@@ -68,8 +68,11 @@ public final class MulticastDelegate<Delegate>: Sendable {
     public func invoke(_ body: (Delegate) throws -> Void) rethrows {
         let snapshot = state.withLock { $0.registrations }
         for registration in snapshot {
-            guard registration.isActive, let object = registration.object else { continue }
-            try body(object as! Delegate)
+            guard registration.isEnabled, let object = registration.object else { continue }
+            // `object` keeps the delegate alive while its existential is loaded (a retained copy) and called.
+            try withExtendedLifetime(object) {
+                try body(registration.unretainedDelegate.load(as: Delegate.self))
+            }
         }
     }
 

@@ -13,12 +13,31 @@ public final class MulticastRegistration: Sendable, Hashable {
     nonisolated(unsafe) weak let object: AnyObject?
     private let active = Atomic<Bool>(true)
     private let onCancel: @Sendable (UInt64) -> Void
+    /// The delegate as its existential value, copied bit for bit *without* retaining the object inside, so the
+    /// registration stays weak. `invoke` only loads a (retained) copy from it while it holds a strong reference
+    /// obtained through `object`, so the object is alive whenever the bits are read. This saves the dynamic
+    /// cast from `AnyObject` back to the delegate protocol on every call, the dominant cost of the seed versions.
+    // nonisolated(unsafe): written once in init, then only read (the bits never change).
+    nonisolated(unsafe) let unretainedDelegate: UnsafeMutableRawPointer
 
-    init(id: UInt64, object: AnyObject, onCancel: @escaping @Sendable (UInt64) -> Void) {
+    init<Delegate>(id: UInt64, delegate: Delegate, object: AnyObject, onCancel: @escaping @Sendable (UInt64) -> Void) {
         self.id = id
         self.object = object
         self.onCancel = onCancel
+        unretainedDelegate = .allocate(
+            byteCount: MemoryLayout<Delegate>.size, alignment: MemoryLayout<Delegate>.alignment)
+        withUnsafeBytes(of: delegate) { bytes in
+            unretainedDelegate.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        }
     }
+
+    deinit {
+        // The bits were never retained, so they are not released either: only the memory goes.
+        unretainedDelegate.deallocate()
+    }
+
+    /// Whether the registration was not cancelled or removed (the delegate may still have died).
+    var isEnabled: Bool { active.load(ordering: .acquiring) }
 
     /// Whether the registration is still in force (not cancelled, removed, or ended by the delegate's death).
     public var isActive: Bool { active.load(ordering: .acquiring) && object != nil }

@@ -36,8 +36,7 @@ extension Database {
         let headers = try statement("SELECT \(Self.cartColumns) FROM carts \(filter) ORDER BY id DESC LIMIT ?")
             .map(arguments) { try cartHeader($0) }
         let page = Array(headers.prefix(query.limit))
-        let carts = try page.map { try complete($0) }
-        return OrderPage(orders: carts, next: headers.count > query.limit ? page.last?.id : nil)
+        return OrderPage(orders: try complete(page), next: headers.count > query.limit ? page.last?.id : nil)
     }
 
     func countCartsByStatus() throws -> [OrderStatus: Int] {
@@ -59,6 +58,55 @@ extension Database {
             updatedAt: Timestamp(iso8601: row.string(7)) ?? Timestamp(millisecondsSince1970: 0), history: [])
     }
 
+    /// Fills in the items and history of many orders with one query each (`json_each` over the ids), instead of
+    /// two queries per order.
+    private func complete(_ headers: [Cart]) throws -> [Cart] {
+        guard headers.count > 1 else { return try headers.map(complete) }
+        let ids = "[" + headers.map { String($0.id) }.joined(separator: ",") + "]"
+        var items: [Int64: [CartItem]] = [:]
+        try statement(
+            """
+            SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price, cart_id
+            FROM pizzas WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
+            """
+        ).forEach([ids]) { row in items[row.int64(9), default: []].append(Self.item(row)) }
+        var history: [Int64: [StatusChange]] = [:]
+        try statement(
+            """
+            SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason, cart_id
+            FROM status_history WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
+            """
+        ).forEach([ids]) { row in history[row.int64(7), default: []].append(Self.change(row)) }
+        return headers.map { header in
+            var cart = header
+            cart.items = items[cart.id] ?? []
+            cart.history = history[cart.id] ?? []
+            return cart
+        }
+    }
+
+    private static func item(_ row: Row) -> CartItem {
+        let extras = row.string(6)
+        return CartItem(
+            id: row.int64(0),
+            pizza: Pizza(
+                kind: row.string(1), size: Size(rawValue: row.string(2)) ?? .medium, crust: row.string(3),
+                chiliSauce: row.bool(4), ketchup: row.bool(5),
+                extras: extras.isEmpty ? [] : extras.split(separator: ",").map(String.init),
+                quantity: row.int(7), unitPrice: row.int64(8)))
+    }
+
+    private static func change(_ row: Row) -> StatusChange {
+        StatusChange(
+            from: row.optionalString(0).flatMap(OrderStatus.init(rawValue:)),
+            to: OrderStatus(rawValue: row.string(1)) ?? .open,
+            at: Timestamp(iso8601: row.string(2)) ?? Timestamp(millisecondsSince1970: 0),
+            actor: ChangeActor(
+                uid: UInt32(truncatingIfNeeded: row.int64(3)), name: row.string(4),
+                pid: Int32(truncatingIfNeeded: row.int64(5))),
+            reason: row.optionalString(6))
+    }
+
     private func complete(_ header: Cart) throws -> Cart {
         var cart = header
         cart.items = try statement(
@@ -66,29 +114,13 @@ extension Database {
             SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price
             FROM pizzas WHERE cart_id = ? ORDER BY id
             """
-        ).map([cart.id]) { row in
-            let extras = row.string(6)
-            return CartItem(
-                id: row.int64(0),
-                pizza: Pizza(
-                    kind: row.string(1), size: Size(rawValue: row.string(2)) ?? .medium, crust: row.string(3),
-                    chiliSauce: row.bool(4), ketchup: row.bool(5),
-                    extras: extras.isEmpty ? [] : extras.split(separator: ",").map(String.init),
-                    quantity: row.int(7), unitPrice: row.int64(8)))
-        }
+        ).map([cart.id], Self.item)
         cart.history = try statement(
             """
             SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason
             FROM status_history WHERE cart_id = ? ORDER BY id
             """
-        ).map([cart.id]) { row in
-            StatusChange(
-                from: row.optionalString(0).flatMap(OrderStatus.init(rawValue:)),
-                to: OrderStatus(rawValue: row.string(1)) ?? .open,
-                at: Timestamp(iso8601: row.string(2)) ?? Timestamp(millisecondsSince1970: 0),
-                actor: ChangeActor(uid: UInt32(truncatingIfNeeded: row.int64(3)), name: row.string(4), pid: Int32(truncatingIfNeeded: row.int64(5))),
-                reason: row.optionalString(6))
-        }
+        ).map([cart.id], Self.change)
         return cart
     }
 }

@@ -12,11 +12,6 @@ public final class AuditLogger: OrderRepositoryDelegate {
     /// The hash before the first entry.
     public static let genesis = String(repeating: "0", count: 64)
     private let store: SQLiteOrderStore
-    private let encoder: JSONEncoder = {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return encoder
-    }()
 
     /// An audit logger writing through `store`'s writer connection.
     public init(store: SQLiteOrderStore) { self.store = store }
@@ -27,8 +22,8 @@ public final class AuditLogger: OrderRepositoryDelegate {
         let entry = AuditEntry(
             seq: change.sequence, at: change.at.description, actor: change.actor, action: change.kind.rawValue,
             orderID: change.after.id, statusAfter: change.after.status.rawValue, reason: change.reason,
-            before: try change.before.map { String(decoding: try encoder.encode($0), as: UTF8.self) },
-            after: String(decoding: try encoder.encode(change.after), as: UTF8.self),
+            before: change.before.map(AuditJSON.encode),
+            after: AuditJSON.encode(change.after),
             prevHash: previous ?? Self.genesis, hash: "")
         try db.execute(
             """
@@ -65,7 +60,7 @@ public struct AuditEntry: Sendable, Equatable, Codable {
             reason ?? "\u{0}", before ?? "\u{0}", after, prevHash,
         ]
         let digest = SHA256.hash(data: Data(fields.joined(separator: "\u{1F}").utf8))
-        return digest.map { String(format: "%02x", $0) }.joined()
+        return Hex.string(digest)
     }
 }
 

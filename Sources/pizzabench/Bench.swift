@@ -1,0 +1,70 @@
+import Foundation
+
+/// Small helpers the benchmark sections share: timing, processes, /proc readings.
+enum Bench {
+    static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
+
+    /// Runs a program and returns its standard output (fails loudly on a non-zero exit).
+    @discardableResult
+    static func run(_ program: String, _ arguments: [String]) throws -> String {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let out = Pipe()
+        process.standardOutput = out
+        try process.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else {
+            throw BenchError("\(program) \(arguments.joined(separator: " ")) exited \(process.terminationStatus)")
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    /// User plus system CPU seconds of `pid` so far.
+    static func cpuSeconds(of pid: Int32) -> Double {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return 0 }
+        let fields = stat[stat.index(after: close)...].split(separator: " ")
+        // After the command: state(0) ... utime is field 14 of the whole line, i.e. index 11 here; stime 12.
+        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
+        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
+    /// Peak resident memory of `pid` (VmHWM), in MiB.
+    static func peakRSS(of pid: Int32) -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kib / 1024
+    }
+
+    static func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
+
+    /// A duration in nanoseconds as µs or ms, for tables.
+    static func latency(_ nanoseconds: UInt64) -> String {
+        nanoseconds >= 1_000_000 ? format(Double(nanoseconds) / 1e6, 2) + " ms" : format(Double(nanoseconds) / 1e3, 0) + " µs"
+    }
+
+    /// Prints rows under headers in aligned columns.
+    static func table(_ headers: [String], _ rows: [[String]]) {
+        var widths = headers.map(\.count)
+        for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
+        func line(_ cells: [String]) -> String {
+            cells.enumerated().map { index, cell in
+                index == 0 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                    : String(repeating: " ", count: widths[index] - cell.count) + cell
+            }.joined(separator: "  ")
+        }
+        print(line(headers))
+        for row in rows { print(line(row)) }
+        fflush(nil)
+    }
+}
+
+struct BenchError: Error, CustomStringConvertible {
+    let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// A release pizzad started by the benchmark, with a notify socket to time its readiness.
+final class BenchDaemon {
+    let process = Process()
+    let socket: String
+    let database: String
+    /// Nanoseconds from spawn to READY=1.
+    private(set) var readyAfter: UInt64 = 0
+
+    init(binary: String, directory: String, database: String? = nil) throws {
+        socket = directory + "/pizzad.sock"
+        self.database = database ?? directory + "/pizzad.sqlite"
+        let notifyPath = directory + "/notify-\(UInt32.random(in: 0...UInt32.max)).sock"
+        let notify = socketFD(bindingDatagramAt: notifyPath)
+        defer {
+            close(notify)
+            unlink(notifyPath)
+        }
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["--database", self.database, "--socket", socket, "--log-level", "warning"]
+        process.currentDirectoryURL = URL(fileURLWithPath: directory)
+        var environment = ProcessInfo.processInfo.environment
+        environment["NOTIFY_SOCKET"] = notifyPath
+        process.environment = environment
+        let started = Bench.now()
+        try process.run()
+        var buffer = [UInt8](repeating: 0, count: 1024)
+        while true {
+            let count = recv(notify, &buffer, buffer.count, 0)
+            if count > 0, String(decoding: buffer[..<count], as: UTF8.self).contains("READY=1") { break }
+            guard process.isRunning else { throw BenchError("pizzad exited before READY=1") }
+        }
+        readyAfter = Bench.now() - started
+    }
+
+    var pid: Int32 { process.processIdentifier }
+
+    func stop() {
+        kill(pid, SIGTERM)
+        process.waitUntilExit()
+    }
+}
+
+private func socketFD(bindingDatagramAt path: String) -> Int32 {
+    let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
+    var address = sockaddr_un()
+    address.sun_family = sa_family_t(AF_UNIX)
+    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
+    _ = withUnsafePointer(to: &address) {
+        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+    }
+    var timeout = timeval(tv_sec: 60, tv_usec: 0)
+    setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+    return fd
+}

@@ -1,0 +1,137 @@
+import Foundation
+import Histogram
+import PizzaClient
+import PizzaProtocol
+
+/// One measured load: how many operations, how fast, how long each took.
+struct LoadResult {
+    var operations: Int
+    var seconds: Double
+    var latency: Histogram<UInt64>
+    var daemonCPU: Double
+    var peakRSS: Double
+
+    var perSecond: Double { Double(operations) / seconds }
+}
+
+enum Load {
+    static let twoPizzas: JSONValue = [["kind": "chicken", "size": "L", "extras": ["olives"]], ["kind": "cheese"]]
+
+    /// `clients` connections creating orders with two pizzas as fast as they are answered, for `seconds`.
+    static func create(daemon: BenchDaemon, clients: Int, seconds: Double) async throws -> LoadResult {
+        let socket = daemon.socket
+        let cpuBefore = Bench.cpuSeconds(of: daemon.pid)
+        let deadline = Bench.now() + UInt64(seconds * 1e9)
+        let started = Bench.now()
+        let histograms = try await withThrowingTaskGroup(of: (Int, Histogram<UInt64>).self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    try await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) { client in
+                        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
+                        var count = 0
+                        while Bench.now() < deadline {
+                            let begin = Bench.now()
+                            _ = try await client.call("order.create", [("customer", "bench"), ("items", twoPizzas)])
+                            _ = histogram.record(Bench.now() - begin)
+                            count += 1
+                        }
+                        return (count, histogram)
+                    }
+                }
+            }
+            var total = 0
+            var merged = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
+            for try await (count, histogram) in group {
+                total += count
+                merged.add(histogram)
+            }
+            return (total, merged)
+        }
+        let elapsed = Double(Bench.now() - started) / 1e9
+        return LoadResult(
+            operations: histograms.0, seconds: elapsed, latency: histograms.1,
+            daemonCPU: Bench.cpuSeconds(of: daemon.pid) - cpuBefore, peakRSS: Bench.peakRSS(of: daemon.pid))
+    }
+
+    /// The kitchen: each client creates an order, places it, advances it to delivered, reads it back and lists
+    /// the placed orders, while one `events.watch` subscriber follows everything. Latency per operation kind.
+    static func kitchen(daemon: BenchDaemon, clients: Int, seconds: Double) async throws
+        -> (result: LoadResult, byKind: [String: Histogram<UInt64>], events: Int)
+    {
+        let socket = daemon.socket
+        let cpuBefore = Bench.cpuSeconds(of: daemon.pid)
+        let deadline = Bench.now() + UInt64(seconds * 1e9)
+        let started = Bench.now()
+        let watcher = Task { () -> Int in
+            (try? await ControlClient.withConnection(socket: socket) { client in
+                _ = try await client.call("events.watch")
+                var events = 0
+                while Bench.now() < deadline + 500_000_000, let _ = try await client.nextNotification() { events += 1 }
+                return events
+            }) ?? 0
+        }
+        let kinds = ["create", "place", "advance", "get", "list"]
+        let outcome = try await withThrowingTaskGroup(of: (Int, [String: Histogram<UInt64>]).self) { group in
+            for _ in 0..<clients {
+                group.addTask {
+                    try await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) { client in
+                        var histograms = Dictionary(uniqueKeysWithValues: kinds.map { ($0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000)) })
+                        var count = 0
+                        func timed(_ kind: String, _ method: String, _ params: [(String, JSONValue)]) async throws -> JSONValue {
+                            let begin = Bench.now()
+                            let result = try await client.call(method, params)
+                            _ = histograms[kind]!.record(Bench.now() - begin)
+                            count += 1
+                            return result
+                        }
+                        while Bench.now() < deadline {
+                            let order = try await timed("create", "order.create", [("customer", "kitchen"), ("items", twoPizzas)])
+                            let id = order["id"]!
+                            _ = try await timed("place", "order.place", [("id", id)])
+                            for _ in 0..<5 { _ = try await timed("advance", "order.advance", [("id", id)]) }
+                            _ = try await timed("get", "order.get", [("id", id)])
+                            _ = try await timed("list", "order.list", [("status", "placed"), ("limit", 50)])
+                        }
+                        return (count, histograms)
+                    }
+                }
+            }
+            var total = 0
+            var merged = Dictionary(uniqueKeysWithValues: kinds.map { ($0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000)) })
+            for try await (count, histograms) in group {
+                total += count
+                for (kind, histogram) in histograms { merged[kind]!.add(histogram) }
+            }
+            return (total, merged)
+        }
+        let elapsed = Double(Bench.now() - started) / 1e9
+        // Wake the watcher once its time is up, so it sees the deadline and returns.
+        try await Task.sleep(for: .milliseconds(600))
+        _ = try await ControlClient.withConnection(socket: socket) { try await $0.call("order.create", [("customer", "last")]) }
+        var all = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
+        for histogram in outcome.1.values { all.add(histogram) }
+        let events = await watcher.value
+        return (
+            LoadResult(
+                operations: outcome.0, seconds: elapsed, latency: all,
+                daemonCPU: Bench.cpuSeconds(of: daemon.pid) - cpuBefore, peakRSS: Bench.peakRSS(of: daemon.pid)),
+            outcome.1, events
+        )
+    }
+
+    /// Latency of `method` with `params` from one client, `count` times.
+    static func latency(daemon: BenchDaemon, count: Int, _ request: @escaping (Int) -> (String, [(String, JSONValue)])) async throws
+        -> Histogram<UInt64>
+    {
+        try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(30)) { client in
+            var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
+            for index in 0..<count {
+                let (method, params) = request(index)
+                let begin = Bench.now()
+                _ = try await client.call(method, params)
+                _ = histogram.record(Bench.now() - begin)
+            }
+            return histogram
+        }
+    }
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Histogram
+import PizzaProtocol
+
+// pizzabench: pizzad's throughput, latency, CPU and memory beside the SQLite limit on the same machine, in one run.
+//
+//   swift run -c release pizzabench [--seconds S] [--orders N] [--limit-source PATH]
+//
+// It builds pizzad's neighbour ../shared/bench/sqlite-limit.c, runs it, starts the release pizzad beside this
+// binary on fresh databases, and drives it over the control socket. The last line is the ratio issue 5 tracks.
+
+var seconds = 5.0
+var bigOrders = 1_000_000
+var limitSource: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("../shared/bench/sqlite-limit.c").standardized.path
+}()
+var arguments = CommandLine.arguments.dropFirst()
+while let argument = arguments.popFirst() {
+    switch argument {
+    case "--seconds": seconds = Double(arguments.popFirst() ?? "") ?? seconds
+    case "--orders": bigOrders = Int(arguments.popFirst() ?? "") ?? bigOrders
+    case "--limit-source": limitSource = arguments.popFirst() ?? limitSource
+    default:
+        print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH]")
+        exit(2)
+    }
+}
+
+let binaries = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent().path
+let pizzad = binaries + "/pizzad"
+guard FileManager.default.isExecutableFile(atPath: pizzad) else {
+    print("pizzabench: no pizzad beside this binary (\(pizzad)); build it: swift build -c release")
+    exit(1)
+}
+let work = NSTemporaryDirectory() + "pizzabench-\(getpid())"
+try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+defer { try? FileManager.default.removeItem(atPath: work) }
+
+func us(_ value: UInt64) -> String { Bench.latency(value) }
+
+print("pizzabench: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, "
+    + "\(try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU")")
+print("client and daemon share the machine; \(Bench.format(seconds, 0)) s per load step\n")
+
+// 1. The limit.
+let limit = try SQLiteLimit.measure(source: limitSource, directory: work)
+print("SQLite limit (\(limitSource)):")
+Bench.table(["mode", "rows/s"], [
+    ["a: 1 row/txn, synchronous=FULL", Bench.format(limit.modeA, 0)],
+    ["c: 100 rows/txn, NORMAL", Bench.format(limit.modeC, 0)],
+])
+print("")
+
+// 2. order.create with two pizzas from N clients.
+var peakRSS = 0.0
+var sixteen: LoadResult?
+var rows: [[String]] = []
+for clients in [1, 4, 16, 64] {
+    let directory = work + "/create-\(clients)"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let daemon = try BenchDaemon(binary: pizzad, directory: directory)
+    let result = try await Load.create(daemon: daemon, clients: clients, seconds: seconds)
+    daemon.stop()
+    peakRSS = max(peakRSS, result.peakRSS)
+    if clients == 16 { sixteen = result }
+    rows.append([
+        "\(clients)", Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
+        us(result.latency.valueAtPercentile(99)), us(result.latency.valueAtPercentile(99.9)),
+        Bench.format(result.daemonCPU, 2), Bench.format(result.peakRSS, 1), Bench.format(result.perSecond / limit.modeA, 2),
+    ])
+}
+print("order.create (two pizzas each), durable (synchronous=FULL):")
+Bench.table(["clients", "orders/s", "p50", "p99", "p999", "daemon CPU s", "peak RSS MiB", "× limit a"], rows)
+print("")
+
+// 3. The kitchen.
+do {
+    let directory = work + "/kitchen"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let daemon = try BenchDaemon(binary: pizzad, directory: directory)
+    let kitchen = try await Load.kitchen(daemon: daemon, clients: 16, seconds: seconds)
+    daemon.stop()
+    peakRSS = max(peakRSS, kitchen.result.peakRSS)
+    print("mixed kitchen load, 16 clients + 1 events.watch subscriber (\(kitchen.events) events received):")
+    Bench.table(
+        ["operation", "count", "p50", "p99", "p999"],
+        ["create", "place", "advance", "get", "list"].map { kind in
+            let histogram = kitchen.byKind[kind]!
+            return [kind, "\(histogram.totalCount)", us(histogram.valueAtPercentile(50)), us(histogram.valueAtPercentile(99)),
+                    us(histogram.valueAtPercentile(99.9))]
+        } + [["all", "\(kitchen.result.operations)", us(kitchen.result.latency.valueAtPercentile(50)),
+              us(kitchen.result.latency.valueAtPercentile(99)), us(kitchen.result.latency.valueAtPercentile(99.9))]])
+    print("\(Bench.format(kitchen.result.perSecond, 0)) requests/s, daemon CPU \(Bench.format(kitchen.result.daemonCPU, 2)) s, "
+        + "peak RSS \(Bench.format(kitchen.result.peakRSS, 1)) MiB\n")
+}
+
+// 4. A big database: start-up and reads.
+do {
+    let directory = work + "/big"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let first = try BenchDaemon(binary: pizzad, directory: directory)
+    first.stop()
+    let filling = Bench.now()
+    try BigDatabase.fill(directory + "/pizzad.sqlite", orders: bigOrders)
+    print("database with \(bigOrders) orders written in \(Bench.format(Double(Bench.now() - filling) / 1e9, 1)) s")
+    var readies: [UInt64] = []
+    var daemon: BenchDaemon?
+    for _ in 0..<3 {
+        daemon?.stop()
+        daemon = try BenchDaemon(binary: pizzad, directory: directory)
+        readies.append(daemon!.readyAfter)
+    }
+    let big = daemon!
+    let get = try await Load.latency(daemon: big, count: 2000) { index in
+        ("order.get", [("id", .int(Int64(1 + (index * 7919) % bigOrders)))])
+    }
+    let list = try await Load.latency(daemon: big, count: 500) { index in
+        ("order.list", [("status", .string(["placed", "baking", "delivered", "cancelled"][index % 4])), ("limit", 50)])
+    }
+    peakRSS = max(peakRSS, Bench.peakRSS(of: big.pid))
+    big.stop()
+    Bench.table(["with \(bigOrders) orders", "p50", "p99", "max"], [
+        ["start to READY=1 (3 starts)", us(readies.sorted()[1]), "-", us(readies.max()!)],
+        ["order.get", us(get.valueAtPercentile(50)), us(get.valueAtPercentile(99)), us(get.max)],
+        ["order.list --status (50)", us(list.valueAtPercentile(50)), us(list.valueAtPercentile(99)), us(list.max)],
+    ])
+    print("")
+}
+
+// 5. Multicast dispatch.
+print("multicast dispatch, ns per delegate call (best of 3):")
+Bench.table(
+    ["delegates", "direct protocol call", "MulticastDelegate", "seed weak-box array", "NotificationCenter"],
+    [1, 3, 100].map { count in
+        let row = MulticastBench.measure(delegates: count)
+        return ["\(count)", Bench.format(row.direct), Bench.format(row.multicast), Bench.format(row.seed), Bench.format(row.notificationCenter)]
+    })
+print("")
+
+print("peak RSS of pizzad through the whole run: \(Bench.format(peakRSS, 1)) MiB")
+let ratio = (sixteen?.perSecond ?? 0) / limit.modeA
+print("pizzad/sqlite-limit durable orders/s ratio: \(String(format: "%.2f", ratio))")
