@@ -16,14 +16,18 @@ var limitSource: String = {
     for _ in 0..<3 { url.deleteLastPathComponent() }
     return url.appendingPathComponent("../shared/bench/sqlite-limit.c").standardized.path
 }()
+var sections: Set<String> = ["create", "kitchen", "big", "multicast"]
+var clientCounts = [1, 4, 16, 64]
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
     case "--seconds": seconds = Double(arguments.popFirst() ?? "") ?? seconds
     case "--orders": bigOrders = Int(arguments.popFirst() ?? "") ?? bigOrders
     case "--limit-source": limitSource = arguments.popFirst() ?? limitSource
+    case "--only": sections = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
+    case "--clients": clientCounts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
     default:
-        print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH]")
+        print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,multicast] [--clients 1,4,16,64]")
         exit(2)
     }
 }
@@ -57,7 +61,7 @@ print("")
 var peakRSS = 0.0
 var sixteen: LoadResult?
 var rows: [[String]] = []
-for clients in [1, 4, 16, 64] {
+for clients in sections.contains("create") ? clientCounts : [] {
     let directory = work + "/create-\(clients)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let daemon = try BenchDaemon(binary: pizzad, directory: directory)
@@ -71,12 +75,14 @@ for clients in [1, 4, 16, 64] {
         Bench.format(result.daemonCPU, 2), Bench.format(result.peakRSS, 1), Bench.format(result.perSecond / limit.modeA, 2),
     ])
 }
+if sections.contains("create") {
 print("order.create (two pizzas each), durable (synchronous=FULL):")
 Bench.table(["clients", "orders/s", "p50", "p99", "p999", "daemon CPU s", "peak RSS MiB", "× limit a"], rows)
 print("")
+}
 
 // 3. The kitchen.
-do {
+if sections.contains("kitchen") {
     let directory = work + "/kitchen"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let daemon = try BenchDaemon(binary: pizzad, directory: directory)
@@ -97,7 +103,7 @@ do {
 }
 
 // 4. A big database: start-up and reads.
-do {
+if sections.contains("big") {
     let directory = work + "/big"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let first = try BenchDaemon(binary: pizzad, directory: directory)
@@ -130,6 +136,7 @@ do {
 }
 
 // 5. Multicast dispatch.
+if sections.contains("multicast") {
 print("multicast dispatch, ns per delegate call (best of 3):")
 Bench.table(
     ["delegates", "direct protocol call", "MulticastDelegate", "seed weak-box array", "NotificationCenter"],
@@ -138,6 +145,7 @@ Bench.table(
         return ["\(count)", Bench.format(row.direct), Bench.format(row.multicast), Bench.format(row.seed), Bench.format(row.notificationCenter)]
     })
 print("")
+}
 
 print("peak RSS of pizzad through the whole run: \(Bench.format(peakRSS, 1)) MiB")
 let ratio = (sixteen?.perSecond ?? 0) / limit.modeA

@@ -14,12 +14,14 @@
 ///
 /// It is `Sendable`: add, remove and dispatch may happen on any thread. A delegate runs on the dispatching thread.
 public final class MulticastDelegate<Delegate>: Sendable {
-    private struct State {
-        var registrations: [MulticastRegistration] = []
+    @usableFromInline
+    struct State {
+        @usableFromInline var registrations: [MulticastRegistration] = []
         var nextID: UInt64 = 0
     }
 
-    private let state = Locked(State())
+    @usableFromInline
+    let state = Locked(State())
 
     /// An empty multicast delegate.
     public init() {}
@@ -65,6 +67,10 @@ public final class MulticastDelegate<Delegate>: Sendable {
     }
 
     /// Calls `body` with each live delegate, in registration order. No lock is held while `body` runs.
+    ///
+    /// Inlinable so that it is specialized for the caller's delegate type: loading the delegate is then a plain
+    /// copy of its existential, not a call through value witnesses.
+    @inlinable
     public func invoke(_ body: (Delegate) throws -> Void) rethrows {
         let snapshot = state.withLock { $0.registrations }
         for registration in snapshot {

@@ -10,7 +10,7 @@ public final class MulticastRegistration: Sendable, Hashable {
     // `weak let` never changes after init; the runtime zeroes weak references atomically, so reading it from
     // any thread is safe. AnyObject is not Sendable, hence the `nonisolated(unsafe)`: only identity
     // comparison and the cast in `invoke` ever use it.
-    nonisolated(unsafe) weak let object: AnyObject?
+    @usableFromInline nonisolated(unsafe) weak let object: AnyObject?
     private let active = Atomic<Bool>(true)
     private let onCancel: @Sendable (UInt64) -> Void
     /// The delegate as its existential value, copied bit for bit *without* retaining the object inside, so the
@@ -18,7 +18,7 @@ public final class MulticastRegistration: Sendable, Hashable {
     /// obtained through `object`, so the object is alive whenever the bits are read. This saves the dynamic
     /// cast from `AnyObject` back to the delegate protocol on every call, the dominant cost of the seed versions.
     // nonisolated(unsafe): written once in init, then only read (the bits never change).
-    nonisolated(unsafe) let unretainedDelegate: UnsafeMutableRawPointer
+    @usableFromInline nonisolated(unsafe) let unretainedDelegate: UnsafeMutableRawPointer
 
     init<Delegate>(id: UInt64, delegate: Delegate, object: AnyObject, onCancel: @escaping @Sendable (UInt64) -> Void) {
         self.id = id
@@ -37,7 +37,7 @@ public final class MulticastRegistration: Sendable, Hashable {
     }
 
     /// Whether the registration was not cancelled or removed (the delegate may still have died).
-    var isEnabled: Bool { active.load(ordering: .acquiring) }
+    @usableFromInline var isEnabled: Bool { active.load(ordering: .acquiring) }
 
     /// Whether the registration is still in force (not cancelled, removed, or ended by the delegate's death).
     public var isActive: Bool { active.load(ordering: .acquiring) && object != nil }
