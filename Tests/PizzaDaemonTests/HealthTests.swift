@@ -46,6 +46,7 @@ struct HealthTests {
     func wedgedDatabase() throws {
         let directory = NSTemporaryDirectory() + "pizzad-wedge-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let listener = try NotifyListener(path: directory + "/notify.sock")
         let daemon = try DaemonProcess(
             config: "database:\n  busyTimeoutMs: 60000\n",

@@ -189,6 +189,7 @@ struct LifecycleTests {
     func foreignDatabase() throws {
         let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         _ = try sqlite3(directory + "/pizzad.sqlite", "CREATE TABLE photos (id INTEGER PRIMARY KEY);")
         let before = try run("sha256sum", [directory + "/pizzad.sqlite"]).stdout
         let daemon = try DaemonProcess(directory: directory, wait: false)

@@ -7,6 +7,7 @@ struct SystemdTests {
     func notify() throws {
         let directory = NSTemporaryDirectory() + "pizzad-notify-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let listener = try NotifyListener(path: directory + "/notify.sock")
         let daemon = try DaemonProcess(
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
@@ -32,6 +33,7 @@ struct SystemdTests {
     func reloadNotification() throws {
         let directory = NSTemporaryDirectory() + "pizzad-notify-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
         let listener = try NotifyListener(path: directory + "/notify.sock")
         let daemon = try DaemonProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
         _ = listener.collect(timeout: 3) { messages in messages.contains { $0.message.contains("READY=1") } }

@@ -7,12 +7,15 @@ final class DaemonProcess: Sendable {
     let socket: String
     let database: String
     let process: Process
+    /// Whether the folder was made for this daemon (and goes with it); a folder passed in is the caller's.
+    private let ownsDirectory: Bool
     private let log = Locked(Data())
 
     /// Starts pizzad with `config` (YAML text, written to the folder) and `extraArguments`, and waits until
     /// its socket accepts connections.
     init(config: String? = nil, arguments extraArguments: [String] = [], environment: [String: String] = [:],
          directory: String? = nil, wait: Bool = true) throws {
+        ownsDirectory = directory == nil
         let directory = directory ?? (NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         // Others (the nobody user in access tests) must be able to reach the socket inside.
@@ -102,7 +105,7 @@ final class DaemonProcess: Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        try? FileManager.default.removeItem(atPath: directory)
+        if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 }
 
