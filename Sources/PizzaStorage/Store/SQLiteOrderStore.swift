@@ -99,11 +99,12 @@ public final class SQLiteOrderStore: OrderStore {
     }
 
     /// One group commit: `BEGIN IMMEDIATE`, a savepoint per write, `COMMIT`, then resume every caller.
+    /// (The transaction statements go through the statement cache: `execute(_:_:)` with no arguments.)
     private func commit(_ batch: [PendingWrite]) {
         var remaining = batch[...]
         while !remaining.isEmpty {
             do {
-                try writer.execute("BEGIN IMMEDIATE")
+                try writer.execute("BEGIN IMMEDIATE", [])
             } catch {
                 let failure = storage(error)
                 remaining.forEach { $0.fail(failure) }
@@ -114,22 +115,22 @@ public final class SQLiteOrderStore: OrderStore {
             while let write = remaining.first {
                 remaining = remaining.dropFirst()
                 do {
-                    try writer.execute("SAVEPOINT change")
+                    try writer.execute("SAVEPOINT change", [])
                     switch write.run(WriteTransaction(db: writer)) {
                     case .success(let resume):
-                        try writer.execute("RELEASE change")
+                        try writer.execute("RELEASE change", [])
                         done.append((write, resume))
                     case .failure(let error):
-                        try writer.execute("ROLLBACK TO change")
-                        try writer.execute("RELEASE change")
+                        try writer.execute("ROLLBACK TO change", [])
+                        try writer.execute("RELEASE change", [])
                         write.fail(storage(error))
                     }
                 } catch {
                     let failure = storage(error)
                     write.fail(failure)
                     if writer.isInTransaction {
-                        try? writer.execute("ROLLBACK TO change")
-                        try? writer.execute("RELEASE change")
+                        try? writer.execute("ROLLBACK TO change", [])
+                        try? writer.execute("RELEASE change", [])
                     }
                 }
                 if !writer.isInTransaction {
@@ -143,7 +144,7 @@ public final class SQLiteOrderStore: OrderStore {
             }
             if lost { continue }
             do {
-                try writer.execute("COMMIT")
+                try writer.execute("COMMIT", [])
                 clearStorageFailure()
                 done.forEach { $0.resume() }
             } catch {
