@@ -42,6 +42,32 @@ struct HealthTests {
         #expect(last.contains(#""method":"dropped""#), "\(last.prefix(200))")
     }
 
+    @Test("events reach a watcher in commit order while many clients change orders at once")
+    func eventOrder() async throws {
+        let daemon = try DaemonProcess()
+        let watcher = try RawConnection(path: daemon.socket)
+        _ = try watcher.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    try await ControlClient.withConnection(socket: daemon.socket) { connection in
+                        for _ in 0..<50 {
+                            let order = try await connection.call("order.create", [("items", [["kind": "cheese"]]), ("place", true)])
+                            _ = try await connection.call("order.advance", [("id", order["id"]!)])
+                        }
+                    }
+                }
+            }
+            try await group.waitForAll()
+        }
+        var sequences: [Int] = []
+        while sequences.count < 800, let line = try watcher.readLine() {
+            let event = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            if let seq = (event?["params"] as? [String: Any])?["seq"] as? Int { sequences.append(seq) }
+        }
+        #expect(sequences == Array(1...800))
+    }
+
     @Test("a wedged database stops the watchdog pings; they resume when it recovers")
     func wedgedDatabase() throws {
         let directory = NSTemporaryDirectory() + "pizzad-wedge-" + UUID().uuidString.prefix(8)

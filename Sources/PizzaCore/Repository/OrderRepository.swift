@@ -117,8 +117,9 @@ public final class OrderRepository: Sendable {
                     try delegates.invoke { try $0.repository(willCommit: change) }
                 }
                 return (result, change)
-            }
-            if let change {
+            } afterCommit: { (_, change) in
+                // Durable now; announced in commit order, before the caller hears back.
+                guard let change else { return }
                 let latency = ContinuousClock.now - started
                 delegates.invoke { $0.repository(didCommit: change, latency: latency) }
             }

@@ -5,7 +5,14 @@
 public protocol OrderStore: Sendable {
     /// Runs `body` in a write transaction and commits it; throws what `body` throws (nothing is kept then) or a
     /// storage error. Returns after the commit is durable.
-    func write<T: Sendable>(_ body: @escaping @Sendable (any OrderTransaction) throws -> T) async throws -> T
+    ///
+    /// `afterCommit` runs once the commit is durable and before the caller resumes, in commit order across
+    /// concurrent writes, so announcements made from it (events) come out in the order the changes committed.
+    /// It must not block.
+    func write<T: Sendable>(
+        _ body: @escaping @Sendable (any OrderTransaction) throws -> T,
+        afterCommit: @escaping @Sendable (T) -> Void
+    ) async throws -> T
 
     /// The order with `id`, if any.
     func cart(id: Int64) async throws -> Cart?
@@ -15,6 +22,13 @@ public protocol OrderStore: Sendable {
     func list(_ query: OrderQuery) async throws -> OrderPage
     /// How many orders are in each status.
     func countsByStatus() async throws -> [OrderStatus: Int]
+}
+
+extension OrderStore {
+    /// ``write(_:afterCommit:)`` with nothing to do after the commit.
+    public func write<T: Sendable>(_ body: @escaping @Sendable (any OrderTransaction) throws -> T) async throws -> T {
+        try await write(body, afterCommit: { _ in })
+    }
 }
 
 /// Reads inside a write transaction, and the numbers a new change needs.

@@ -63,13 +63,17 @@ public final class SQLiteOrderStore: OrderStore {
     // MARK: Writing
 
     public func write<T: Sendable>(
-        _ body: @escaping @Sendable (any OrderTransaction) throws -> T
+        _ body: @escaping @Sendable (any OrderTransaction) throws -> T,
+        afterCommit: @escaping @Sendable (T) -> Void
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let write = PendingWrite { tx in
                 Result { () throws -> @Sendable () -> Void in
                     let value = try body(tx)
-                    return { continuation.resume(returning: value) }
+                    return {
+                        afterCommit(value)
+                        continuation.resume(returning: value)
+                    }
                 }
             } fail: { error in
                 continuation.resume(throwing: error)
