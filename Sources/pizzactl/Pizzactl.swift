@@ -6,7 +6,7 @@ import PizzaProtocol
 /// pizzactl: the operator's command line for pizzad (CONTRACT section 5).
 @main
 struct Pizzactl: AsyncParsableCommand {
-    static let version = "0.1.0"
+    static let version = PizzadVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "pizzactl",

@@ -80,15 +80,7 @@ struct HealthTests {
         _ = listener.collect(timeout: 3) { $0.filter { $0.message.contains("WATCHDOG=1") }.count >= 2 }
 
         // Another program holds the write lock, and a change waits behind it: the writer is wedged.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["sqlite3", daemon.database]
-        let input = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = Pipe()
-        try holder.run()
-        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE; UPDATE carts SET note = note;\n".utf8))
-        usleep(300_000)
+        let holder = try WriteLockHolder(database: daemon.database)
         let stuck = Process()
         stuck.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
         stuck.arguments = ["--socket", daemon.socket, "--timeout", "120", "order", "new", "cheese"]
@@ -103,9 +95,7 @@ struct HealthTests {
         #expect(!wedged.contains { $0.message.contains("WATCHDOG=1") }, "\(wedged.map(\.message))")
         #expect(daemon.output.contains("health check failed"))
 
-        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
-        try input.fileHandleForWriting.close()
-        _ = waitForExit(holder)
+        try holder.release()
         #expect(waitForExit(stuck) == 0, "the waiting change went through once the lock was released")
         let recovered = listener.collect(timeout: 5) { $0.filter { $0.message.contains("WATCHDOG=1") }.count >= 2 }
         #expect(recovered.filter { $0.message.contains("WATCHDOG=1") }.count >= 2)

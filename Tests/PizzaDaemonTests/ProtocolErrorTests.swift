@@ -83,23 +83,13 @@ struct ProtocolErrorTests {
     @Test("1006 storage while another program holds the write lock, then recovery")
     func storage() throws {
         // Someone left an sqlite3 shell with an open write transaction.
-        let holder = Process()
-        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        holder.arguments = ["sqlite3", daemon.database]
-        let input = Pipe()
-        holder.standardInput = input
-        holder.standardOutput = Pipe()
-        try holder.run()
-        input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE; UPDATE carts SET note = note WHERE id = 1;\n".utf8))
-        usleep(300_000)
+        let holder = try WriteLockHolder(database: daemon.database)
         let connection = try connection()
         let refused = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"customer":"locked out"}}"#)
         #expect(refused.errorCode == 1006, "\(refused)")
         // Reads go on.
         #expect(try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"menu.list"}"#).errorCode == nil)
-        input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
-        try input.fileHandleForWriting.close()
-        holder.waitUntilExit()
+        try holder.release()
         let accepted = try connection.request(#"{"jsonrpc":"2.0","id":3,"method":"order.create","params":{"customer":"back"}}"#)
         #expect(accepted.errorCode == nil, "\(accepted)")
         #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE customer = 'locked out'") == "0")

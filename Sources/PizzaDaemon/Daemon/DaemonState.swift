@@ -1,13 +1,14 @@
 import Logging
 import PizzaCore
 import PizzaMetrics
+import PizzaProtocol
 import PizzaStorage
 import Synchronization
 
 /// What every part of the running daemon shares: the repository and its subscribers, the menu and the access
 /// lists (both replaced on `SIGHUP`), and a few counters.
 final class DaemonState: Sendable {
-    static let version = "0.1.0"
+    static let version = PizzadVersion.current
 
     let repository: OrderRepository
     let store: SQLiteOrderStore

@@ -1,3 +1,8 @@
+/// The version of pizzad and pizzactl, built together from this repository.
+public enum PizzadVersion {
+    public static let current = "0.1.0"
+}
+
 /// The version of the control-socket protocol; a different major version is refused with `unsupported_version`.
 public enum ProtocolVersion {
     public static let current = "1.0"
