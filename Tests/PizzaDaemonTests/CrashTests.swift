@@ -39,7 +39,7 @@ struct CrashTests {
             await load.value
         }
         let acknowledgedNow = acknowledged.value
-        #expect(acknowledgedNow.count > 20, "the load should have made orders between the kills")
+        #expect(!acknowledgedNow.isEmpty, "the load should have made orders between the kills")
         // Restart on the same files: everything acknowledged is there, in at least the acknowledged status.
         let daemon = try DaemonProcess(directory: directory)
         let rows = try sqlite3(daemon.database, "SELECT id, status FROM carts").split(separator: "\n")
