@@ -39,6 +39,7 @@ public enum Daemon {
             return ExitCode.usage
         }
 
+        raiseOpenFileLimit()
         let journal = environment["JOURNAL_STREAM"] != nil
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
         var logger = Logger(label: "pizzad")
@@ -118,6 +119,14 @@ public enum Daemon {
         await store.close()
         logger.info("stopped cleanly")
         return ExitCode.ok
+    }
+
+    /// Lets the daemon hold as many connections as the hard limit allows (the soft limit is often 1024).
+    static func raiseOpenFileLimit() {
+        var limit = rlimit()
+        guard getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max else { return }
+        limit.rlim_cur = limit.rlim_max
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
     }
 
     /// The migrations folder: configured, or installed beside the binary, or in the working directory, or in

@@ -9,13 +9,18 @@ import PizzaProtocol
 /// Serves one control-socket connection: reads request lines, answers them in order, and turns the connection
 /// into an event stream after `events.watch`.
 ///
-/// Requests on one connection run one at a time, which keeps answers in request order. Up to
-/// `maximumQueuedRequests` more may wait; past that the client is answered `overloaded`.
-final class ConnectionHandler: ChannelInboundHandler {
+/// Requests on one connection run one at a time, which keeps answers in request order. Memory per connection is
+/// bounded both ways: the daemon stops reading from a client whose answers it cannot send (its channel is not
+/// writable) or who has `pauseReadingAt` requests waiting, so the kernel's socket buffer pushes back on the
+/// client. What one read already brought in is still queued (NIO reads a bounded amount); only past
+/// `maximumQueuedRequests`, a safety net, are lines answered `overloaded` and dropped.
+final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
+    typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    static let maximumQueuedRequests = 256
+    static let maximumQueuedRequests = 8192
+    static let pauseReadingAt = 128
 
     private let dispatcher: RPCDispatcher
     private let state: DaemonState
@@ -28,6 +33,8 @@ final class ConnectionHandler: ChannelInboundHandler {
     private var watcher: EventWatcher?
     /// The client shut its sending side (`echo … | socat`): answer what was sent, then close.
     private var inputClosed = false
+    /// A read the channel asked for while reading was paused.
+    private var readPending = false
 
     init(dispatcher: RPCDispatcher, state: DaemonState, tracker: ConnectionTracker) {
         self.dispatcher = dispatcher
@@ -86,9 +93,41 @@ final class ConnectionHandler: ChannelInboundHandler {
         context.close(promise: nil)
     }
 
+    // MARK: Backpressure
+
+    private func shouldPauseReading(_ context: ChannelHandlerContext) -> Bool {
+        queue.count >= Self.pauseReadingAt || !context.channel.isWritable
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if shouldPauseReading(context) {
+            readPending = true
+        } else {
+            context.read()
+        }
+    }
+
+    private func resumeReadingIfPossible(_ context: ChannelHandlerContext) {
+        guard readPending, !shouldPauseReading(context) else { return }
+        readPending = false
+        context.read()
+    }
+
+    func channelWritabilityChanged(context: ChannelHandlerContext) {
+        if context.channel.isWritable {
+            processNext(context: context)
+            resumeReadingIfPossible(context)
+        }
+        context.fireChannelWritabilityChanged()
+    }
+
     private func processNext(context: ChannelHandlerContext) {
-        defer { closeIfDone(context: context) }
-        while !busy, !closing, let line = queue.popFirst() {
+        defer {
+            closeIfDone(context: context)
+            resumeReadingIfPossible(context)
+        }
+        // Answers that cannot be sent are not produced: wait until the client reads.
+        while !busy, !closing, context.channel.isWritable, let line = queue.popFirst() {
             if line.readableBytes == 0 || line.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
             let request: RPCRequest
             do {

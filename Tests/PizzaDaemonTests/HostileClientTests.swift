@@ -1,0 +1,101 @@
+import Foundation
+import Testing
+
+/// Peak resident memory of a process, in MiB (VmHWM).
+func peakRSS(of pid: Int32) -> Double {
+    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+        let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
+    else { return 0 }
+    return kib / 1024
+}
+
+@Suite("Hostile clients", .serialized)
+struct HostileClientTests {
+    /// A valid request, then mutated: bytes flipped, cut short, doubled, or replaced by noise.
+    static func hostileLine(_ index: Int, random: inout SystemRandomNumberGenerator) -> [UInt8] {
+        let valid = Array(#"{"jsonrpc":"2.0","id":\#(index),"method":"order.create","params":{"items":[{"kind":"cheese","size":"L"}]}}"#.utf8)
+        var line: [UInt8]
+        switch index % 5 {
+        case 0:
+            line = valid
+            for _ in 0..<3 { line[Int.random(in: 0..<line.count, using: &random)] = UInt8.random(in: 0...255, using: &random) }
+        case 1: line = Array(valid.prefix(Int.random(in: 0..<valid.count, using: &random)))
+        case 2: line = valid + valid
+        case 3: line = (0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        default: line = valid
+        }
+        return line.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 } + [UInt8(ascii: "\n")]
+    }
+
+    @Test("10,000 random and mutated lines over 20 connections: every connection survives, the daemon keeps serving")
+    func randomLines() throws {
+        let daemon = try DaemonProcess()
+        let socket = daemon.socket
+        let survived = Locked(0)
+        let answers = Locked(0)
+        // Plain threads: blocking sockets must not sit on the two threads of Swift's cooperative pool.
+        DispatchQueue.concurrentPerform(iterations: 20) { client in
+            var random = SystemRandomNumberGenerator()
+            guard let connection = try? RawConnection(path: socket, receiveTimeout: 30) else { return }
+            for index in 0..<500 {
+                guard (try? connection.send(Self.hostileLine(client * 1000 + index, random: &random))) != nil else { return }
+            }
+            // A last, proper request: its answer proves the connection outlived the garbage before it.
+            guard (try? connection.send(#"{"jsonrpc":"2.0","id":"end","method":"menu.list"}"# + "\n")) != nil else { return }
+            var count = 0
+            while let line = try? connection.readLine() {
+                count += 1
+                if line.contains(#""id":"end""#) {
+                    survived.withLock { $0 += 1 }
+                    break
+                }
+            }
+            answers.withLock { $0 += count }
+        }
+        #expect(survived.value == 20)
+        // Blank lines and id-less notifications get no answer; everything else does.
+        #expect(answers.value > 5_000, "\(answers.value) answers")
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        #expect(try daemon.pizzactl(["db", "check"]).status == 0)
+    }
+
+    @Test("1,000 idle and half-open connections and a client that never reads: memory stays bounded, others are served")
+    func idleAndSilentClients() throws {
+        let daemon = try DaemonProcess(config: "socket:\n  maxConnections: 2000\n")
+        // 1,000 connections that say nothing, some half-open, some with half a line.
+        var idle: [RawConnection] = []
+        for index in 0..<1000 {
+            let connection = try RawConnection(path: daemon.socket)
+            if index % 3 == 0 { shutdown(connection.fd, Int32(SHUT_WR)) }
+            if index % 3 == 1 { try connection.send(#"{"jsonrpc":"2.0","id":1,"meth"#) }
+            idle.append(connection)
+        }
+        // A client that sends many requests and never reads a single answer.
+        let silent = try RawConnection(path: daemon.socket)
+        let request = Array(#"{"jsonrpc":"2.0","id":1,"method":"menu.list"}"#.utf8) + [UInt8(ascii: "\n")]
+        var flags = fcntl(silent.fd, F_GETFL)
+        flags |= O_NONBLOCK
+        _ = fcntl(silent.fd, F_SETFL, flags)
+        var sent = 0
+        var blocked = 0
+        while sent < 200_000, blocked < 200 {
+            let written = request.withUnsafeBytes { Glibc.send(silent.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            if written > 0 {
+                sent += 1
+            } else {
+                blocked += 1
+                usleep(5_000)
+            }
+        }
+        #expect(blocked >= 200, "the daemon should stop reading from a client that does not read (sent \(sent))")
+        // Everyone else is served.
+        // The half-open ones (a third) said all they had to say and were closed; the rest stay open.
+        let status = try json(daemon.pizzactl(["--json", "status"]))
+        #expect((status["connections"] as? Int ?? 0) >= 660, "\(status)")
+        #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        let rss = peakRSS(of: daemon.pid)
+        #expect(rss < 96, "peak RSS \(rss) MiB")
+        withExtendedLifetime(idle) {}
+    }
+}
