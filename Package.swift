@@ -14,6 +14,8 @@ let package = Package(
         .executable(name: "pizzad", targets: ["pizzad"]),
         .executable(name: "pizzactl", targets: ["pizzactl"]),
         .library(name: "PizzaCore", targets: ["PizzaCore"]),
+        // For Fuzz/: the request decoder and what it needs, as one product the fuzzing package depends on.
+        .library(name: "PizzaProtocolForFuzzing", targets: ["PizzaProtocol", "PizzaCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),

@@ -123,7 +123,9 @@ public struct JSONParser {
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                let text = String(decoding: bytes[start..<index], as: UTF8.self)
+                guard let text = String(validating: bytes[start..<index], as: UTF8.self) else {
+                    throw error("invalid UTF-8 in string")
+                }
                 index += 1
                 return text
             }
@@ -136,8 +138,9 @@ public struct JSONParser {
             let byte = bytes[index]
             switch byte {
             case UInt8(ascii: "\""):
+                guard let text = String(validating: scalars, as: UTF8.self) else { throw error("invalid UTF-8 in string") }
                 index += 1
-                return String(decoding: scalars, as: UTF8.self)
+                return text
             case UInt8(ascii: "\\"):
                 index += 1
                 guard index < bytes.count else { throw error("unexpected end of input") }

@@ -20,7 +20,9 @@ public enum JSONValue: Sendable, Equatable {
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
         case (.object(let a), .object(let b)):
-            a.count == b.count && a.allSatisfy { key, value in b.first { $0.0 == key }?.1 == value }
+            // Objects keep their members in order (repeated names included), so equal means the same members in
+            // the same order.
+            a.count == b.count && zip(a, b).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
         default: false
         }
     }

@@ -1,0 +1,1 @@
+// Declarations only; libFuzzer provides the code.
