@@ -88,7 +88,9 @@ struct AccessMatrixTests {
                 try await group.waitForAll()
             }
         }
-        try await Task.sleep(for: .milliseconds(500))
+        // Let the load run until it has made some orders (the machine may be busy with other tests).
+        let deadline = ContinuousClock.now + .seconds(20)
+        while before.value.count < 20, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
         let acknowledgedBefore = before.value
         let target = daemon.directory + "/backup.sqlite"
         let backup = try daemon.pizzactl(["db", "backup", target])
