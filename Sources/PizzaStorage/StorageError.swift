@@ -22,6 +22,8 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case migrationFailed(version: Int, name: String, underlying: SQLiteError)
     /// The disk is full, read-only or failing; nothing of the change was written.
     case unavailable(SQLiteError)
+    /// The database file was removed or replaced while pizzad had it open; nothing more is written to it.
+    case vanished(path: String)
 
     public var description: String {
         switch self {
@@ -49,6 +51,9 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         case .migrationFailed(let version, let name, let underlying):
             "migration \(version) (\(name)) failed and was rolled back: \(underlying)"
         case .unavailable(let error): "storage unavailable: \(error.message) (\(error.code.name))"
+        case .vanished(let path):
+            "the database file \(path) was removed or replaced while pizzad had it open; changes are refused so "
+                + "none is lost: restore the file (or a backup) and restart pizzad"
         }
     }
 }

@@ -64,4 +64,23 @@ struct DiskFullTests {
         #expect(try daemon.pizzactl(["audit", "verify"]).status == 0)
         #expect(try daemon.stop() == 0)
     }
+
+    @Test("a database folder that vanishes: changes are refused with storage, nothing is acknowledged into the void")
+    func vanishedDirectory() throws {
+        let directory = NSTemporaryDirectory() + "pizzad-vanish-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory + "/db", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let daemon = try DaemonProcess(arguments: ["--database", directory + "/db/pizzad.sqlite"], directory: directory)
+        let connection = try RawConnection(path: daemon.socket)
+        let first = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        #expect(first.errorCode == nil)
+        try FileManager.default.removeItem(atPath: directory + "/db")
+        let refused = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        #expect(refused.errorCode == 1006, "\(refused)")
+        #expect((refused["error"] as? [String: Any])?["message"] as? String ?? "" != "")
+        let status = try connection.request(#"{"jsonrpc":"2.0","id":3,"method":"daemon.status"}"#)
+        let storage = (status.result?["storage"] as? String) ?? (status["error"] as? [String: Any]).map { "\($0)" } ?? ""
+        #expect(storage.contains("removed or replaced") || status.errorCode == 1006, "\(status)")
+        #expect(daemon.process.isRunning)
+    }
 }

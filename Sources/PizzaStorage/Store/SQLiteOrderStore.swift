@@ -22,6 +22,9 @@ public final class SQLiteOrderStore: OrderStore {
     private let pending = Locked<PendingWrites>(PendingWrites())
     private let readers: ReadPool
     private let storageFailure = Locked<StorageError?>(nil)
+    /// The database file's device and inode when it was opened: a write to a file that was since removed or
+    /// replaced would be acknowledged and then lost, so writes stop when the path no longer names it.
+    private let fileIdentity: (device: UInt64, inode: UInt64)?
 
     private struct PendingWrites {
         var writes: [PendingWrite] = []
@@ -44,6 +47,7 @@ public final class SQLiteOrderStore: OrderStore {
             throw StorageError.unavailable(error)
         }
         try migrator.apply(todo, to: writer, at: Timestamp.now().description)
+        self.fileIdentity = Self.identity(of: path)
         self.path = path
         self.writer = writer
         self.settings = settings
@@ -102,9 +106,27 @@ public final class SQLiteOrderStore: OrderStore {
         }
     }
 
+    static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return nil }
+        return (UInt64(info.st_dev), UInt64(info.st_ino))
+    }
+
+    /// Whether the path still names the file the writer has open.
+    private func fileIsStillThere() -> Bool {
+        guard let fileIdentity, let now = Self.identity(of: path) else { return false }
+        return now == fileIdentity
+    }
+
     /// One group commit: `BEGIN IMMEDIATE`, a savepoint per write, `COMMIT`, then resume every caller.
     /// (The transaction statements go through the statement cache: `execute(_:_:)` with no arguments.)
     private func commit(_ batch: [PendingWrite]) {
+        guard fileIsStillThere() else {
+            let failure = storage(
+                StorageError.vanished(path: path))
+            batch.forEach { $0.fail(failure) }
+            return
+        }
         var remaining = batch[...]
         while !remaining.isEmpty {
             do {
