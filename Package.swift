@@ -14,7 +14,7 @@ let package = Package(
         .executable(name: "pizzad", targets: ["pizzad"]),
         .executable(name: "pizzactl", targets: ["pizzactl"]),
         .library(name: "PizzaCore", targets: ["PizzaCore"]),
-        // For Fuzz/: the request decoder and what it needs, as one product the fuzzing package depends on.
+        // For Tests/Fuzz/: the request decoder and what it needs, as one product the fuzzing package depends on.
         .library(name: "PizzaProtocolForFuzzing", targets: ["PizzaProtocol", "PizzaCore"]),
     ],
     dependencies: [
