@@ -100,4 +100,34 @@ struct HealthTests {
         let recovered = listener.collect(timeout: 5) { $0.filter { $0.message.contains("WATCHDOG=1") }.count >= 2 }
         #expect(recovered.filter { $0.message.contains("WATCHDOG=1") }.count >= 2)
     }
+
+    @Test("a long read transaction holding the WAL back shows in the metrics and the log, and clears")
+    func checkpointStarvation() throws {
+        let daemon = try DaemonProcess(environment: ["WATCHDOG_USEC": "400000"])
+        try #require(daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        // An sqlite3 shell with an open read transaction: its snapshot pins the WAL.
+        let reader = Process()
+        reader.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        reader.arguments = ["sqlite3", daemon.database]
+        let input = Pipe()
+        reader.standardInput = input
+        reader.standardOutput = Pipe()
+        try reader.run()
+        input.fileHandleForWriting.write(Data("BEGIN; SELECT count(*) FROM carts;\n".utf8))
+        usleep(300_000)
+        for _ in 0..<20 { try #require(daemon.pizzactl(["order", "new", "cheese"]).status == 0) }
+        let deadline = Date().addingTimeInterval(5)
+        while !daemon.output.contains("long read transaction"), Date() < deadline { usleep(50_000) }
+        #expect(daemon.output.contains("long read transaction holds the WAL back"), "\(daemon.output)")
+        let metrics = try daemon.pizzactl(["metrics"]).stdout
+        let lag = metrics.split(separator: "\n").first { $0.hasPrefix("pizzad_wal_checkpoint_lag_frames ") }
+        #expect((lag?.split(separator: " ").last.flatMap { Double($0) } ?? 0) > 0, "\(lag ?? "no lag metric")")
+        #expect(metrics.contains("pizzad_wal_checkpoint_starved_total"))
+        input.fileHandleForWriting.write(Data("COMMIT;\n.quit\n".utf8))
+        try input.fileHandleForWriting.close()
+        _ = waitForExit(reader)
+        let cleared = Date().addingTimeInterval(5)
+        while !daemon.output.contains("checkpointed again"), Date() < cleared { usleep(50_000) }
+        #expect(daemon.output.contains("the WAL is checkpointed again"))
+    }
 }

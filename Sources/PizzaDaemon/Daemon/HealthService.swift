@@ -1,3 +1,4 @@
+import CoreMetrics
 import Logging
 import PizzaCore
 import ServiceLifecycle
@@ -11,10 +12,22 @@ final class HealthService: Service {
     private let notifier: SystemdNotifier
     private let logger: Logger
 
+    private let walFrames: Gauge
+    private let checkpointLag: Gauge
+    private let checkpointStarved: CoreMetrics.Counter
+
     init(
         state: DaemonState, server: ControlSocketServer, notifier: SystemdNotifier, logger: Logger,
         onStart: @escaping @Sendable () async -> Void
     ) {
+        walFrames = Gauge(label: "pizzad_wal_frames", factory: state.metrics.factory)
+        checkpointLag = Gauge(label: "pizzad_wal_checkpoint_lag_frames", factory: state.metrics.factory)
+        checkpointStarved = CoreMetrics.Counter(label: "pizzad_wal_checkpoint_starved_total", factory: state.metrics.factory)
+        state.metrics.describe("pizzad_wal_frames", "Frames in the write-ahead log after the last checkpoint attempt.")
+        state.metrics.describe(
+            "pizzad_wal_checkpoint_lag_frames", "WAL frames a checkpoint could not copy back (a reader holds them).")
+        state.metrics.describe(
+            "pizzad_wal_checkpoint_starved_total", "Checkpoint attempts that could not finish because of a long reader.")
         self.onStart = onStart
         self.state = state
         self.server = server
@@ -42,6 +55,7 @@ final class HealthService: Service {
             }
             if Task.isShuttingDownGracefully { return }
             let healthy = await writerAnswers(within: .seconds(2)) && server.isServing
+            if healthy { await checkpoint() }
             if let failure = state.store.currentStorageFailure {
                 if !storageWasFailing { logger.error("storage is failing; changes are refused until it recovers: \(failure)") }
                 storageWasFailing = true
@@ -55,6 +69,32 @@ final class HealthService: Service {
             if healthy, notifier.watchdogInterval != nil { message += message.isEmpty ? "WATCHDOG=1" : "\nWATCHDOG=1" }
             if !healthy { logger.warning("health check failed: not pinging the watchdog") }
             if !message.isEmpty { notifier.notify(message) }
+        }
+    }
+
+    /// Whether the last checkpoint was held back by a reader (logged once per episode).
+    private let starved = Locked(false)
+
+    /// A passive checkpoint between group commits: copies what it can back into the database file and reports
+    /// what a long read transaction (an `sqlite3` shell left open, say) keeps it from copying, so a growing WAL
+    /// shows in the metrics and the log instead of going unnoticed.
+    private func checkpoint() async {
+        guard let (log, done) = try? await state.store.withWriter({ db in try db.checkpoint(truncate: false) }) else { return }
+        walFrames.record(log)
+        checkpointLag.record(max(0, log - done))
+        let isStarved = log > done
+        let wasStarved = starved.withLock { value in
+            defer { value = isStarved }
+            return value
+        }
+        if isStarved {
+            checkpointStarved.increment()
+            if !wasStarved {
+                logger.warning(
+                    "a long read transaction holds the WAL back: \(log - done) of \(log) frames cannot be checkpointed")
+            }
+        } else if wasStarved {
+            logger.notice("the WAL is checkpointed again")
         }
     }
 
