@@ -18,6 +18,7 @@ var limitSource: String = {
 }()
 var sections: Set<String> = ["create", "kitchen", "big", "multicast"]
 var clientCounts = [1, 4, 16, 64]
+var tortureRounds = 20
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -25,9 +26,11 @@ while let argument = arguments.popFirst() {
     case "--orders": bigOrders = Int(arguments.popFirst() ?? "") ?? bigOrders
     case "--limit-source": limitSource = arguments.popFirst() ?? limitSource
     case "--only": sections = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
+    case "--rounds": tortureRounds = Int(arguments.popFirst() ?? "") ?? tortureRounds
     case "--clients": clientCounts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
     default:
         print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,multicast] [--clients 1,4,16,64]")
+        print("       pizzabench --only torture [--rounds N]")
         exit(2)
     }
 }
@@ -47,6 +50,22 @@ func us(_ value: UInt64) -> String { Bench.latency(value) }
 print("pizzabench: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, "
     + "\(try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU")")
 print("client and daemon share the machine; \(Bench.format(seconds, 0)) s per load step\n")
+
+// The crash loop, on its own: pizzabench --only torture [--rounds N].
+if sections == ["torture"] {
+    let directory = work + "/torture"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    print("crash loop: \(tortureRounds) rounds of load with a SIGKILL (every fifth a SIGTERM) at a random moment")
+    let summary = try await Torture.run(binary: pizzad, directory: directory, rounds: tortureRounds, clients: 8)
+    Bench.table(["rounds", "requests", "faults injected", "acknowledged orders", "acknowledged lost", "unexpected exits"], [[
+        "\(summary.rounds)", "\(summary.requests)", "\(summary.faults)", "\(summary.acknowledged)", "\(summary.lost)",
+        "\(summary.unexpectedExits)",
+    ]])
+    for problem in summary.problems { print("problem: \(problem)") }
+    let clean = summary.lost == 0 && summary.unexpectedExits == 0 && summary.problems.isEmpty
+    print(clean ? "crash loop: clean" : "crash loop: FAILED")
+    exit(clean ? 0 : 1)
+}
 
 // 1. The limit.
 let limit = try SQLiteLimit.measure(source: limitSource, directory: work)

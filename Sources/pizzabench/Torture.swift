@@ -1,0 +1,95 @@
+import Foundation
+import PizzaClient
+import PizzaProtocol
+import SQLite
+
+/// The crash loop: load, a fault at a random moment (SIGKILL mostly, SIGTERM sometimes), restart on the same
+/// files, and at the end a check that nothing acknowledged was lost.
+enum Torture {
+    struct Summary {
+        var rounds = 0
+        var requests = 0
+        var faults = 0
+        var acknowledged = 0
+        var lost = 0
+        var unexpectedExits = 0
+        var problems: [String] = []
+    }
+
+    static let order = ["open", "placed", "preparing", "baking", "boxed", "shipped", "delivered"]
+
+    static func run(binary: String, directory: String, rounds: Int, clients: Int) async throws -> Summary {
+        var summary = Summary()
+        let acknowledged = Counter<[Int64: String]>([:])
+        let requests = Counter<Int>(0)
+        for round in 0..<rounds {
+            let daemon = try BenchDaemon(binary: binary, directory: directory)
+            let socket = daemon.socket
+            let load = Task.detached {
+                await withTaskGroup(of: Void.self) { group in
+                    for client in 0..<clients {
+                        group.addTask {
+                            _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(5)) { connection in
+                                for index in 0..<1_000_000 {
+                                    let created = try await connection.call("order.create", [
+                                        ("ref", .string("t\(round)-\(client)-\(index)")), ("items", [["kind": "cheese"]]),
+                                        ("place", true),
+                                    ])
+                                    requests.update { $0 += 1 }
+                                    guard let id = created["id"]?.intValue else { continue }
+                                    acknowledged.update { $0[id] = "placed" }
+                                    let advanced = try await connection.call("order.advance", [("id", .int(id))])
+                                    requests.update { $0 += 1 }
+                                    if let status = advanced["status"]?.stringValue { acknowledged.update { $0[id] = status } }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 200...1200)))
+            if !daemon.process.isRunning { summary.unexpectedExits += 1 }
+            let signal = round % 5 == 4 ? SIGTERM : SIGKILL
+            kill(daemon.pid, signal)
+            daemon.process.waitUntilExit()
+            summary.faults += 1
+            if signal == SIGTERM, daemon.process.terminationStatus != 0 {
+                summary.problems.append("round \(round): SIGTERM gave exit \(daemon.process.terminationStatus)")
+            }
+            await load.value
+            summary.rounds += 1
+        }
+        // The final check, on the files as the last fault left them.
+        let daemon = try BenchDaemon(binary: binary, directory: directory)
+        defer { daemon.stop() }
+        let db = try Database(path: daemon.database, mode: .readOnly)
+        var stored: [Int64: String] = [:]
+        try db.statement("SELECT id, status FROM carts").forEach { row in stored[row.int64(0)] = row.string(1) }
+        let expected = acknowledged.value
+        summary.acknowledged = expected.count
+        for (id, status) in expected {
+            guard let actual = stored[id], (order.firstIndex(of: actual) ?? -1) >= (order.firstIndex(of: status) ?? 99) else {
+                summary.lost += 1
+                continue
+            }
+        }
+        summary.requests = requests.value
+        for (check, sql) in [("integrity_check", "PRAGMA integrity_check"), ("foreign_key_check", "PRAGMA foreign_key_check")] {
+            let rows = try db.statement(sql).map { $0.string(0) }
+            if rows != (check == "integrity_check" ? ["ok"] : []) { summary.problems.append("\(check): \(rows.prefix(3))") }
+        }
+        let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
+        if verify["ok"]?.boolValue != true { summary.problems.append("audit.verify: \(verify.jsonText)") }
+        return summary
+    }
+}
+
+/// A value shared by the load tasks.
+final class Counter<Value: Sendable>: @unchecked Sendable {
+    // @unchecked: every access goes through `lock`.
+    private let lock = NSLock()
+    private var stored: Value
+    init(_ value: Value) { stored = value }
+    func update(_ body: (inout Value) -> Void) { lock.lock(); body(&stored); lock.unlock() }
+    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
+}
