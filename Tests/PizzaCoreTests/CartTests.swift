@@ -87,6 +87,10 @@ struct CartTests {
         #expect(Timestamp(iso8601: "2025-11-21T09:30:00.123Z") == now)
         #expect(Timestamp(iso8601: "2025-11-21")?.description == "2025-11-21T00:00:00.000Z")
         #expect(Timestamp(iso8601: "1969-12-31T23:59:59.999Z")?.millisecondsSince1970 == -1)
+        #expect(Timestamp(iso8601: "2025-11-21T09:30:00.1239Z")?.description == "2025-11-21T09:30:00.123Z")
+        #expect(Timestamp(iso8601: "2025-11-21T09:30:00.5Z")?.description == "2025-11-21T09:30:00.500Z")
+        #expect(Timestamp(iso8601: "2025-11-21T09:30:00.Z") == nil)
+        #expect(Timestamp(iso8601: "2025-11-21T09:30:00") == nil)
         #expect(Timestamp(iso8601: "yesterday") == nil)
         #expect(Timestamp(iso8601: "2025-13-01") == nil)
     }

@@ -19,6 +19,8 @@ struct RobustnessTests {
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.get\",\"params\":{\"id\":99999999999999999999999}}",
             String(repeating: "[", count: 5000), "\u{00}\u{01}\u{02}", "{\"a\":\"\\ud800\"}", "\u{FEFF}{}", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.advance\",\"params\":{\"id\":1,\"from\":\"eaten\"}}",
+            // Once a crash: more than three digits of fraction in a time.
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.list\",\"params\":{\"since\":\"2026-11-21T09:30:00.123456789Z\"}}",
         ]
         let connection = try RawConnection(path: daemon.socket)
         var answered = 0

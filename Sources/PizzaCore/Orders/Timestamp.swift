@@ -71,7 +71,8 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
                     index += 1
                 }
                 guard digits > 0 else { return nil }
-                for _ in digits..<3 where digits < 3 { fraction *= 10 }
+                // Milliseconds: pad "5" to 500; digits past the third were ignored above.
+                if digits < 3 { for _ in digits..<3 { fraction *= 10 } }
                 ms += fraction
             }
             guard index == bytes.count - 1, bytes[index] == UInt8(ascii: "Z") else { return nil }
