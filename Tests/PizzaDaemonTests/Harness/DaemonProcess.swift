@@ -44,6 +44,8 @@ final class DaemonProcess: Sendable {
         process.standardError = pipe
         pipe.fileHandleForReading.readabilityHandler = { [log] handle in
             let data = handle.availableData
+            // End of file: the daemon is gone; drop the handler so the pipe and its source are released.
+            if data.isEmpty { handle.readabilityHandler = nil }
             log.withLock { $0.append(data) }
         }
         self.process = process
@@ -105,6 +107,7 @@ final class DaemonProcess: Sendable {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
+        (process.standardOutput as? Pipe)?.fileHandleForReading.readabilityHandler = nil
         if ownsDirectory { try? FileManager.default.removeItem(atPath: directory) }
     }
 }
