@@ -1,6 +1,7 @@
 /// LeakSanitizer's built-in suppressions for `swift test --sanitize=address`: leaks in the toolchain itself,
-/// never in pizzad's code — XCTest's runner objects, Foundation's `FileManager.contents(atPath:)` read buffer, and
-/// libdispatch continuations still queued when the test process exits. LeakSanitizer looks this function up by
+/// never in pizzad's code — XCTest's runner objects, Foundation's `FileManager.contents(atPath:)` read buffer and
+/// `FileHandle.readabilityHandler` monitor (with the Process and Pipe objects it keeps), and libdispatch
+/// continuations still queued when the test process exits. LeakSanitizer looks this function up by
 /// name; in builds without the sanitizer nothing calls it.
 @_cdecl("__lsan_default_suppressions")
 public func leakSanitizerDefaultSuppressions() -> UnsafePointer<UInt8> {
@@ -10,6 +11,7 @@ public func leakSanitizerDefaultSuppressions() -> UnsafePointer<UInt8> {
 private let suppressions: StaticString = """
     leak:libXCTest.so
     leak:readBytesFromFile
+    leak:FileHandleC7monitor
     leak:_dispatch_continuation_alloc_from_heap
 
     """

@@ -34,7 +34,13 @@ struct CrashTests {
                     }
                 }
             }
-            try await Task.sleep(for: .milliseconds(Int.random(in: 300...900)))
+            // Kill at a random moment once this round has made some orders (a slow build may take a while).
+            let before = acknowledged.value.count
+            let deadline = ContinuousClock.now + .seconds(20)
+            while acknowledged.value.count < before + 5, ContinuousClock.now < deadline {
+                try await Task.sleep(for: .milliseconds(20))
+            }
+            try await Task.sleep(for: .milliseconds(Int.random(in: 0...500)))
             #expect(try daemon.stop(SIGKILL) == -9)
             await load.value
         }
