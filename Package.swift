@@ -128,7 +128,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PizzaDaemonTests",
-            dependencies: ["PizzaProtocol", "PizzaClient"],
+            dependencies: ["PizzaProtocol", "PizzaClient", "PizzaCore"],
             swiftSettings: strict
         ),
     ]

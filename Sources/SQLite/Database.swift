@@ -160,9 +160,4 @@ public final class Database: @unchecked Sendable {
         sqlite3_backup_finish(backup)
         guard code == SQLITE_DONE else { throw target.error(code: code) }
     }
-
-    /// Limits the file to `pages` pages (`PRAGMA max_page_count`), mainly to simulate a full disk in tests.
-    public func setMaxPageCount(_ pages: Int) throws(SQLiteError) {
-        try execute("PRAGMA max_page_count = \(pages)")
-    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaCore
 import PizzaClient
 import PizzaProtocol
 import SQLite
@@ -20,8 +21,8 @@ enum Torture {
 
     static func run(binary: String, directory: String, rounds: Int, clients: Int) async throws -> Summary {
         var summary = Summary()
-        let acknowledged = Counter<[Int64: String]>([:])
-        let requests = Counter<Int>(0)
+        let acknowledged = Locked<[Int64: String]>([:])
+        let requests = Locked<Int>(0)
         for round in 0..<rounds {
             let daemon = try BenchDaemon(binary: binary, directory: directory)
             let socket = daemon.socket
@@ -35,12 +36,12 @@ enum Torture {
                                         ("ref", .string("t\(round)-\(client)-\(index)")), ("items", [["kind": "cheese"]]),
                                         ("place", true),
                                     ])
-                                    requests.update { $0 += 1 }
+                                    requests.withLock { $0 += 1 }
                                     guard let id = created["id"]?.intValue else { continue }
-                                    acknowledged.update { $0[id] = "placed" }
+                                    acknowledged.withLock { $0[id] = "placed" }
                                     let advanced = try await connection.call("order.advance", [("id", .int(id))])
-                                    requests.update { $0 += 1 }
-                                    if let status = advanced["status"]?.stringValue { acknowledged.update { $0[id] = status } }
+                                    requests.withLock { $0 += 1 }
+                                    if let status = advanced["status"]?.stringValue { acknowledged.withLock { $0[id] = status } }
                                 }
                             }
                         }
@@ -82,14 +83,4 @@ enum Torture {
         if verify["ok"]?.boolValue != true { summary.problems.append("audit.verify: \(verify.jsonText)") }
         return summary
     }
-}
-
-/// A value shared by the load tasks.
-final class Counter<Value: Sendable>: @unchecked Sendable {
-    // @unchecked: every access goes through `lock`.
-    private let lock = NSLock()
-    private var stored: Value
-    init(_ value: Value) { stored = value }
-    func update(_ body: (inout Value) -> Void) { lock.lock(); body(&stored); lock.unlock() }
-    var value: Value { lock.lock(); defer { lock.unlock() }; return stored }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaCore
 import Testing
 
 @Suite("Access matrix with real users", .serialized)

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaCore
 import PizzaClient
 import PizzaProtocol
 import Testing

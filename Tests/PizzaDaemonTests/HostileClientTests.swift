@@ -1,4 +1,5 @@
 import Foundation
+import PizzaCore
 import Testing
 
 /// Whether this test process (and so the pizzad built with it) runs under AddressSanitizer.

@@ -11,15 +11,15 @@ import Darwin
 /// a locked access. This lock is a `pthread_mutex_t`, which ThreadSanitizer understands; the cost is one heap
 /// allocation per lock, made once.
 ///
-/// `@unchecked Sendable` is sound because `value` is only read or written inside `withLock`, which holds the
+/// `@unchecked Sendable` is sound because `stored` is only read or written inside `withLock`, which holds the
 /// mutex for the whole access; nothing escapes the closure but its result.
 public final class Locked<Value>: @unchecked Sendable {
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var value: Value
+    private var stored: Value
 
     /// A lock holding `value`.
     public init(_ value: Value) {
-        self.value = value
+        self.stored = value
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         let result = pthread_mutex_init(mutex, nil)
@@ -40,10 +40,13 @@ public final class Locked<Value>: @unchecked Sendable {
         return try body(&valueStorage)
     }
 
+    /// A copy of the value, read under the lock.
+    public var value: Value { withLock { $0 } }
+
     @usableFromInline
     var valueStorage: Value {
-        _read { yield value }
-        _modify { yield &value }
+        _read { yield stored }
+        _modify { yield &stored }
     }
 
     @usableFromInline

@@ -37,7 +37,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
         }
         let object = delegate as AnyObject
         return state.withLock { state in
-            state.registrations.removeAll { !$0.isLive }
+            state.registrations.removeAll { !$0.isActive }
             if let existing = state.registrations.first(where: { $0.object === object }) {
                 return existing
             }
@@ -55,7 +55,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
         let object = delegate as AnyObject
         state.withLock { state in
             state.registrations.removeAll { registration in
-                guard registration.object === object else { return !registration.isLive }
+                guard registration.object === object else { return !registration.isActive }
                 registration.deactivate()
                 return true
             }
@@ -63,7 +63,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
     }
 
     private func removeRegistration(id: UInt64) {
-        state.withLock { state in state.registrations.removeAll { $0.id == id || !$0.isLive } }
+        state.withLock { state in state.registrations.removeAll { $0.id == id || !$0.isActive } }
     }
 
     /// Calls `body` with each live delegate, in registration order. No lock is held while `body` runs.
@@ -91,7 +91,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
 
     /// How many live delegates there are.
     public var count: Int {
-        state.withLock { state in state.registrations.reduce(0) { $0 + ($1.isLive ? 1 : 0) } }
+        state.withLock { state in state.registrations.reduce(0) { $0 + ($1.isActive ? 1 : 0) } }
     }
 
     /// Whether there is no live delegate.
@@ -100,7 +100,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
     /// Whether `delegate` is currently registered.
     public func contains(_ delegate: Delegate) -> Bool {
         let object = delegate as AnyObject
-        return state.withLock { state in state.registrations.contains { $0.isLive && $0.object === object } }
+        return state.withLock { state in state.registrations.contains { $0.isActive && $0.object === object } }
     }
 
     /// Adds `delegate`; see ``add(_:)``.

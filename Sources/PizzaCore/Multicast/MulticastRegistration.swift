@@ -42,8 +42,6 @@ public final class MulticastRegistration: Sendable, Hashable {
     /// Whether the registration is still in force (not cancelled, removed, or ended by the delegate's death).
     public var isActive: Bool { active.load(ordering: .acquiring) && object != nil }
 
-    var isLive: Bool { isActive }
-
     func deactivate() { active.store(false, ordering: .releasing) }
 
     /// Ends the registration: the delegate is not called again, including by a dispatch under way.

@@ -27,8 +27,6 @@ public enum OrderStatus: String, Sendable, CaseIterable, Codable {
     /// Whether items may still be added or removed.
     public var acceptsItems: Bool { self == .open }
 
-    /// Whether the order is finished (delivered or cancelled).
-    public var isFinal: Bool { self == .delivered || self == .cancelled }
 
     /// The status `transition` leads to from this one, or the reason it is not allowed.
     public func applying(_ transition: Transition) -> Result<OrderStatus, InvalidTransition> {

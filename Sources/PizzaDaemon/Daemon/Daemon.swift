@@ -59,7 +59,7 @@ public enum Daemon {
         let store: SQLiteOrderStore
         let migrationsPath: String
         do {
-            migrationsPath = try findMigrations(configuration, environment: environment)
+            migrationsPath = try findMigrations(configuration)
             let migrations = try Migration.load(from: migrationsPath)
             try FileManager.default.createDirectory(
                 atPath: (configuration.databasePath as NSString).deletingLastPathComponent.isEmpty
@@ -131,7 +131,7 @@ public enum Daemon {
 
     /// The migrations folder: configured, or installed beside the binary, or in the working directory, or in
     /// the source tree this binary was built from.
-    static func findMigrations(_ configuration: DaemonConfiguration, environment: [String: String]) throws -> String {
+    static func findMigrations(_ configuration: DaemonConfiguration) throws -> String {
         if let configured = configuration.migrationsPath { return configured }
         let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
         var source = URL(fileURLWithPath: #filePath)

@@ -72,11 +72,3 @@ func sqlite3(_ path: String, _ sql: String) throws -> String {
 }
 
 import Synchronization
-
-/// A value shared between tasks and threads, behind a lock.
-final class Locked<Value: Sendable>: Sendable {
-    private let mutex: Mutex<Value>
-    init(_ value: Value) { mutex = Mutex(value) }
-    func withLock<R>(_ body: (inout Value) -> R) -> R { mutex.withLock { body(&$0) } }
-    var value: Value { mutex.withLock { $0 } }
-}

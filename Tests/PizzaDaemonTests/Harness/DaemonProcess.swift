@@ -1,4 +1,5 @@
 import Foundation
+import PizzaCore
 import Synchronization
 
 /// A real `pizzad` in its own temporary folder, with its socket and database there.
