@@ -24,6 +24,10 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case unavailable(SQLiteError)
     /// The database file was removed or replaced while pizzad had it open; nothing more is written to it.
     case vanished(path: String)
+    /// The database file (or its folder) cannot be written: reads are served, changes refused until it can.
+    case readOnly(path: String)
+    /// The database is read-only and still needs migrations, so this pizzad cannot use it.
+    case readOnlyNeedsMigration(path: String, pending: Int)
 
     public var description: String {
         switch self {
@@ -46,7 +50,7 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
                 + "install the matching pizzad"
         case .migrationsNotFound(let searched):
             "no migrations folder found (looked in: \(searched.joined(separator: ", "))); "
-                + "set storage.migrations in the configuration or PIZZAD_MIGRATIONS"
+                + "set database.migrations in the configuration or PIZZAD_MIGRATIONS"
         case .badMigration(let file, let reason): "bad migration file \(file): \(reason)"
         case .migrationFailed(let version, let name, let underlying):
             "migration \(version) (\(name)) failed and was rolled back: \(underlying)"
@@ -54,6 +58,12 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         case .vanished(let path):
             "the database file \(path) was removed or replaced while pizzad had it open; changes are refused so "
                 + "none is lost: restore the file (or a backup) and restart pizzad"
+        case .readOnly(let path):
+            "the database \(path) is read-only (its file, folder or file system); reads are served, changes are "
+                + "refused until it is writable again, which pizzad notices by itself"
+        case .readOnlyNeedsMigration(let path, let pending):
+            "the database \(path) is read-only and needs \(pending) migration(s) this pizzad would apply: "
+                + "make it writable (the file was not changed)"
         }
     }
 }

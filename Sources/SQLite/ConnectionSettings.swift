@@ -26,6 +26,9 @@ public struct ConnectionSettings: Sendable {
     public var queryOnly: Bool = false
     /// Page cache size in KiB (`PRAGMA cache_size = -N`).
     public var cacheKiB: Int = 4_096
+    /// Whether the file itself cannot be written (opened with `mode=ro` or `immutable=1`): the journal mode is
+    /// then neither set nor checked, since SQLite reports what it can use, not what the header says.
+    public var fileIsReadOnly: Bool = false
 
     public init(synchronous: Synchronous = .full, busyTimeoutMilliseconds: Int = 5_000, queryOnly: Bool = false) {
         self.synchronous = synchronous
@@ -58,7 +61,7 @@ extension Database {
             guard mode == .text("wal") else {
                 throw SettingNotApplied(pragma: "journal_mode", expected: "wal", actual: Self.describe(mode))
             }
-        } else {
+        } else if !settings.fileIsReadOnly {
             try expect("journal_mode", .text("wal"))
         }
         try execute("PRAGMA synchronous = \(settings.synchronous.rawValue)")

@@ -16,6 +16,10 @@ public final class Database: @unchecked Sendable {
         case readWrite
         /// Read only (`SQLITE_OPEN_READONLY`).
         case readOnly
+        /// Read only, and the file is never written by anyone while it is open (`immutable=1`): no locks and no
+        /// `-shm` file, so a WAL database with no `-wal` file opens even where nothing may be created.
+        /// See <https://www.sqlite.org/uri.html#uriimmutable>.
+        case immutable
     }
 
     let handle: OpaquePointer
@@ -29,10 +33,11 @@ public final class Database: @unchecked Sendable {
         switch mode {
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
         case .readWrite: flags |= SQLITE_OPEN_READWRITE
-        case .readOnly: flags |= SQLITE_OPEN_READONLY
+        case .readOnly, .immutable: flags |= SQLITE_OPEN_READONLY
         }
+        let name = mode == .immutable ? Self.uri(path: path, query: "immutable=1") : path
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(path, &db, flags, nil)
+        let code = sqlite3_open_v2(name, &db, flags, nil)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             let extended = db.map { sqlite3_extended_errcode($0) } ?? code
@@ -42,6 +47,19 @@ public final class Database: @unchecked Sendable {
         sqlite3_extended_result_codes(db, 1)
         self.handle = db
         self.path = path
+    }
+
+    /// A `file:` URI for `path` with `query`, escaping what a URI reserves. See <https://www.sqlite.org/uri.html>.
+    static func uri(path: String, query: String) -> String {
+        var escaped: [UInt8] = []
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "%") || byte == UInt8(ascii: "?") || byte == UInt8(ascii: "#") {
+                escaped += Array("%\(String(byte, radix: 16, uppercase: true))".utf8)
+            } else {
+                escaped.append(byte)
+            }
+        }
+        return "file:" + String(decoding: escaped, as: UTF8.self) + "?" + query
     }
 
     deinit {

@@ -84,3 +84,91 @@ struct DiskFullTests {
         #expect(daemon.process.isRunning)
     }
 }
+
+@Suite("A read-only database", .serialized)
+struct ReadOnlyDatabaseTests {
+    /// A database with one order, made by a daemon that was then stopped, seen through a read-only bind mount.
+    /// `keepWAL` false checkpoints and removes the `-wal` and `-shm` files, as a cleanly closed database has none.
+    func readOnlyView(keepWAL: Bool) throws -> (directory: String, view: String) {
+        let directory = NSTemporaryDirectory() + "pizzad-ro-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory + "/rw", withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: directory + "/view", withIntermediateDirectories: true)
+        let maker = try DaemonProcess(arguments: ["--database", directory + "/rw/pizzad.sqlite"])
+        #expect(try maker.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        #expect(try maker.stop() == 0)
+        if !keepWAL {
+            #expect(try sqlite3(directory + "/rw/pizzad.sqlite", "PRAGMA wal_checkpoint(TRUNCATE)") == "0|0|0")
+            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/rw/pizzad.sqlite" + suffix) }
+        }
+        try #require(try run("mount", ["--bind", directory + "/rw", directory + "/view"]).status == 0)
+        try #require(try run("mount", ["-o", "remount,bind,ro", directory + "/view"]).status == 0)
+        return (directory, directory + "/view")
+    }
+
+    @Test("a read-only database: reads served, changes refused with storage, one log line, STATUS, recovery",
+          .enabled(if: canMount), arguments: [true, false])
+    func readOnly(keepWAL: Bool) throws {
+        let (directory, view) = try readOnlyView(keepWAL: keepWAL)
+        defer {
+            _ = try? run("umount", ["-l", view])
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let before = try run("sha256sum", [view + "/pizzad.sqlite"]).stdout
+        let listener = try NotifyListener(path: NSTemporaryDirectory() + "pizzad-ro-notify-" + UUID().uuidString.prefix(8))
+        let daemon = try DaemonProcess(
+            arguments: ["--database", view + "/pizzad.sqlite"],
+            environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"])
+        // Reads are served.
+        let shown = try daemon.pizzactl(["--json", "order", "show", "1"])
+        #expect(shown.status == 0, "\(shown)")
+        #expect(try json(shown)["status"] as? String == "placed")
+        #expect(try daemon.pizzactl(["order", "list"]).status == 0)
+        // Every kind of change is refused with storage, and nothing reaches the file.
+        for change in [["order", "new", "cheese"], ["order", "advance", "1"], ["order", "cancel", "1", "--reason", "x"]] {
+            let refused = try daemon.pizzactl(change)
+            #expect(refused.status == 1, "\(refused)")
+            #expect(refused.stderr.contains("storage") && refused.stderr.contains("read-only"), "\(refused)")
+        }
+        let status = try json(daemon.pizzactl(["--json", "status"]))
+        #expect((status["storage"] as? String ?? "").contains("read-only"), "\(status)")
+        let statusLines = listener.collect(timeout: 3) { $0.contains { $0.message.contains("read-only") } }
+        #expect(statusLines.contains { $0.message.contains("STATUS=storage failing") && $0.message.contains("read-only") })
+        #expect(daemon.output.components(separatedBy: "storage is failing").count - 1 == 1, "\(daemon.output)")
+        #expect(try run("sha256sum", [view + "/pizzad.sqlite"]).stdout == before)
+
+        // Writable again: the daemon notices by itself and takes changes, into the same file.
+        try #require(try run("mount", ["-o", "remount,bind,rw", view]).status == 0)
+        let deadline = Date().addingTimeInterval(5)
+        while !daemon.output.contains("storage recovered"), Date() < deadline { usleep(20_000) }
+        #expect(daemon.output.contains("storage recovered"), "\(daemon.output)")
+        #expect(try daemon.pizzactl(["order", "advance", "1"]).status == 0)
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        #expect(try daemon.stop() == 0)
+        let statuses = try sqlite3(directory + "/rw/pizzad.sqlite", "SELECT group_concat(status, ',') FROM (SELECT status FROM carts ORDER BY id)")
+        #expect(statuses == "preparing,open")
+        // One entry each: the order made with --place, the advance, the new order; none for the refused changes.
+        let entries = try sqlite3(directory + "/rw/pizzad.sqlite", "SELECT count(*) FROM audit_log")
+        #expect(entries == "3")
+    }
+
+    @Test("a read-only database that still needs a migration is refused untouched", .enabled(if: canMount))
+    func readOnlyNeedsMigration() throws {
+        let (directory, view) = try readOnlyView(keepWAL: false)
+        defer {
+            _ = try? run("umount", ["-l", view])
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        // A migrations folder with one more migration than the database has.
+        let migrations = directory + "/migrations"
+        try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: migrations)
+        try Data("CREATE TABLE later (id INTEGER PRIMARY KEY) STRICT;\n".utf8)
+            .write(to: URL(fileURLWithPath: migrations + "/9999_later.sql"))
+        let before = try run("sha256sum", [view + "/pizzad.sqlite"]).stdout
+        let daemon = try DaemonProcess(
+            arguments: ["--database", view + "/pizzad.sqlite"], environment: ["PIZZAD_MIGRATIONS": migrations], wait: false)
+        daemon.process.waitUntilExit()
+        #expect(daemon.process.terminationStatus == 65, "\(daemon.output)")
+        #expect(daemon.output.contains("read-only and needs 1 migration"), "\(daemon.output)")
+        #expect(try run("sha256sum", [view + "/pizzad.sqlite"]).stdout == before)
+    }
+}

@@ -92,7 +92,11 @@ struct RobustnessTests {
                 }
             }
         }
-        try await Task.sleep(for: .milliseconds(800))
+        // Signal once the load is under way (sanitizer builds are slow to get there), at most after 20 s.
+        let started = ContinuousClock.now
+        repeat {
+            try await Task.sleep(for: .milliseconds(200))
+        } while acknowledged.value.count <= 10 && ContinuousClock.now - started < .seconds(20)
         let status = try daemon.stop(SIGTERM)
         await load.value
         #expect(status == 0, "\(daemon.output)")

@@ -47,15 +47,27 @@ final class HealthService: Service {
         let interval = notifier.watchdogInterval.map { min($0, .seconds(5)) } ?? .seconds(5)
         var lastStatus = ""
         var storageWasFailing = false
+        var first = true
         while !Task.isCancelled {
-            do {
-                try await Task.sleep(for: interval)
-            } catch {
-                return
+            // The first round runs at once, so a storage problem found at start (a read-only file) is logged then.
+            if !first {
+                do {
+                    try await Task.sleep(for: interval)
+                } catch {
+                    return
+                }
             }
+            first = false
             if Task.isShuttingDownGracefully { return }
             let healthy = await writerAnswers(within: .seconds(2)) && server.isServing
             if healthy { await checkpoint() }
+            if state.store.isReadOnly {
+                do {
+                    _ = try await state.store.reopenIfWritable()  // then logged below as "storage recovered"
+                } catch {
+                    logger.warning("the database looks writable but could not be reopened for writing: \(error)")
+                }
+            }
             if let failure = state.store.currentStorageFailure {
                 if !storageWasFailing { logger.error("storage is failing; changes are refused until it recovers: \(failure)") }
                 storageWasFailing = true

@@ -3,27 +3,45 @@ import SQLite
 
 /// Read-only connections, each lent to one caller at a time, so reads never wait on the writer (WAL).
 final class ReadPool: Sendable {
-    private let idle = Locked<[Database]>([])
-    private let open: @Sendable () throws -> Database
+    private struct State {
+        var idle: [Database] = []
+        var open: @Sendable () throws -> Database
+        /// Bumped by ``reopen(with:)``: a connection of an older generation is closed when it comes back.
+        var generation = 0
+    }
+
+    private let state: Locked<State>
     private let keep: Int
 
     /// A pool that opens connections with `open` and keeps at most `keep` idle ones.
     init(keep: Int, open: @escaping @Sendable () throws -> Database) {
         self.keep = keep
-        self.open = open
+        self.state = Locked(State(open: open))
     }
 
     /// Runs `body` with a connection of its own.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
-        let db = try idle.withLock { $0.popLast() } ?? open()
+        let (reused, open, generation) = state.withLock { ($0.idle.popLast(), $0.open, $0.generation) }
+        let db = try reused ?? open()
         defer {
             if !db.isInTransaction {
-                idle.withLock { idle in if idle.count < keep { idle.append(db) } }
+                state.withLock { state in
+                    if state.generation == generation, state.idle.count < keep { state.idle.append(db) }
+                }
             }
         }
         return try body(db)
     }
 
+    /// From now on opens connections with `open`; the connections opened before are closed as they come back.
+    func reopen(with open: @escaping @Sendable () throws -> Database) {
+        state.withLock { state in
+            state.open = open
+            state.generation += 1
+            state.idle.removeAll()
+        }
+    }
+
     /// Closes the idle connections.
-    func close() { idle.withLock { $0.removeAll() } }
+    func close() { state.withLock { $0.idle.removeAll() } }
 }

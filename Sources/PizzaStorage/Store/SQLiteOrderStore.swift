@@ -17,7 +17,12 @@ public final class SQLiteOrderStore: OrderStore {
     public let settings: ConnectionSettings
 
     /// The write connection; only ever used on `queue` (inside a write body or a maintenance block).
-    let writer: Database
+    var writer: Database { connection }
+    /// `nonisolated(unsafe)` is sound because it is read and replaced only on the serial `queue` (a write body,
+    /// a maintenance block, or ``reopenIfWritable()``), never anywhere else after `init`.
+    private nonisolated(unsafe) var connection: Database
+    /// Whether the file could not be written when it was opened (and not since): changes are refused at once.
+    private let readOnly: Locked<Bool>
     private let queue = DispatchQueue(label: "pizzad.writer", qos: .userInitiated)
     private let pending = Locked<PendingWrites>(PendingWrites())
     private let readers: ReadPool
@@ -38,30 +43,72 @@ public final class SQLiteOrderStore: OrderStore {
         readers: Int = 4
     ) throws {
         try Migrator.checkHeader(path: path)
-        let writer = try Database(path: path, mode: .readWriteCreate)
+        let readOnlyMode = Self.readOnlyMode(of: path)
+        let writer = try Database(path: path, mode: readOnlyMode ?? .readWriteCreate)
         let migrator = Migrator(migrations: migrations)
         let todo = try migrator.pending(in: writer)
+        if readOnlyMode != nil, !todo.isEmpty { throw StorageError.readOnlyNeedsMigration(path: path, pending: todo.count) }
+        var writerSettings = settings
+        writerSettings.fileIsReadOnly = readOnlyMode != nil
+        writerSettings.queryOnly = readOnlyMode != nil
         do {
-            try writer.configure(settings)
+            try writer.configure(writerSettings)
         } catch let error as SQLiteError {
             throw StorageError.unavailable(error)
         }
         try migrator.apply(todo, to: writer, at: Timestamp.now().description)
         self.fileIdentity = Self.identity(of: path)
         self.path = path
-        self.writer = writer
+        self.connection = writer
+        self.readOnly = Locked(readOnlyMode != nil)
         self.settings = settings
         self.schemaVersion = migrations.last?.version ?? 0
-        let readerSettings = {
-            var readerSettings = settings
-            readerSettings.queryOnly = true
-            return readerSettings
-        }()
-        self.readers = ReadPool(keep: readers) {
-            let db = try Database(path: path, mode: .readWrite)
+        self.readers = ReadPool(keep: readers, open: Self.reader(path: path, settings: settings, mode: readOnlyMode))
+    }
+
+    /// How to open a read connection: like the writer's file, never writing.
+    private static func reader(
+        path: String, settings: ConnectionSettings, mode: Database.OpenMode?
+    ) -> @Sendable () throws -> Database {
+        var readerSettings = settings
+        readerSettings.queryOnly = true
+        readerSettings.fileIsReadOnly = mode != nil
+        return { [readerSettings] in
+            let db = try Database(path: path, mode: mode ?? .readWrite)
             try db.configure(readerSettings)
             return db
         }
+    }
+
+    /// How to open an existing file that pizzad may not write, or nil when it may (or the file is new).
+    ///
+    /// A WAL database opens read-only only when its `-wal` and `-shm` files exist (or can be made); with no
+    /// `-wal` file there is nothing beyond the main file to read, so `immutable=1` opens it without a `-shm`.
+    /// See <https://www.sqlite.org/wal.html#readonly>.
+    static func readOnlyMode(of path: String) -> Database.OpenMode? {
+        guard FileManager.default.fileExists(atPath: path) else { return nil }
+        let folder = (path as NSString).deletingLastPathComponent
+        if access(path, W_OK) == 0, access(folder.isEmpty ? "." : folder, W_OK) == 0 { return nil }
+        return FileManager.default.fileExists(atPath: path + "-wal") ? .readOnly : .immutable
+    }
+
+    /// Whether changes are refused because the file cannot be written.
+    public var isReadOnly: Bool { readOnly.value }
+
+    /// If the database was opened read-only and its file can be written now, reopens it for writing and
+    /// returns true: changes are accepted again. Runs between group commits.
+    public func reopenIfWritable() async throws -> Bool {
+        guard isReadOnly, Self.readOnlyMode(of: path) == nil else { return false }
+        let path = path, settings = settings
+        let writable = try Database(path: path, mode: .readWrite)
+        try writable.configure(settings)
+        try await withWriter { _ in
+            self.connection = writable
+            self.readers.reopen(with: Self.reader(path: path, settings: settings, mode: nil))
+            self.readOnly.withLock { $0 = false }
+            self.clearStorageFailure()
+        }
+        return true
     }
 
     // MARK: Writing
@@ -121,6 +168,11 @@ public final class SQLiteOrderStore: OrderStore {
     /// One group commit: `BEGIN IMMEDIATE`, a savepoint per write, `COMMIT`, then resume every caller.
     /// (The transaction statements go through the statement cache: `execute(_:_:)` with no arguments.)
     private func commit(_ batch: [PendingWrite]) {
+        if readOnly.value {
+            let failure = storage(StorageError.readOnly(path: path))
+            batch.forEach { $0.fail(failure) }
+            return
+        }
         guard fileIsStillThere() else {
             let failure = storage(
                 StorageError.vanished(path: path))
@@ -171,7 +223,9 @@ public final class SQLiteOrderStore: OrderStore {
             if lost { continue }
             do {
                 try writer.execute("COMMIT", [])
-                clearStorageFailure()
+                // Only a commit that wrote something proves the storage works again: a batch whose every change
+                // failed commits an empty transaction, which succeeds even on a read-only or full disk.
+                if !done.isEmpty { clearStorageFailure() }
                 done.forEach { $0.resume() }
             } catch {
                 if writer.isInTransaction { try? writer.execute("ROLLBACK") }
@@ -195,7 +249,10 @@ public final class SQLiteOrderStore: OrderStore {
     private func clearStorageFailure() { storageFailure.withLock { $0 = nil } }
 
     /// The last storage failure, until a commit succeeds again.
-    public var currentStorageFailure: StorageError? { storageFailure.withLock { $0 } }
+    public var currentStorageFailure: StorageError? {
+        if readOnly.value { return .readOnly(path: path) }
+        return storageFailure.withLock { $0 }
+    }
 
     /// Runs `body` on the writer connection, between group commits.
     public func withWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
