@@ -4,6 +4,8 @@ import Testing
 
 /// Whether this test process (and so the pizzad built with it) runs under AddressSanitizer.
 let addressSanitizerIsActive = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
+/// Whether this test process (and so pizzad) runs under AddressSanitizer or ThreadSanitizer, both much slower.
+let sanitizerIsActive = addressSanitizerIsActive || dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
 
 /// Peak resident memory of a process, in MiB (VmHWM).
 func peakRSS(of pid: Int32) -> Double {

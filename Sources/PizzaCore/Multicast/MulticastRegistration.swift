@@ -29,11 +29,25 @@ public final class MulticastRegistration: Sendable, Hashable {
         withUnsafeBytes(of: delegate) { bytes in
             unretainedDelegate.copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
         }
+        // Typed from now on, for `call`; still not retained (binding moves no value and runs no copy).
+        unretainedDelegate.bindMemory(to: Delegate.self, capacity: 1)
     }
 
     deinit {
         // The bits were never retained, so they are not released either: only the memory goes.
         unretainedDelegate.deallocate()
+    }
+
+    /// Calls `body` with the delegate if the registration is enabled and the delegate alive.
+    ///
+    /// The weak load gives a strong reference that keeps the object alive for the call; the delegate's
+    /// existential is then read in place from its unretained bits, borrowed, not copied (and so not retained).
+    @inlinable
+    func call<Delegate>(_ body: (Delegate) throws -> Void) rethrows {
+        guard isEnabled, let object else { return }
+        try withExtendedLifetime(object) {
+            try body(unretainedDelegate.assumingMemoryBound(to: Delegate.self).pointee)
+        }
     }
 
     /// Whether the registration was not cancelled or removed (the delegate may still have died).
