@@ -189,6 +189,33 @@ struct MulticastDelegateTests {
         #expect(log.all == ["r:outer", "r:inner"])
     }
 
+    @Test("a delegate that changes the registrations and dispatches again: the outer dispatch keeps its snapshot")
+    func reentrantDispatchAfterChange() {
+        let log = Log()
+        let multicast = MulticastDelegate<any Listener>()
+        let first = Recorder("first", log: log)
+        let second = Recorder("second", log: log)
+        let late = Recorder("late", log: log)
+        let other = MulticastDelegate<any Listener>()
+        other.add(late)
+        multicast.add(first)
+        multicast.add(second)
+        var nested = 0
+        multicast.invoke { listener in
+            listener.heard("outer")
+            guard nested == 0 else { return }
+            nested += 1
+            // A change, then dispatches on this and on another multicast delegate from inside this one: the
+            // thread's cached snapshot is replaced twice while the outer loop still walks the first one.
+            multicast.add(late)
+            multicast.invoke { $0.heard("inner") }
+            other.invoke { $0.heard("other") }
+        }
+        #expect(log.all == ["first:outer", "first:inner", "second:inner", "late:inner", "late:other", "second:outer"])
+        multicast.invoke { $0.heard("after") }
+        #expect(log.all.suffix(3) == ["first:after", "second:after", "late:after"])
+    }
+
     @Test("cancel() is idempotent")
     func cancelIdempotent() {
         let log = Log()

@@ -1,3 +1,4 @@
+public import Synchronization
 
 /// Announces calls to many delegates, holding each one weakly.
 ///
@@ -16,15 +17,41 @@
 public final class MulticastDelegate<Delegate>: Sendable {
     @usableFromInline
     struct State {
-        @usableFromInline var registrations: [MulticastRegistration] = []
+        var registrations: [MulticastRegistration] = [] {
+            didSet { snapshot = MulticastSnapshot(version: MulticastSnapshot.nextVersion(), registrations: registrations) }
+        }
+        /// What dispatch walks: the registrations as of the last change.
+        @usableFromInline var snapshot = MulticastSnapshot(version: MulticastSnapshot.nextVersion(), registrations: [])
         var nextID: UInt64 = 0
     }
 
     @usableFromInline
     let state = Locked(State())
+    /// The current snapshot's version, published (after the snapshot) so that a dispatch can tell, without the
+    /// lock, whether the snapshot its thread cached is still the current one.
+    @usableFromInline
+    let version = Atomic<UInt64>(0)
 
     /// An empty multicast delegate.
-    public init() {}
+    public init() {
+        version.store(state.withLock { $0.snapshot.version }, ordering: .releasing)
+    }
+
+    /// Runs `body` on the state under the lock, then publishes the snapshot's version.
+    private func change<T>(_ body: (inout State) -> T) -> T {
+        state.withLock { state in
+            let result = body(&state)
+            version.store(state.snapshot.version, ordering: .releasing)
+            return result
+        }
+    }
+
+    /// Caches the current snapshot in this thread's cache; the slow path of ``invoke(_:)``.
+    @usableFromInline
+    func refresh(_ cache: UnsafeMutablePointer<MulticastThreadCache>) {
+        let snapshot = state.withLock { $0.snapshot }
+        cache.pointee.replace(with: .passRetained(snapshot), version: snapshot.version)
+    }
 
     /// Adds `delegate` (held weakly) and returns its registration; adding a live delegate again returns the
     /// registration it already has.
@@ -36,7 +63,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
                     + "only class instances can be held weakly as delegates")
         }
         let object = delegate as AnyObject
-        return state.withLock { state in
+        return change { state in
             state.registrations.removeAll { !$0.isActive }
             if let existing = state.registrations.first(where: { $0.object === object }) {
                 return existing
@@ -53,7 +80,7 @@ public final class MulticastDelegate<Delegate>: Sendable {
     /// Removes `delegate`; removing one that is not registered does nothing.
     public func remove(_ delegate: Delegate) {
         let object = delegate as AnyObject
-        state.withLock { state in
+        change { state in
             state.registrations.removeAll { registration in
                 guard registration.object === object else { return !registration.isActive }
                 registration.deactivate()
@@ -63,23 +90,29 @@ public final class MulticastDelegate<Delegate>: Sendable {
     }
 
     private func removeRegistration(id: UInt64) {
-        state.withLock { state in state.registrations.removeAll { $0.id == id || !$0.isActive } }
+        change { state in state.registrations.removeAll { $0.id == id || !$0.isActive } }
     }
 
     /// Calls `body` with each live delegate, in registration order. No lock is held while `body` runs.
     ///
-    /// Inlinable so that it is specialized for the caller's delegate type. Per delegate it costs one weak load
-    /// (an atomic increment) and its release, no more: the snapshot array keeps each registration alive, so
-    /// registrations are visited unretained, and the delegate is passed to `body` borrowed from its stored bits.
+    /// Inlinable so that it is specialized for the caller's delegate type. When nothing changed since this
+    /// thread's last dispatch, it takes no lock and touches no shared reference count but the delegate's own:
+    /// one weak load (an atomic increment) and its release per delegate. The snapshot owns the registrations,
+    /// which are visited unretained, and each delegate is passed to `body` borrowed from its stored bits.
     @inlinable
     public func invoke(_ body: (Delegate) throws -> Void) rethrows {
-        let snapshot = state.withLock { $0.registrations }
-        try snapshot.withUnsafeBufferPointer { registrations in
-            // A class reference and `Unmanaged` have the same layout; `snapshot` owns the references meanwhile.
-            try registrations.withMemoryRebound(to: Unmanaged<MulticastRegistration>.self) { unretained in
-                for registration in unretained {
-                    try registration._withUnsafeGuaranteedRef { try $0.call(body) }
-                }
+        let cache = MulticastThreadCache.current
+        if cache.pointee.version != version.load(ordering: .acquiring) { refresh(cache) }
+        // The cache holds the snapshot until the outermost dispatch on this thread returns.
+        let snapshot = cache.pointee.snapshot.unsafelyUnwrapped
+        cache.pointee.depth += 1
+        defer {
+            cache.pointee.depth -= 1
+            if cache.pointee.depth == 0, !cache.pointee.retired.isEmpty { cache.pointee.releaseRetired() }
+        }
+        try snapshot._withUnsafeGuaranteedRef { snapshot in
+            for index in 0..<snapshot.count {
+                try snapshot.entries[index]._withUnsafeGuaranteedRef { try $0.call(body) }
             }
         }
     }
