@@ -115,11 +115,13 @@ let package = Package(
         .executableTarget(
             name: "pizzabench",
             dependencies: [
-                "PizzaClient", "PizzaProtocol", "PizzaCore", "SQLite",
+                "PizzaClient", "PizzaProtocol", "PizzaCore", "SQLite", "PizzaTesting",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
+        // What tests and the full crash run share: a raw socket connection and hostile request lines.
+        .target(name: "PizzaTesting", swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(
             name: "PizzaStorageTests",
@@ -128,7 +130,7 @@ let package = Package(
         ),
         .testTarget(
             name: "PizzaDaemonTests",
-            dependencies: ["PizzaProtocol", "PizzaClient", "PizzaCore"],
+            dependencies: ["PizzaProtocol", "PizzaClient", "PizzaCore", "PizzaTesting"],
             swiftSettings: strict
         ),
     ]

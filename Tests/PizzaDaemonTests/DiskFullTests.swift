@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import Testing
 
 /// Whether this process may mount a tmpfs (root, as on the build machines and CI).

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import PizzaClient
 import PizzaCore
 import PizzaProtocol

@@ -1,5 +1,6 @@
 import Foundation
 import PizzaCore
+import PizzaTesting
 import Testing
 
 /// Whether this test process (and so the pizzad built with it) runs under AddressSanitizer.
@@ -18,22 +19,6 @@ func peakRSS(of pid: Int32) -> Double {
 
 @Suite("Hostile clients", .serialized)
 struct HostileClientTests {
-    /// A valid request, then mutated: bytes flipped, cut short, doubled, or replaced by noise.
-    static func hostileLine(_ index: Int, random: inout SystemRandomNumberGenerator) -> [UInt8] {
-        let valid = Array(#"{"jsonrpc":"2.0","id":\#(index),"method":"order.create","params":{"items":[{"kind":"cheese","size":"L"}]}}"#.utf8)
-        var line: [UInt8]
-        switch index % 5 {
-        case 0:
-            line = valid
-            for _ in 0..<3 { line[Int.random(in: 0..<line.count, using: &random)] = UInt8.random(in: 0...255, using: &random) }
-        case 1: line = Array(valid.prefix(Int.random(in: 0..<valid.count, using: &random)))
-        case 2: line = valid + valid
-        case 3: line = (0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
-        default: line = valid
-        }
-        return line.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 } + [UInt8(ascii: "\n")]
-    }
-
     @Test("10,000 random and mutated lines over 20 connections: every connection survives, the daemon keeps serving")
     func randomLines() throws {
         let daemon = try DaemonProcess()
@@ -45,7 +30,7 @@ struct HostileClientTests {
             var random = SystemRandomNumberGenerator()
             guard let connection = try? RawConnection(path: socket, receiveTimeout: 30) else { return }
             for index in 0..<500 {
-                guard (try? connection.send(Self.hostileLine(client * 1000 + index, random: &random))) != nil else { return }
+                guard (try? connection.send(HostileLines.line(client * 1000 + index, using: &random))) != nil else { return }
             }
             // A last, proper request: its answer proves the connection outlived the garbage before it.
             guard (try? connection.send(#"{"jsonrpc":"2.0","id":"end","method":"menu.list"}"# + "\n")) != nil else { return }

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import Testing
 
 @Suite("Every error code on the socket", .serialized)

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import PizzaCore
 import PizzaClient
 import PizzaProtocol

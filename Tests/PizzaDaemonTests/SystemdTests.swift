@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import Testing
 
 @Suite("systemd integration and installation", .serialized)

@@ -1,13 +1,23 @@
 import Foundation
 
-/// A plain blocking Unix-socket connection for sending exactly the bytes a test wants.
-final class RawConnection {
-    let fd: Int32
+/// A plain blocking Unix-socket connection for sending exactly the bytes a test wants, good or bad.
+///
+/// One thread uses it at a time; it blocks, so keep it off Swift's cooperative pool (use plain threads).
+public final class RawConnection {
+    /// Why a raw connection failed: the system call and its error.
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// The socket's file descriptor, for tests that shut it down half-way or make it non-blocking.
+    public let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(path: String, receiveTimeout seconds: Int = 10) throws {
+    /// Connects to the Unix socket at `path`; reads give up after `seconds`.
+    public init(path: String, receiveTimeout seconds: Int = 10) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw HarnessError("socket: \(errno)") }
+        guard fd >= 0 else { throw Failure("socket: \(String(cString: strerror(errno)))") }
         var address = sockaddr_un()
         address.sun_family = sa_family_t(AF_UNIX)
         let bytes = Array(path.utf8)
@@ -18,7 +28,7 @@ final class RawConnection {
         guard result == 0 else {
             let code = errno
             close(fd)
-            throw HarnessError("connect \(path): \(String(cString: strerror(code)))")
+            throw Failure("connect \(path): \(String(cString: strerror(code)))")
         }
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
@@ -26,21 +36,23 @@ final class RawConnection {
 
     deinit { close(fd) }
 
-    func send(_ text: String) throws {
+    /// Sends `text` as UTF-8, all of it.
+    public func send(_ text: String) throws {
         try send(Array(text.utf8))
     }
 
-    func send(_ bytes: [UInt8]) throws {
+    /// Sends `bytes`, all of them.
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-            guard sent > 0 else { throw HarnessError("send failed: \(String(cString: strerror(errno)))") }
+            guard sent > 0 else { throw Failure("send failed: \(String(cString: strerror(errno)))") }
             offset += sent
         }
     }
 
     /// The next line, without its newline; nil when the daemon closed the connection.
-    func readLine() throws -> String? {
+    public func readLine() throws -> String? {
         while true {
             if let newline = buffer.firstIndex(of: UInt8(ascii: "\n")) {
                 let line = String(decoding: buffer[..<newline], as: UTF8.self)
@@ -50,17 +62,17 @@ final class RawConnection {
             var chunk = [UInt8](repeating: 0, count: 65536)
             let count = recv(fd, &chunk, chunk.count, 0)
             if count == 0 { return nil }
-            guard count > 0 else { throw HarnessError("recv: \(String(cString: strerror(errno)))") }
+            guard count > 0 else { throw Failure("recv: \(String(cString: strerror(errno)))") }
             buffer.append(contentsOf: chunk[..<count])
         }
     }
 
     /// Sends one request line and returns the response line parsed as JSON.
-    func request(_ line: String) throws -> [String: Any] {
+    public func request(_ line: String) throws -> [String: Any] {
         try send(line + "\n")
-        guard let response = try readLine() else { throw HarnessError("connection closed") }
+        guard let response = try readLine() else { throw Failure("connection closed") }
         guard let object = try JSONSerialization.jsonObject(with: Data(response.utf8)) as? [String: Any] else {
-            throw HarnessError("not an object: \(response)")
+            throw Failure("not an object: \(response)")
         }
         return object
     }
@@ -68,7 +80,9 @@ final class RawConnection {
 
 extension [String: Any] {
     /// The `error.code` of a response, if it is an error.
-    var errorCode: Int? { (self["error"] as? [String: Any])?["code"] as? Int }
-    var result: [String: Any]? { self["result"] as? [String: Any] }
-    var errorData: [String: Any]? { (self["error"] as? [String: Any])?["data"] as? [String: Any] }
+    public var errorCode: Int? { (self["error"] as? [String: Any])?["code"] as? Int }
+    /// The `result` object of a response, if it has one.
+    public var result: [String: Any]? { self["result"] as? [String: Any] }
+    /// The `error.data` object of a response, if it has one.
+    public var errorData: [String: Any]? { (self["error"] as? [String: Any])?["data"] as? [String: Any] }
 }
