@@ -8,7 +8,9 @@ final class BenchDaemon {
     /// Nanoseconds from spawn to READY=1.
     private(set) var readyAfter: UInt64 = 0
 
-    init(binary: String, directory: String, database: String? = nil) throws {
+    /// Starts pizzad on `database` (default: in `directory`), with `config` (YAML text) if given, and waits for
+    /// READY=1.
+    init(binary: String, directory: String, database: String? = nil, config: String? = nil) throws {
         socket = directory + "/pizzad.sock"
         self.database = database ?? directory + "/pizzad.sqlite"
         let notifyPath = directory + "/notify-\(UInt32.random(in: 0...UInt32.max)).sock"
@@ -19,6 +21,11 @@ final class BenchDaemon {
         }
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--database", self.database, "--socket", socket, "--log-level", "warning"]
+        if let config {
+            let path = directory + "/pizzabench.yaml"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: path))
+            process.arguments! += ["--config", path]
+        }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var environment = ProcessInfo.processInfo.environment
         environment["NOTIFY_SOCKET"] = notifyPath

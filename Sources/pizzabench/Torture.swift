@@ -4,8 +4,9 @@ import PizzaClient
 import PizzaProtocol
 import SQLite
 
-/// The crash loop: load, a fault at a random moment (SIGKILL mostly, SIGTERM sometimes), restart on the same
-/// files, and at the end a check that nothing acknowledged was lost.
+/// The full reliability run: the crash loop (load, a fault at a random moment, SIGKILL mostly and SIGTERM
+/// sometimes, restart on the same files), then hostile clients beside legitimate ones, then a check that nothing
+/// acknowledged was lost and nothing unacknowledged is half there.
 enum Torture {
     struct Summary {
         var rounds = 0
@@ -14,12 +15,28 @@ enum Torture {
         var acknowledged = 0
         var lost = 0
         var unexpectedExits = 0
+        var hostile = Hostile.Summary()
         var problems: [String] = []
     }
 
+    /// Queries naming orders that are only partly written.
+    static let halfThere = [
+        ("without pizzas", "SELECT id FROM carts c WHERE NOT EXISTS (SELECT 1 FROM pizzas p WHERE p.cart_id = c.id)"),
+        ("whose history ends elsewhere", """
+            SELECT c.id FROM carts c WHERE c.status IS NOT
+              (SELECT h.to_status FROM status_history h WHERE h.cart_id = c.id ORDER BY h.id DESC LIMIT 1)
+            """),
+        ("whose last audit entry names another status", """
+            SELECT c.id FROM carts c WHERE c.status IS NOT
+              (SELECT a.status_after FROM audit_log a WHERE a.order_id = c.id ORDER BY a.seq DESC LIMIT 1)
+            """),
+    ]
+
     static let order = ["open", "placed", "preparing", "baking", "boxed", "shipped", "delivered"]
 
-    static func run(binary: String, directory: String, rounds: Int, clients: Int) async throws -> Summary {
+    static func run(
+        binary: String, directory: String, rounds: Int, clients: Int, hostileLines: Int
+    ) async throws -> Summary {
         var summary = Summary()
         let acknowledged = Locked<[Int64: String]>([:])
         let requests = Locked<Int>(0)
@@ -60,7 +77,25 @@ enum Torture {
             await load.value
             summary.rounds += 1
         }
-        // The final check, on the files as the last fault left them.
+        // Hostile clients on the files as the last fault left them, beside legitimate ones.
+        if hostileLines > 0 {
+            let daemon = try BenchDaemon(binary: binary, directory: directory, config: "socket:\n  maxConnections: 2000\n")
+            summary.hostile = try await Hostile.run(
+                daemon: daemon, lines: hostileLines, connections: 50, idle: 1000, clients: clients,
+                acknowledged: acknowledged, requests: requests)
+            if !daemon.process.isRunning { summary.unexpectedExits += 1 }
+            daemon.stop()
+            if daemon.process.terminationStatus != 0 {
+                summary.problems.append("after the hostile clients, SIGTERM gave exit \(daemon.process.terminationStatus)")
+            }
+            let hostile = summary.hostile
+            if hostile.survived != hostile.connections {
+                summary.problems.append("\(hostile.connections - hostile.survived) hostile connections were not answered to the end")
+            }
+            if !hostile.silentClientHeldBack { summary.problems.append("the daemon kept reading from a client that never reads") }
+            if hostile.served == 0 { summary.problems.append("no legitimate request was served beside the hostile clients") }
+        }
+        // The final check.
         let daemon = try BenchDaemon(binary: binary, directory: directory)
         defer { daemon.stop() }
         let db = try Database(path: daemon.database, mode: .readOnly)
@@ -78,6 +113,12 @@ enum Torture {
         for (check, sql) in [("integrity_check", "PRAGMA integrity_check"), ("foreign_key_check", "PRAGMA foreign_key_check")] {
             let rows = try db.statement(sql).map { $0.string(0) }
             if rows != (check == "integrity_check" ? ["ok"] : []) { summary.problems.append("\(check): \(rows.prefix(3))") }
+        }
+        // Nothing half there: every order was made with pizzas, and its status is the last one its history and
+        // its audit entries name (audit.verify below checks the rest of the chain).
+        for (what, sql) in halfThere {
+            let ids = try db.statement(sql).map { $0.int64(0) }
+            if !ids.isEmpty { summary.problems.append("\(ids.count) orders \(what), e.g. \(ids.prefix(5))") }
         }
         let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
         if verify["ok"]?.boolValue != true { summary.problems.append("audit.verify: \(verify.jsonText)") }

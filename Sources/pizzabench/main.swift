@@ -19,6 +19,7 @@ var limitSource: String = {
 var sections: Set<String> = ["create", "kitchen", "big", "multicast"]
 var clientCounts = [1, 4, 16, 64]
 var tortureRounds = 20
+var hostileLines = 100_000
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
     switch argument {
@@ -27,10 +28,11 @@ while let argument = arguments.popFirst() {
     case "--limit-source": limitSource = arguments.popFirst() ?? limitSource
     case "--only": sections = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
     case "--rounds": tortureRounds = Int(arguments.popFirst() ?? "") ?? tortureRounds
+    case "--hostile-lines": hostileLines = Int(arguments.popFirst() ?? "") ?? hostileLines
     case "--clients": clientCounts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
     default:
         print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,multicast] [--clients 1,4,16,64]")
-        print("       pizzabench --only torture [--rounds N]")
+        print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
         exit(2)
     }
 }
@@ -55,11 +57,26 @@ print("client and daemon share the machine; \(Bench.format(seconds, 0)) s per lo
 if sections == ["torture"] {
     let directory = work + "/torture"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    print("crash loop: \(tortureRounds) rounds of load with a SIGKILL (every fifth a SIGTERM) at a random moment")
-    let summary = try await Torture.run(binary: pizzad, directory: directory, rounds: tortureRounds, clients: 8)
+    print("crash loop: \(tortureRounds) rounds of load with a SIGKILL (every fifth a SIGTERM) at a random moment,")
+    print("then \(hostileLines) hostile lines over 50 connections, 1000 idle ones and one that never reads, beside 8 clients")
+    // The hostile run holds over a thousand connections open from this process too.
+    var files = rlimit()
+    if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
+        files.rlim_cur = min(files.rlim_max, 65_536)
+        _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
+    }
+    let summary = try await Torture.run(
+        binary: pizzad, directory: directory, rounds: tortureRounds, clients: 8, hostileLines: hostileLines)
+    let hostile = summary.hostile
     Bench.table(["rounds", "requests", "faults injected", "acknowledged orders", "acknowledged lost", "unexpected exits"], [[
         "\(summary.rounds)", "\(summary.requests)", "\(summary.faults)", "\(summary.acknowledged)", "\(summary.lost)",
         "\(summary.unexpectedExits)",
+    ]])
+    print("")
+    Bench.table(["hostile lines", "connections answered to the end", "idle connections", "silent client held back",
+                 "legitimate requests served", "daemon peak RSS MiB"], [[
+        "\(hostile.lines)", "\(hostile.survived)/\(hostile.connections)", "\(hostile.idle)",
+        hostile.silentClientHeldBack ? "yes" : "no", "\(hostile.served)", Bench.format(hostile.peakRSSMiB, 1),
     ]])
     for problem in summary.problems { print("problem: \(problem)") }
     let clean = summary.lost == 0 && summary.unexpectedExits == 0 && summary.problems.isEmpty
@@ -156,7 +173,7 @@ if sections.contains("big") {
 
 // 5. Multicast dispatch.
 if sections.contains("multicast") {
-print("multicast dispatch, ns per delegate call (best of 3):")
+print("multicast dispatch, ns per delegate call (best of 7 rounds, the four ways taking turns):")
 Bench.table(
     ["delegates", "direct protocol call", "MulticastDelegate", "seed weak-box array", "NotificationCenter"],
     [1, 3, 100].map { count in
