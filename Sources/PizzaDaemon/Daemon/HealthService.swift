@@ -46,18 +46,19 @@ final class HealthService: Service {
     private func loop() async throws {
         let interval = notifier.watchdogInterval.map { min($0, .seconds(5)) } ?? .seconds(5)
         var lastStatus = ""
+        // A storage problem found at start (a read-only file) is logged at once, not a round later; the rest of
+        // a round (the writer probe, the checkpoint, the per-status counts) has just been done for READY=1.
         var storageWasFailing = false
-        var first = true
+        if let failure = state.store.currentStorageFailure {
+            logger.error("storage is failing; changes are refused until it recovers: \(failure)")
+            storageWasFailing = true
+        }
         while !Task.isCancelled {
-            // The first round runs at once, so a storage problem found at start (a read-only file) is logged then.
-            if !first {
-                do {
-                    try await Task.sleep(for: interval)
-                } catch {
-                    return
-                }
+            do {
+                try await Task.sleep(for: interval)
+            } catch {
+                return
             }
-            first = false
             if Task.isShuttingDownGracefully { return }
             let healthy = await writerAnswers(within: .seconds(2)) && server.isServing
             if healthy { await checkpoint() }
