@@ -26,7 +26,7 @@ public final class SystemdNotifier: Sendable {
     /// Whether there is a systemd to tell.
     public var isEnabled: Bool { address != nil }
 
-    /// Sends `state` (lines like `READY=1`, `STATUS=…`). Returns false when it could not be sent.
+    /// Sends `state` (lines like `READY=1`, `STATUS=…`) without blocking. Returns false when it could not be sent.
     @discardableResult
     public func notify(_ state: String) -> Bool {
         guard let address else { return false }
@@ -43,13 +43,23 @@ public final class SystemdNotifier: Sendable {
             raw.copyBytes(from: pathBytes)
         }
         let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + (pathBytes.first == 0 ? 0 : 1))
-        let sent = state.utf8CString.withUnsafeBufferPointer { message in
-            withUnsafePointer(to: &socketAddress) { pointer in
-                pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                    sendto(fd, message.baseAddress, message.count - 1, Int32(MSG_NOSIGNAL), generic, length)
+        // Never blocks: this runs on an event loop, and a receiver that does not read (a busy or stuck manager, a
+        // test's listener) fills the datagram queue (net.unix.max_dgram_qlen, 10 by default) within seconds of
+        // watchdog pings. A routine message it has no room for is dropped (the next round sends STATUS and
+        // WATCHDOG again); READY=1 and STOPPING=1, said once, are retried for up to half a second.
+        let attempts = state.contains("READY=1") || state.contains("STOPPING=1") ? 50 : 1
+        for attempt in 1...attempts {
+            let sent = state.utf8CString.withUnsafeBufferPointer { message in
+                withUnsafePointer(to: &socketAddress) { pointer in
+                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
+                        sendto(fd, message.baseAddress, message.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), generic, length)
+                    }
                 }
             }
+            if sent >= 0 { return true }
+            guard errno == EAGAIN || errno == EWOULDBLOCK, attempt < attempts else { return false }
+            usleep(10_000)
         }
-        return sent >= 0
+        return false
     }
 }
