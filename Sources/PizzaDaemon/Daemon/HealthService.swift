@@ -61,7 +61,8 @@ final class HealthService: Service {
             }
             if Task.isShuttingDownGracefully { return }
             let healthy = await writerAnswers(within: .seconds(2)) && server.isServing
-            if healthy { await checkpoint() }
+            // A read-only database has nothing to checkpoint; trying would open a read transaction for nothing.
+            if healthy, !state.store.isReadOnly { await checkpoint() }
             if state.store.isReadOnly {
                 do {
                     _ = try await state.store.reopenIfWritable()  // then logged below as "storage recovered"
