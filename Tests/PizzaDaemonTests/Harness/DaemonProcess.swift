@@ -83,17 +83,20 @@ final class DaemonProcess: Sendable {
     /// Runs pizzactl against this daemon, as a user would type it.
     @discardableResult
     func pizzactl(_ arguments: [String], as user: String? = nil, group: String? = nil) throws -> CommandResult {
+        // Sanitizer builds of pizzad share two cores with other suites' loads: give answers more than the usual 10 s.
+        let common = ["--socket", socket] + (sanitizerIsActive ? ["--timeout", "120"] : [])
         if let user {
-            var setpriv = ["--reuid=\(user)", "--regid=\(group ?? user)", "--clear-groups", Binaries.pizzactl, "--socket", socket]
+            var setpriv = ["--reuid=\(user)", "--regid=\(group ?? user)", "--clear-groups", Binaries.pizzactl] + common
             setpriv += arguments
             return try run("setpriv", setpriv)
         }
-        return try run(Binaries.pizzactl, ["--socket", socket] + arguments)
+        return try run(Binaries.pizzactl, common + arguments)
     }
 
     /// Sends `signal` and waits for the exit; returns the exit status.
     @discardableResult
-    func stop(_ signal: Int32 = SIGTERM, timeout: Double = 30) throws -> Int32 {
+    func stop(_ signal: Int32 = SIGTERM, timeout: Double? = nil) throws -> Int32 {
+        let timeout = timeout ?? (sanitizerIsActive ? 180 : 30)
         if process.isRunning { kill(process.processIdentifier, signal) }
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(10_000) }
