@@ -14,8 +14,8 @@ public final class MulticastRegistration: Sendable, Hashable {
     private let active = Atomic<Bool>(true)
     private let onCancel: @Sendable (UInt64) -> Void
     /// The delegate as its existential value, copied bit for bit *without* retaining the object inside, so the
-    /// registration stays weak. `invoke` only loads a (retained) copy from it while it holds a strong reference
-    /// obtained through `object`, so the object is alive whenever the bits are read. This saves the dynamic
+    /// registration stays weak. ``call(_:)`` only reads it (borrowed, in place) while it holds a strong reference
+    /// obtained through `object`, so the object is alive whenever the bits are used. This saves the dynamic
     /// cast from `AnyObject` back to the delegate protocol on every call, the dominant cost of the seed versions.
     // nonisolated(unsafe): written once in init, then only read (the bits never change).
     @usableFromInline nonisolated(unsafe) let unretainedDelegate: UnsafeMutableRawPointer
