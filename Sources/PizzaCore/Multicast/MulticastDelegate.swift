@@ -17,9 +17,7 @@ public import Synchronization
 public final class MulticastDelegate<Delegate>: Sendable {
     @usableFromInline
     struct State {
-        var registrations: [MulticastRegistration] = [] {
-            didSet { snapshot = MulticastSnapshot(version: MulticastSnapshot.nextVersion(), registrations: registrations) }
-        }
+        var registrations: [MulticastRegistration] = []
         /// What dispatch walks: the registrations as of the last change.
         @usableFromInline var snapshot = MulticastSnapshot(version: MulticastSnapshot.nextVersion(), registrations: [])
         var nextID: UInt64 = 0
@@ -37,11 +35,15 @@ public final class MulticastDelegate<Delegate>: Sendable {
         version.store(state.withLock { $0.snapshot.version }, ordering: .releasing)
     }
 
-    /// Runs `body` on the state under the lock, then publishes the snapshot's version.
+    /// Runs `body` on the state under the lock; if the registrations changed, makes and publishes a new snapshot
+    /// (a change that leaves them as they were keeps every thread's cached snapshot valid).
     private func change<T>(_ body: (inout State) -> T) -> T {
         state.withLock { state in
             let result = body(&state)
-            version.store(state.snapshot.version, ordering: .releasing)
+            if !state.snapshot.holds(state.registrations) {
+                state.snapshot = MulticastSnapshot(version: MulticastSnapshot.nextVersion(), registrations: state.registrations)
+                version.store(state.snapshot.version, ordering: .releasing)
+            }
             return result
         }
     }

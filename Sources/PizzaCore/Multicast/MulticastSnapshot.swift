@@ -27,6 +27,12 @@ final class MulticastSnapshot: Sendable {
         }
     }
 
+    /// Whether the snapshot holds exactly `registrations`, in that order.
+    func holds(_ registrations: [MulticastRegistration]) -> Bool {
+        registrations.count == count
+            && registrations.indices.allSatisfy { entries[$0].takeUnretainedValue() === registrations[$0] }
+    }
+
     deinit {
         for index in 0..<count { entries[index].release() }
         entries.deallocate()
