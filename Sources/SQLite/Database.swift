@@ -59,7 +59,9 @@ public final class Database: @unchecked Sendable {
                 escaped.append(byte)
             }
         }
-        return "file:" + String(decoding: escaped, as: UTF8.self) + "?" + query
+        // An absolute path gets an empty authority (`file:///…`), so one starting with `//` is not read as a host.
+        let prefix = path.hasPrefix("/") ? "file://" : "file:"
+        return prefix + String(decoding: escaped, as: UTF8.self) + "?" + query
     }
 
     deinit {
