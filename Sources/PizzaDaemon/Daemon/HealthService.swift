@@ -49,6 +49,7 @@ final class HealthService: Service {
         // A storage problem found at start (a read-only file) is logged at once, not a round later; the rest of
         // a round (the writer probe, the checkpoint, the per-status counts) has just been done for READY=1.
         var storageWasFailing = false
+        var lastReopenError = ""
         if let failure = state.store.currentStorageFailure {
             logger.error("storage is failing; changes are refused until it recovers: \(failure)")
             storageWasFailing = true
@@ -67,7 +68,11 @@ final class HealthService: Service {
                 do {
                     _ = try await state.store.reopenIfWritable()  // then logged below as "storage recovered"
                 } catch {
-                    logger.warning("the database looks writable but could not be reopened for writing: \(error)")
+                    // Once per distinct error, not every round.
+                    if "\(error)" != lastReopenError {
+                        logger.warning("the database looks writable but could not be reopened for writing: \(error)")
+                    }
+                    lastReopenError = "\(error)"
                 }
             }
             if let failure = state.store.currentStorageFailure {

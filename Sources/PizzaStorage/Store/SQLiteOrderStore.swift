@@ -169,8 +169,8 @@ public final class SQLiteOrderStore: OrderStore {
     /// (The transaction statements go through the statement cache: `execute(_:_:)` with no arguments.)
     private func commit(_ batch: [PendingWrite]) {
         if readOnly.value {
-            let failure = storage(StorageError.readOnly(path: path))
-            batch.forEach { $0.fail(failure) }
+            // Not recorded as the last failure: `currentStorageFailure` reports read-only from the flag itself.
+            batch.forEach { $0.fail(StorageError.readOnly(path: path)) }
             return
         }
         guard fileIsStillThere() else {
