@@ -134,6 +134,21 @@ public final class Database: @unchecked Sendable {
         }
     }
 
+    /// Runs `body` in a deferred transaction that only reads: every query in it sees one snapshot of the
+    /// database (in WAL mode, the commit that was last when its first query ran), and the connection takes its
+    /// read lock once instead of once per query. The statements go through the statement cache.
+    public func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try execute("BEGIN", [])
+        do {
+            let result = try body()
+            try execute("COMMIT", [])
+            return result
+        } catch {
+            if isInTransaction { try? execute("ROLLBACK", []) }
+            throw error
+        }
+    }
+
     /// Runs `body` inside a savepoint: released when it returns, rolled back to when it throws, so one failing
     /// change leaves the surrounding transaction intact. See <https://www.sqlite.org/lang_savepoint.html>.
     public func savepoint<T>(_ name: String = "change", _ body: () throws -> T) throws -> T {

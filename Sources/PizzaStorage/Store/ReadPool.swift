@@ -19,7 +19,8 @@ final class ReadPool: Sendable {
         self.state = Locked(State(open: open))
     }
 
-    /// Runs `body` with a connection of its own.
+    /// Runs `body` with a connection of its own, in one read transaction: whatever it reads (an order's row,
+    /// its items and its history) belongs to the same commit.
     func read<T>(_ body: (Database) throws -> T) throws -> T {
         let (reused, open, generation) = state.withLock { ($0.idle.popLast(), $0.open, $0.generation) }
         let db = try reused ?? open()
@@ -30,7 +31,7 @@ final class ReadPool: Sendable {
                 }
             }
         }
-        return try body(db)
+        return try db.readTransaction { try body(db) }
     }
 
     /// From now on opens connections with `open`; the connections opened before are closed as they come back.
