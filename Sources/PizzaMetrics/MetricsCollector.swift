@@ -18,10 +18,12 @@ public final class MetricsCollector: OrderRepositoryDelegate {
     private let commitLatency: CoreMetrics.Timer
     private let failures: CoreMetrics.Counter
     private let failuresByOperation: [String: CoreMetrics.Counter]
+    private let counts: Locked<[OrderStatus: Int]>
 
     /// A collector starting from the current `counts` of orders in each status.
     public init(counts: [OrderStatus: Int], registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
         self.registry = registry
+        self.counts = Locked(counts)
         var factory = PrometheusMetricsFactory(registry: registry)
         factory.defaultDurationHistogramBuckets = [
             .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
@@ -63,8 +65,17 @@ public final class MetricsCollector: OrderRepositoryDelegate {
             transitions[after]?.increment()
             if let before { inStatus[before]?.decrement() }
             inStatus[after]?.increment()
+            counts.withLock { counts in
+                if let before { counts[before, default: 0] -= 1 }
+                counts[after, default: 0] += 1
+            }
         }
     }
+
+    /// Orders now in each status, as `pizzad_orders` shows them: counted from the database at start-up and kept
+    /// up to date from every commit since, so reading them costs no query (the systemd STATUS line reads them
+    /// every few seconds). Changes made to the file behind pizzad's back are not in them.
+    public var ordersByStatus: [OrderStatus: Int] { counts.withLock { $0 } }
 
     public func repository(didFail operation: String, error: any Error) {
         (failuresByOperation[operation] ?? failures).increment()

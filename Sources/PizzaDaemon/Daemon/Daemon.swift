@@ -99,7 +99,7 @@ public enum Daemon {
                     "pid": "\(getpid())", "database": "\(store.path)", "socket": "\(server.path)",
                     "config": "\(configuration.file ?? "built-in defaults")", "migrations": "\(migrationsPath)",
                 ])
-            notifier.notify("READY=1\nSTATUS=\(await HealthService.statusLine(state: state))\nMAINPID=\(getpid())")
+            notifier.notify("READY=1\nSTATUS=\(HealthService.statusLine(state: state))\nMAINPID=\(getpid())")
         }
         let services = ServiceGroup(
             configuration: ServiceGroupConfiguration(
