@@ -45,7 +45,7 @@ struct RepositoryTests {
         }
         kitchen.repository.delegates -= failing
         let cart = try await kitchen.newOrder()
-        #expect(try await kitchen.repository.cart(id: cart.id) == cart)
+        #expect(try kitchen.repository.cart(id: cart.id) == cart)
     }
 
     @Test("the full life of an order round-trips through SQLite")
@@ -65,10 +65,10 @@ struct RepositoryTests {
         }
         for _ in 0..<5 { cart = try await repository.advance(cart.id, by: Fixtures.actor) }
         #expect(cart.status == .delivered)
-        let stored = try await repository.cart(id: cart.id)
+        let stored = try repository.cart(id: cart.id)
         #expect(stored == cart)
         await #expect(throws: OrderError.self) { try await repository.cancel(cart.id, reason: "x", by: Fixtures.actor) }
-        await #expect(throws: OrderError.notFound("with id 999")) { try await repository.cart(id: 999) }
+        #expect(throws: OrderError.notFound("with id 999")) { try repository.cart(id: 999) }
         let verification = try kitchen.store.verifyAudit()
         #expect(verification.ok)
         #expect(verification.entries == 9)
@@ -84,7 +84,7 @@ struct RepositoryTests {
             ref: "till-7", pizzas: [pizza, pizza], currency: "EUR", by: Fixtures.actor)
         #expect(first.created && !again.created)
         #expect(again.cart == first.cart)
-        #expect(try await kitchen.repository.cart(ref: "till-7").id == first.cart.id)
+        #expect(try kitchen.repository.cart(ref: "till-7").id == first.cart.id)
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")
     }
 
@@ -97,12 +97,12 @@ struct RepositoryTests {
         var seen: [Int64] = []
         var cursor: Int64?
         repeat {
-            let page = try await kitchen.repository.list(OrderQuery(status: .placed, limit: 2, after: cursor))
+            let page = try kitchen.repository.list(OrderQuery(status: .placed, limit: 2, after: cursor))
             seen += page.orders.map(\.id)
             cursor = page.next
         } while cursor != nil
         #expect(seen == placed.reversed())
-        await #expect(throws: OrderError.self) { try await kitchen.repository.list(OrderQuery(limit: 0)) }
+        #expect(throws: OrderError.self) { try kitchen.repository.list(OrderQuery(limit: 0)) }
     }
 
     @Test("concurrent changes commit in groups; one bad change fails alone")
@@ -164,7 +164,7 @@ struct RepositoryTests {
     @Test("the metrics collector counts commits, transitions, statuses and failures")
     func metrics() async throws {
         let kitchen = try Kitchen()
-        let metrics = MetricsCollector(counts: try await kitchen.repository.countsByStatus())
+        let metrics = MetricsCollector(counts: try kitchen.repository.countsByStatus())
         kitchen.repository.delegates += metrics
         let cart = try await kitchen.newOrder(place: true)
         _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor)

@@ -133,26 +133,26 @@ public final class OrderRepository: Sendable {
     // MARK: Reads
 
     /// The order with `id`; throws ``OrderError/notFound(_:)``.
-    public func cart(id: Int64) async throws -> Cart {
-        guard let cart = try await store.cart(id: id) else { throw OrderError.notFound("with id \(id)") }
+    public func cart(id: Int64) throws -> Cart {
+        guard let cart = try store.cart(id: id) else { throw OrderError.notFound("with id \(id)") }
         return cart
     }
 
     /// The order with client reference `ref`; throws ``OrderError/notFound(_:)``.
-    public func cart(ref: String) async throws -> Cart {
-        guard let cart = try await store.cart(ref: ref) else { throw OrderError.notFound("with ref '\(ref)'") }
+    public func cart(ref: String) throws -> Cart {
+        guard let cart = try store.cart(ref: ref) else { throw OrderError.notFound("with ref '\(ref)'") }
         return cart
     }
 
     /// A page of orders, newest first; throws ``OrderError/validation(field:allowed:message:)`` for a bad limit.
-    public func list(_ query: OrderQuery) async throws -> OrderPage {
+    public func list(_ query: OrderQuery) throws -> OrderPage {
         guard OrderQuery.limitRange.contains(query.limit) else {
             throw OrderError.validation(
                 field: "limit", allowed: ["1..1000"], message: "limit \(query.limit) is out of range 1..1000")
         }
-        return try await store.list(query)
+        return try store.list(query)
     }
 
     /// How many orders are in each status.
-    public func countsByStatus() async throws -> [OrderStatus: Int] { try await store.countsByStatus() }
+    public func countsByStatus() throws -> [OrderStatus: Int] { try store.countsByStatus() }
 }

@@ -14,14 +14,17 @@ public protocol OrderStore: Sendable {
         afterCommit: @escaping @Sendable (T) -> Void
     ) async throws -> T
 
+    // Reads are synchronous: a short query on a connection of their own (in SQLite, one read transaction
+    // each), so a caller on an event loop answers at once instead of hopping to another thread and back.
+
     /// The order with `id`, if any.
-    func cart(id: Int64) async throws -> Cart?
+    func cart(id: Int64) throws -> Cart?
     /// The order with client reference `ref`, if any.
-    func cart(ref: String) async throws -> Cart?
+    func cart(ref: String) throws -> Cart?
     /// A page of orders, newest first.
-    func list(_ query: OrderQuery) async throws -> OrderPage
+    func list(_ query: OrderQuery) throws -> OrderPage
     /// How many orders are in each status.
-    func countsByStatus() async throws -> [OrderStatus: Int]
+    func countsByStatus() throws -> [OrderStatus: Int]
 }
 
 extension OrderStore {

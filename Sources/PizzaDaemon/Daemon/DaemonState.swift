@@ -29,7 +29,7 @@ final class DaemonState: Sendable {
         repository = OrderRepository(store: store)
         persistence = PersistenceLayer(store: store)
         audit = AuditLogger(store: store)
-        metrics = MetricsCollector(counts: try await repository.countsByStatus())
+        metrics = MetricsCollector(counts: try repository.countsByStatus())
         repository.delegates += persistence
         repository.delegates += audit
         repository.delegates += metrics

@@ -9,7 +9,8 @@ import PizzaProtocol
 /// Serves one control-socket connection: reads request lines, answers them in order, and turns the connection
 /// into an event stream after `events.watch`.
 ///
-/// Requests on one connection run one at a time, which keeps answers in request order. Memory per connection is
+/// Requests on one connection run one at a time, which keeps answers in request order. Reads are answered at
+/// once on the connection's event loop; changes run in a task that waits for their group commit. Memory per connection is
 /// bounded both ways: the daemon stops reading from a client whose answers it cannot send (its channel is not
 /// writable) or who has `pauseReadingAt` requests waiting, so the kernel's socket buffer pushes back on the
 /// client. What one read already brought in is still queued (NIO reads a bounded amount); only past
@@ -139,6 +140,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
             guard let peer else { return }
             // Role can change on SIGHUP; read it per request.
             role = state.access.role(of: peer)
+            if let result = dispatcher.answerNow(request, peer: peer, role: role) {
+                answer(request, result, context: context)
+                continue
+            }
             busy = true
             tracker.requestStarted()
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
@@ -157,6 +162,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private func finish(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {
         busy = false
         tracker.requestFinished()
+        answer(request, result, context: context)
+        processNext(context: context)
+    }
+
+    /// Sends the answer to `request` (none to a notification) and, after `events.watch`, starts the event stream.
+    private func answer(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {
         if let id = request.id {
             switch result {
             case .success(let value): write(context: context, RPCResponse.success(id: id, result: value))
@@ -166,7 +177,6 @@ final class ConnectionHandler: ChannelDuplexHandler {
         if case .success = result, request.method == "events.watch", watcher == nil {
             startWatching(request, context: context)
         }
-        processNext(context: context)
     }
 
     private func startWatching(_ request: RPCRequest, context: ChannelHandlerContext) {

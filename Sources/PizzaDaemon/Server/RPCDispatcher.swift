@@ -8,10 +8,19 @@ import SQLite
 /// Runs control-socket methods (CONTRACT section 4), checking each caller's role first.
 final class RPCDispatcher: Sendable {
     typealias Handler = @Sendable (Params, Peer) async throws -> JSONValue
+    typealias ImmediateHandler = @Sendable (Params, Peer) throws -> JSONValue
+
+    /// How a method runs.
+    enum Run {
+        /// At once, on the connection's event loop: reads that are one short SQLite query or less.
+        case immediate(ImmediateHandler)
+        /// In a task: changes, which wait for their group commit, and long scans.
+        case task(Handler)
+    }
 
     struct Method {
         let role: Role
-        let handler: Handler
+        let run: Run
     }
 
     private let state: DaemonState
@@ -25,8 +34,35 @@ final class RPCDispatcher: Sendable {
     /// The role a method needs, or nil for an unknown method.
     func role(for method: String) -> Role? { methods[method]?.role }
 
+    /// The answer to `request` when it can be given at once (an unknown method, a refusal, or a method that runs
+    /// immediately); nil when it must run in a task through ``handle(_:peer:role:)``.
+    func answerNow(_ request: RPCRequest, peer: Peer, role: Role) -> Result<JSONValue, RPCError>? {
+        switch method(for: request, peer: peer, role: role) {
+        case .failure(let error): return .failure(error)
+        case .success(let method):
+            guard case .immediate(let handler) = method.run else { return nil }
+            return run(request) { try handler(request.params, peer) }
+        }
+    }
+
     /// Answers one request from `peer`, whose role is `role`.
     func handle(_ request: RPCRequest, peer: Peer, role: Role) async -> Result<JSONValue, RPCError> {
+        switch method(for: request, peer: peer, role: role) {
+        case .failure(let error): return .failure(error)
+        case .success(let method):
+            switch method.run {
+            case .immediate(let handler): return run(request) { try handler(request.params, peer) }
+            case .task(let handler):
+                do {
+                    return .success(try await handler(request.params, peer))
+                } catch {
+                    return .failure(Self.rpcError(error, logger: state.logger, method: request.method))
+                }
+            }
+        }
+    }
+
+    private func method(for request: RPCRequest, peer: Peer, role: Role) -> Result<Method, RPCError> {
         guard let method = methods[request.method] else {
             let known = methods.keys.sorted().joined(separator: ", ")
             return .failure(RPCError(.methodNotFound, "unknown method '\(request.method)'; methods: \(known)"))
@@ -39,8 +75,12 @@ final class RPCDispatcher: Sendable {
                         + (role == .none ? "in neither access.operators nor access.readers" : "only a \(role)"),
                     data: ["needed": .string(method.role.description), "user": .string(peer.userName)]))
         }
+        return .success(method)
+    }
+
+    private func run(_ request: RPCRequest, _ body: () throws -> JSONValue) -> Result<JSONValue, RPCError> {
         do {
-            return .success(try await method.handler(request.params, peer))
+            return .success(try body())
         } catch {
             return .failure(Self.rpcError(error, logger: state.logger, method: request.method))
         }
@@ -67,9 +107,14 @@ final class RPCDispatcher: Sendable {
         let repository = state.repository
         let store = state.store
         var table: [String: Method] = [:]
-        func add(_ name: String, _ role: Role, _ handler: @escaping Handler) { table[name] = Method(role: role, handler: handler) }
+        func add(_ name: String, _ role: Role, _ handler: @escaping Handler) {
+            table[name] = Method(role: role, run: .task(handler))
+        }
+        func addImmediate(_ name: String, _ role: Role, _ handler: @escaping ImmediateHandler) {
+            table[name] = Method(role: role, run: .immediate(handler))
+        }
 
-        add("daemon.hello", .none) { params, _ in
+        addImmediate("daemon.hello", .none) { params, _ in
             try params.onlyKnown(["client", "protocol"])
             let version = try params.string("protocol") ?? ProtocolVersion.current
             guard let major = ProtocolVersion.major(of: version) else {
@@ -86,10 +131,10 @@ final class RPCDispatcher: Sendable {
                 "pid": .int(Int64(getpid())),
             ]
         }
-        add("daemon.status", .reader) { params, _ in
+        addImmediate("daemon.status", .reader) { params, _ in
             try params.onlyKnown([])
             let info = try store.info()
-            let counts = try await repository.countsByStatus()
+            let counts = try repository.countsByStatus()
             let failure = store.currentStorageFailure
             return [
                 "version": .string(DaemonState.version),
@@ -107,7 +152,7 @@ final class RPCDispatcher: Sendable {
                 "watchers": .int(Int64(state.watchers.load(ordering: .relaxed))),
             ]
         }
-        add("menu.list", .reader) { params, _ in
+        addImmediate("menu.list", .reader) { params, _ in
             try params.onlyKnown([])
             return state.menu.wire
         }
@@ -164,24 +209,24 @@ final class RPCDispatcher: Sendable {
             }
             return try await repository.cancel(id, reason: reason, by: peer.actor).wire
         }
-        add("order.get", .reader) { params, _ in
+        addImmediate("order.get", .reader) { params, _ in
             try params.onlyKnown(["id", "ref"])
-            if let id = try params.int("id") { return try await repository.cart(id: id).wire }
-            if let ref = try params.string("ref") { return try await repository.cart(ref: ref).wire }
+            if let id = try params.int("id") { return try repository.cart(id: id).wire }
+            if let ref = try params.string("ref") { return try repository.cart(ref: ref).wire }
             throw RPCError.invalidParams("id", "order.get needs id or ref", expected: "integer id or string ref")
         }
-        add("order.list", .reader) { params, _ in
+        addImmediate("order.list", .reader) { params, _ in
             try params.onlyKnown(["status", "since", "limit", "after"])
             let limit = try params.int("limit") ?? 50
             guard (1...1000).contains(limit) else {
                 throw RPCError.validation("limit", "limit \(limit) is out of range", allowed: ["1..1000"])
             }
-            let page = try await repository.list(
+            let page = try repository.list(
                 OrderQuery(status: try params.status("status"), since: try params.timestamp("since"), limit: Int(limit),
                            after: try params.int("after")))
             return ["orders": .array(page.orders.map(\.wire)), "next": .int(page.next)]
         }
-        add("audit.list", .reader) { params, _ in
+        addImmediate("audit.list", .reader) { params, _ in
             try params.onlyKnown(["after", "limit", "order"])
             let limit = try params.int("limit") ?? 100
             guard (1...1000).contains(limit) else {
@@ -201,7 +246,7 @@ final class RPCDispatcher: Sendable {
                 "problem": .string(result.problem),
             ]
         }
-        add("metrics.get", .reader) { params, _ in
+        addImmediate("metrics.get", .reader) { params, _ in
             try params.onlyKnown([])
             return ["text": .string(state.metrics.render())]
         }
@@ -223,7 +268,7 @@ final class RPCDispatcher: Sendable {
             state.logger.info("backup written", metadata: ["path": "\(path)", "bytes": "\(bytes)"])
             return ["path": .string(path), "bytes": .int(bytes)]
         }
-        add("events.watch", .reader) { params, _ in
+        addImmediate("events.watch", .reader) { params, _ in
             // The connection handler turns the connection into a watcher after this acknowledgement.
             try params.onlyKnown(["status", "after"])
             _ = try params.status("status")

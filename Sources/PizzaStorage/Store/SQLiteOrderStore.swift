@@ -274,10 +274,10 @@ public final class SQLiteOrderStore: OrderStore {
         }
     }
 
-    public func cart(id: Int64) async throws -> Cart? { try read { try $0.loadCart(id: id) } }
-    public func cart(ref: String) async throws -> Cart? { try read { try $0.loadCart(ref: ref) } }
-    public func list(_ query: OrderQuery) async throws -> OrderPage { try read { try $0.listCarts(query) } }
-    public func countsByStatus() async throws -> [OrderStatus: Int] { try read { try $0.countCartsByStatus() } }
+    public func cart(id: Int64) throws -> Cart? { try read { try $0.loadCart(id: id) } }
+    public func cart(ref: String) throws -> Cart? { try read { try $0.loadCart(ref: ref) } }
+    public func list(_ query: OrderQuery) throws -> OrderPage { try read { try $0.listCarts(query) } }
+    public func countsByStatus() throws -> [OrderStatus: Int] { try read { try $0.countCartsByStatus() } }
 
     /// Checkpoints the WAL and closes the readers; the writer closes when the store is released.
     public func close() async {
