@@ -30,6 +30,29 @@ struct SystemdTests {
         #expect(stopping.pid == daemon.pid)
     }
 
+    @Test("a schema upgrade is announced to systemd (STATUS=, EXTEND_TIMEOUT_USEC=) before READY=1, and logged")
+    func upgradeAnnounced() throws {
+        let directory = NSTemporaryDirectory() + "pizzad-upgrade-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory + "/schema1", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        // An older pizzad's database: only the first migration applied, with an order in it.
+        try FileManager.default.copyItem(
+            atPath: Binaries.repository + "/migrations/0001_initial.sql", toPath: directory + "/schema1/0001_initial.sql")
+        let old = try DaemonProcess(environment: ["PIZZAD_MIGRATIONS": directory + "/schema1"], directory: directory)
+        try #require(old.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        #expect(try old.stop(SIGTERM) == 0)
+
+        let listener = try NotifyListener(path: directory + "/notify.sock")
+        let daemon = try DaemonProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
+        let messages = listener.collect(timeout: 5) { messages in messages.contains { $0.message.contains("READY=1") } }
+        let upgrade = try #require(messages.firstIndex { $0.message.contains("EXTEND_TIMEOUT_USEC=") }, "\(messages)")
+        #expect(messages[upgrade].message.contains("STATUS=upgrading the database schema: 0002_checks_without_in_lists.sql"))
+        #expect(upgrade < (messages.firstIndex { $0.message.contains("READY=1") } ?? 0))
+        #expect(daemon.output.contains("upgrading the database schema"))
+        #expect(try daemon.pizzactl(["order", "list"]).stdout.contains("placed"))
+        #expect(try daemon.stop(SIGTERM) == 0)
+    }
+
     @Test("a notify socket nobody reads never stalls the daemon: watchdog pings that find no room are dropped")
     func unreadNotifySocket() throws {
         // A datagram socket that is bound and never read: its queue fills after a few pings.
@@ -138,7 +161,8 @@ struct SystemdTests {
                                 environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
         try #require(installed.status == 0, "\(installed)")
         for file in ["/usr/local/bin/pizzad", "/usr/local/bin/pizzactl", "/etc/pizzad/pizzad.yaml",
-                     "/usr/local/share/pizzad/migrations/0001_initial.sql", "/usr/local/lib/systemd/system/pizzad.service",
+                     "/usr/local/share/pizzad/migrations/0001_initial.sql",
+                     "/usr/local/share/pizzad/migrations/0002_checks_without_in_lists.sql", "/usr/local/lib/systemd/system/pizzad.service",
                      "/usr/local/lib/systemd/system/pizzad.socket", "/usr/local/lib/sysusers.d/pizzad.conf",
                      "/usr/local/share/bash-completion/completions/pizzactl", "/usr/local/share/zsh/site-functions/_pizzactl",
                      "/usr/local/share/fish/vendor_completions.d/pizzactl.fish"] {

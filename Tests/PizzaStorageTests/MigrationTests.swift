@@ -1,4 +1,5 @@
 import Foundation
+import PizzaCore
 import PizzaStorage
 import SQLite
 import Testing
@@ -22,12 +23,68 @@ struct MigrationTests {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
-        let row = try Fixtures.sqlite3(path, "SELECT version, name, length(checksum) FROM schema_migrations")
-        #expect(row == "1|0001_initial.sql|64")
-        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "1")
+        let rows = try Fixtures.sqlite3(path, "SELECT version, name, length(checksum) FROM schema_migrations ORDER BY version")
+        #expect(rows == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64")
+        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "2")
         // Opening again applies nothing new.
         _ = try open(path)
-        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "1")
+        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "2")
+    }
+
+    @Test("schema 2 upgrades a schema 1 database with orders: same rows, same audit chain, same CHECKs, no IN-list b-trees")
+    func upgradeToSchema2() async throws {
+        let directory = TemporaryDirectory()
+        let path = directory.path + "/db.sqlite"
+        let first = Array(Fixtures.migrations.prefix(1))
+        do {
+            let store = try SQLiteOrderStore(path: path, migrations: first)
+            let repository = OrderRepository(store: store)
+            let persistence = PersistenceLayer(store: store)
+            let audit = AuditLogger(store: store)
+            repository.delegates += persistence
+            repository.delegates += audit
+            for index in 0..<20 {
+                let pizzas = [try Fixtures.factory.makePizza("cheese"), try Fixtures.factory.makePizza("chicken")]
+                let cart = try await repository.create(
+                    customer: "guest \(index)", pizzas: pizzas, place: true, currency: "EUR", by: Fixtures.actor).cart
+                if index % 3 == 0 { _ = try await repository.advance(cart.id, by: Fixtures.actor) }
+                if index % 5 == 0 { _ = try await repository.cancel(cart.id, reason: "no show", by: Fixtures.actor) }
+            }
+            await store.close()
+        }
+        let dump = "SELECT * FROM carts; SELECT * FROM pizzas; SELECT * FROM status_history; SELECT * FROM audit_log;"
+        let before = try Fixtures.sqlite3(path, dump)
+        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "1")
+
+        let store = try open(path)
+        #expect(store.schemaVersion == 2)
+        #expect(try Fixtures.sqlite3(path, dump) == before, "the rebuilt tables hold exactly the rows they held")
+        #expect(try store.verifyAudit().ok)
+        #expect(try Fixtures.sqlite3(path, "PRAGMA integrity_check; PRAGMA foreign_key_check") == "ok")
+        let objects = "SELECT type || ' ' || name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY 1"
+        #expect(try Fixtures.sqlite3(path, objects).split(separator: "\n") == [
+            "index audit_log_by_order", "index carts_by_created_at", "index carts_by_status", "index pizzas_by_cart",
+            "index status_history_by_cart", "table audit_log", "table carts", "table pizzas", "table schema_migrations",
+            "table status_history", "trigger audit_log_no_delete", "trigger audit_log_no_update",
+        ])
+        // Nothing points at the tables' temporary names.
+        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%_new%'") == "0")
+        // The CHECKs still refuse what they refused, and the log is still append-only.
+        for bad in [
+            "UPDATE carts SET status = 'lost' WHERE id = 1",
+            "UPDATE pizzas SET size = 'XXL' WHERE id = 1",
+            "INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid) VALUES (1, 'gone', 'open', 'now', 0, 'x', 1)",
+            "UPDATE audit_log SET reason = 'edited' WHERE seq = 1",
+            "DELETE FROM carts WHERE id = 1",
+        ] {
+            let result = try Fixtures.run(["sqlite3", path, "PRAGMA foreign_keys = ON; " + bad])
+            #expect(result.status != 0, "\(bad) was accepted")
+        }
+        // Writing a row no longer builds a temporary b-tree per IN list (the reason for schema 2).
+        for table in ["carts", "pizzas", "status_history", "audit_log"] {
+            let plan = try Fixtures.sqlite3(path, "EXPLAIN INSERT INTO \(table) DEFAULT VALUES")
+            #expect(!plan.contains("OpenEphemeral"), "\(table)")
+        }
     }
 
     @Test("a later migration applies on the next start")
@@ -35,9 +92,9 @@ struct MigrationTests {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
-        let more = Fixtures.migrations + [Migration(version: 2, name: "0002_tips.sql", sql: "ALTER TABLE carts ADD COLUMN tip INTEGER;")]
+        let more = Fixtures.migrations + [Migration(version: 3, name: "0003_tips.sql", sql: "ALTER TABLE carts ADD COLUMN tip INTEGER;")]
         _ = try open(path, more)
-        #expect(try Fixtures.sqlite3(path, "SELECT max(version) FROM schema_migrations") == "2")
+        #expect(try Fixtures.sqlite3(path, "SELECT max(version) FROM schema_migrations") == "3")
     }
 
     @Test("a failing migration is rolled back whole")
@@ -46,10 +103,10 @@ struct MigrationTests {
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let broken = Fixtures.migrations + [
-            Migration(version: 2, name: "0002_broken.sql", sql: "CREATE TABLE extra (x INTEGER); SELECT * FROM nowhere;")
+            Migration(version: 3, name: "0003_broken.sql", sql: "CREATE TABLE extra (x INTEGER); SELECT * FROM nowhere;")
         ]
         let error = #expect(throws: StorageError.self) { _ = try open(path, broken) }
-        #expect("\(error!)".contains("0002_broken.sql"))
+        #expect("\(error!)".contains("0003_broken.sql"))
         #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM sqlite_master WHERE name = 'extra'") == "0")
     }
 
@@ -59,6 +116,7 @@ struct MigrationTests {
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let changed = [Migration(version: 1, name: "0001_initial.sql", sql: Fixtures.migrations[0].sql + "\n-- edited")]
+            + Fixtures.migrations.dropFirst()
         try expectRefused(path, changed, saying: "changed after it was applied")
     }
 
@@ -66,7 +124,7 @@ struct MigrationTests {
     func newerSchema() throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
-        let newer = Fixtures.migrations + [Migration(version: 2, name: "0002_future.sql", sql: "CREATE TABLE future (x INTEGER);")]
+        let newer = Fixtures.migrations + [Migration(version: 3, name: "0003_future.sql", sql: "CREATE TABLE future (x INTEGER);")]
         _ = try open(path, newer)
         try expectRefused(path, saying: "newer pizzad")
     }

@@ -68,7 +68,15 @@ public enum Daemon {
             store = try SQLiteOrderStore(
                 path: configuration.databasePath, migrations: migrations,
                 settings: ConnectionSettings(
-                    synchronous: configuration.synchronous, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds))
+                    synchronous: configuration.synchronous, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+            ) { [logger] pending, bytes in
+                // A migration may rebuild tables: about as long as copying the file (some 40 s for 1.4 GB here).
+                // Ask systemd for a minute plus a minute per GiB more before it gives up on the start.
+                let names = pending.map(\.name).joined(separator: ", ")
+                logger.notice("upgrading the database schema", metadata: ["migrations": "\(names)", "bytes": "\(bytes)"])
+                let extend = 60_000_000 * (1 + UInt64(bytes >> 30))
+                notifier.notify("STATUS=upgrading the database schema: \(names)\nEXTEND_TIMEOUT_USEC=\(extend)")
+            }
         } catch {
             logger.critical("cannot use the database: \(error)")
             notifier.notify("STATUS=cannot use the database: \(error)")

@@ -38,9 +38,11 @@ public final class SQLiteOrderStore: OrderStore {
 
     /// Opens (creating when missing) the database at `path`, refuses a file that is not a pizzad database of a
     /// compatible version without touching it, applies pending `migrations`, and configures every connection.
+    /// `willMigrate` hears which migrations are about to run on an existing database (one may rebuild tables and
+    /// take as long as copying the file), before the first starts.
     public init(
         path: String, migrations: [Migration], settings: ConnectionSettings = ConnectionSettings(),
-        readers: Int = 4
+        readers: Int = 4, willMigrate: (_ pending: [Migration], _ bytes: Int64) -> Void = { _, _ in }
     ) throws {
         try Migrator.checkHeader(path: path)
         let readOnlyMode = Self.readOnlyMode(of: path)
@@ -55,6 +57,10 @@ public final class SQLiteOrderStore: OrderStore {
             try writer.configure(writerSettings)
         } catch let error as SQLiteError {
             throw StorageError.unavailable(error)
+        }
+        if !todo.isEmpty, todo.count < migrations.count {
+            var info = stat()
+            willMigrate(todo, stat(path, &info) == 0 ? Int64(info.st_size) : 0)
         }
         try migrator.apply(todo, to: writer, at: Timestamp.now().description)
         self.fileIdentity = Self.identity(of: path)
