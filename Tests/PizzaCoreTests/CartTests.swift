@@ -93,5 +93,16 @@ struct CartTests {
         #expect(Timestamp(iso8601: "2025-11-21T09:30:00") == nil)
         #expect(Timestamp(iso8601: "yesterday") == nil)
         #expect(Timestamp(iso8601: "2025-13-01") == nil)
+        #expect(Timestamp(millisecondsSince1970: 0).description == "1970-01-01T00:00:00.000Z")
+        #expect(Timestamp(iso8601: "0000-01-01T00:00:00.000Z")?.description == "0000-01-01T00:00:00.000Z")
+        #expect(Timestamp(iso8601: "9999-12-31T23:59:59.999Z")?.description == "9999-12-31T23:59:59.999Z")
+        // Past year 9999 the text is longer, and still exact.
+        #expect(Timestamp(millisecondsSince1970: 253_402_300_800_000).description == "10000-01-01T00:00:00.000Z")
+        // Every printed instant parses back to itself, from 1900 to 2200.
+        var generator = SystemRandomNumberGenerator()
+        for _ in 0..<10_000 {
+            let instant = Timestamp(millisecondsSince1970: Int64.random(in: -2_208_988_800_000...7_258_118_400_000, using: &generator))
+            #expect(Timestamp(iso8601: instant.description) == instant, "\(instant.millisecondsSince1970)")
+        }
     }
 }

@@ -32,8 +32,36 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         let minute = msOfDay / 60_000 % 60
         let second = msOfDay / 1000 % 60
         let milli = msOfDay % 1000
-        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-            + ".\(pad(milli, 3))Z"
+        guard (0...9999).contains(year) else {
+            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
+                + ".\(pad(milli, 3))Z"
+        }
+        // The usual case, written straight into the string's 24 bytes: every stored row and every answer carries
+        // a few of these, and interpolation with padding cost several allocations each.
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            func put(_ value: Int64, _ width: Int, at offset: Int) {
+                var value = value
+                for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                    buffer[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                    value /= 10
+                }
+            }
+            put(year, 4, at: 0)
+            buffer[4] = UInt8(ascii: "-")
+            put(month, 2, at: 5)
+            buffer[7] = UInt8(ascii: "-")
+            put(day, 2, at: 8)
+            buffer[10] = UInt8(ascii: "T")
+            put(hour, 2, at: 11)
+            buffer[13] = UInt8(ascii: ":")
+            put(minute, 2, at: 14)
+            buffer[16] = UInt8(ascii: ":")
+            put(second, 2, at: 17)
+            buffer[19] = UInt8(ascii: ".")
+            put(milli, 3, at: 20)
+            buffer[23] = UInt8(ascii: "Z")
+            return 24
+        }
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` or a date `YYYY-MM-DD` (midnight UTC); nil when malformed.
