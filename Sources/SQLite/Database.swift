@@ -26,6 +26,8 @@ public final class Database: @unchecked Sendable {
     /// The path the connection was opened with.
     public let path: String
     private var cache: [String: Statement] = [:]
+    /// The closure behind ``onWALCommit(_:)``, kept alive as long as the connection.
+    private var walHook: WALHook?
 
     /// Opens `path`. Nothing is written to the file until a statement writes.
     public init(path: String, mode: OpenMode = .readWriteCreate) throws(SQLiteError) {
@@ -66,7 +68,25 @@ public final class Database: @unchecked Sendable {
 
     deinit {
         cache.removeAll()
+        if walHook != nil { sqlite3_wal_hook(handle, nil, nil) }
         sqlite3_close_v2(handle)
+    }
+
+    /// Calls `body` with the number of frames in the WAL after each commit this connection makes, on the
+    /// committing thread, in place of SQLite's automatic checkpoint (which copied the whole WAL back inside the
+    /// `COMMIT` that crossed 1000 frames). When `body` returns true, a `PASSIVE` checkpoint runs right there on
+    /// this connection, as the automatic one did. See <https://www.sqlite.org/c3ref/wal_hook.html>.
+    public func onWALCommit(_ body: @escaping @Sendable (_ frames: Int) -> Bool) {
+        let hook = WALHook(body)
+        walHook = hook
+        sqlite3_wal_hook(handle, { context, db, name, frames in
+            guard let context else { return SQLITE_OK }
+            if Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(Int(frames)) {
+                // What sqlite3WalDefaultHook does; a failure (a reader holds the WAL) leaves it for next time.
+                _ = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+            }
+            return SQLITE_OK
+        }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     func error(code: Int32, sql: String? = nil) -> SQLiteError {
@@ -195,4 +215,10 @@ public final class Database: @unchecked Sendable {
         sqlite3_backup_finish(backup)
         guard code == SQLITE_DONE else { throw target.error(code: code) }
     }
+}
+
+/// A closure SQLite calls back through a context pointer.
+private final class WALHook {
+    let body: @Sendable (Int) -> Bool
+    init(_ body: @escaping @Sendable (Int) -> Bool) { self.body = body }
 }

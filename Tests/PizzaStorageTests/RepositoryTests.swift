@@ -132,6 +132,22 @@ struct RepositoryTests {
         #expect(try kitchen.store.verifyAudit().ok)
     }
 
+    @Test("the WAL is checkpointed beside the writer and stays small while orders keep coming")
+    func checkpointsBesideTheWriter() async throws {
+        let kitchen = try Kitchen()
+        // Each order is one commit of several pages: 500 of them write well over 3000 WAL frames.
+        for _ in 0..<500 { _ = try await kitchen.newOrder() }
+        // What the writer's commits reached at most: the -wal file never shrinks when the WAL starts over.
+        var info = stat()
+        try #require(stat(kitchen.path + "-wal", &info) == 0)
+        let frames = Int(info.st_size) / (4096 + 24)
+        #expect(frames < 1000, "the WAL grew to \(frames) frames")
+        // And the orders are in the database file itself, not only in the WAL.
+        let (log, done) = try await kitchen.store.checkpointWAL()
+        #expect(log == done, "\(done) of \(log) frames checkpointed")
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "500")
+    }
+
     @Test("an edit made with sqlite3 behind the daemon's back is found by audit verify")
     func tamperDetected() async throws {
         let kitchen = try Kitchen()

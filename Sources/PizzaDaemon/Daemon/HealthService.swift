@@ -94,11 +94,11 @@ final class HealthService: Service {
     /// Whether the last checkpoint was held back by a reader (logged once per episode).
     private let starved = Locked(false)
 
-    /// A passive checkpoint between group commits: copies what it can back into the database file and reports
-    /// what a long read transaction (an `sqlite3` shell left open, say) keeps it from copying, so a growing WAL
-    /// shows in the metrics and the log instead of going unnoticed.
+    /// A passive checkpoint beside the writer (on the store's checkpointer): copies what it can back into the
+    /// database file and reports what a long read transaction (an `sqlite3` shell left open, say) keeps it from
+    /// copying, so a growing WAL shows in the metrics and the log instead of going unnoticed.
     private func checkpoint() async {
-        guard let (log, done) = try? await state.store.withWriter({ db in try db.checkpoint(truncate: false) }) else { return }
+        guard let (log, done) = try? await state.store.checkpointWAL() else { return }
         walFrames.record(log)
         checkpointLag.record(max(0, log - done))
         let isStarved = log > done

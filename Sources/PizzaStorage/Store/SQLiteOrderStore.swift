@@ -26,6 +26,7 @@ public final class SQLiteOrderStore: OrderStore {
     private let queue = DispatchQueue(label: "pizzad.writer", qos: .userInitiated)
     private let pending = Locked<PendingWrites>(PendingWrites())
     private let readers: ReadPool
+    private let checkpointer: Checkpointer
     private let storageFailure = Locked<StorageError?>(nil)
     /// The database file's device and inode when it was opened: a write to a file that was since removed or
     /// replaced would be acknowledged and then lost, so writes stop when the path no longer names it.
@@ -70,6 +71,17 @@ public final class SQLiteOrderStore: OrderStore {
         self.settings = settings
         self.schemaVersion = migrations.last?.version ?? 0
         self.readers = ReadPool(keep: readers, open: Self.reader(path: path, settings: settings, mode: readOnlyMode))
+        self.checkpointer = Checkpointer(open: Self.checkpointConnection(path: path, settings: settings))
+        if readOnlyMode == nil { writer.onWALCommit { [checkpointer] frames in checkpointer.walCommitted(frames: frames) } }
+    }
+
+    /// How to open the checkpointer's connection: read-write like the writer, but it never writes a row.
+    private static func checkpointConnection(path: String, settings: ConnectionSettings) -> @Sendable () throws -> Database {
+        { [settings] in
+            let db = try Database(path: path, mode: .readWrite)
+            try db.configure(settings)
+            return db
+        }
     }
 
     /// How to open a read connection: like the writer's file, never writing.
@@ -108,6 +120,9 @@ public final class SQLiteOrderStore: OrderStore {
         let path = path, settings = settings
         let writable = try Database(path: path, mode: .readWrite)
         try writable.configure(settings)
+        let checkpointer = checkpointer
+        checkpointer.reopen(with: Self.checkpointConnection(path: path, settings: settings))
+        writable.onWALCommit { frames in checkpointer.walCommitted(frames: frames) }
         try await withWriter { _ in
             self.connection = writable
             self.readers.reopen(with: Self.reader(path: path, settings: settings, mode: nil))
@@ -285,8 +300,16 @@ public final class SQLiteOrderStore: OrderStore {
     public func list(_ query: OrderQuery) throws -> OrderPage { try read { try $0.listCarts(query) } }
     public func countsByStatus() throws -> [OrderStatus: Int] { try read { try $0.countCartsByStatus() } }
 
-    /// Checkpoints the WAL and closes the readers; the writer closes when the store is released.
+    /// A passive checkpoint on the checkpointer's connection, beside the writer: the WAL's length in frames and
+    /// how many of them are in the database file now (fewer when a reader still needs the rest).
+    public func checkpointWAL() async throws -> (log: Int, checkpointed: Int) {
+        try await checkpointer.checkpoint()
+    }
+
+    /// Checkpoints the WAL (truncating it) and closes the readers and the checkpointer; the writer closes when
+    /// the store is released.
     public func close() async {
+        checkpointer.close()
         _ = try? await withWriter { db in try db.checkpoint(truncate: true) }
         readers.close()
     }
