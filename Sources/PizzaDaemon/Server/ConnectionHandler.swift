@@ -30,6 +30,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var role: Role = .none
     private var queue: CircularBuffer<ByteBuffer> = []
     private var busy = false
+    /// The task executor for changes from this connection, made at the first change.
+    private var loopExecutor: EventLoopTaskExecutor?
     private var closing = false
     private var watcher: EventWatcher?
     /// The client shut its sending side (`echo … | socat`): answer what was sent, then close.
@@ -149,11 +151,19 @@ final class ConnectionHandler: ChannelDuplexHandler {
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             let dispatcher = self.dispatcher
             let role = self.role
-            Task {
+            let executor: EventLoopTaskExecutor? =
+                dispatcher.isChange(request) ? (loopExecutor ?? EventLoopTaskExecutor(context.eventLoop)) : nil
+            loopExecutor = executor ?? loopExecutor
+            Task(executorPreference: executor) {
                 let result = await dispatcher.handle(request, peer: peer, role: role)
-                loopBound.eventLoop.execute {
+                if loopBound.eventLoop.inEventLoop {
                     let (handler, context) = loopBound.value
                     handler.finish(request, result, context: context)
+                } else {
+                    loopBound.eventLoop.execute {
+                        let (handler, context) = loopBound.value
+                        handler.finish(request, result, context: context)
+                    }
                 }
             }
         }

@@ -14,8 +14,16 @@ final class RPCDispatcher: Sendable {
     enum Run {
         /// At once, on the connection's event loop: reads that are one short SQLite query or less.
         case immediate(ImmediateHandler)
-        /// In a task: changes, which wait for their group commit, and long scans.
+        /// In a task on the connection's event loop: changes, which only wait for their group commit.
+        case change(Handler)
+        /// In a task on the global pool: long scans, which must not hold up an event loop.
         case task(Handler)
+    }
+
+    /// Whether `request` runs as a change (in a task on the connection's event loop).
+    func isChange(_ request: RPCRequest) -> Bool {
+        if case .change = methods[request.method]?.run { return true }
+        return false
     }
 
     struct Method {
@@ -52,7 +60,7 @@ final class RPCDispatcher: Sendable {
         case .success(let method):
             switch method.run {
             case .immediate(let handler): return run(request) { try handler(request.params, peer) }
-            case .task(let handler):
+            case .change(let handler), .task(let handler):
                 do {
                     return .success(try await handler(request.params, peer))
                 } catch {
@@ -110,6 +118,9 @@ final class RPCDispatcher: Sendable {
         func add(_ name: String, _ role: Role, _ handler: @escaping Handler) {
             table[name] = Method(role: role, run: .task(handler))
         }
+        func addChange(_ name: String, _ role: Role, _ handler: @escaping Handler) {
+            table[name] = Method(role: role, run: .change(handler))
+        }
         func addImmediate(_ name: String, _ role: Role, _ handler: @escaping ImmediateHandler) {
             table[name] = Method(role: role, run: .immediate(handler))
         }
@@ -156,7 +167,7 @@ final class RPCDispatcher: Sendable {
             try params.onlyKnown([])
             return state.menu.wire
         }
-        add("order.create", .operator) { params, peer in
+        addChange("order.create", .operator) { params, peer in
             try params.onlyKnown(["customer", "ref", "note", "items", "place"])
             let factory = state.factory
             let items = try params.array("items") ?? []
@@ -181,26 +192,26 @@ final class RPCDispatcher: Sendable {
                 currency: factory.menu.currency, by: peer.actor)
             return result.cart.wire
         }
-        add("order.addItem", .operator) { params, peer in
+        addChange("order.addItem", .operator) { params, peer in
             try params.onlyKnown(["id", "pizza"])
             let id = try params.requiredInt("id")
             guard let pizzaJSON = params["pizza"] else { throw RPCError.invalidParams("pizza", "pizza is required", expected: "object") }
             let pizza = try state.factory.pizza(fromWire: pizzaJSON, path: "pizza.")
             return try await repository.addItem(pizza, to: id, by: peer.actor).wire
         }
-        add("order.removeItem", .operator) { params, peer in
+        addChange("order.removeItem", .operator) { params, peer in
             try params.onlyKnown(["id", "item"])
             return try await repository.removeItem(try params.requiredInt("item"), from: try params.requiredInt("id"), by: peer.actor).wire
         }
-        add("order.place", .operator) { params, peer in
+        addChange("order.place", .operator) { params, peer in
             try params.onlyKnown(["id"])
             return try await repository.place(try params.requiredInt("id"), by: peer.actor).wire
         }
-        add("order.advance", .operator) { params, peer in
+        addChange("order.advance", .operator) { params, peer in
             try params.onlyKnown(["id", "from"])
             return try await repository.advance(try params.requiredInt("id"), from: try params.status("from"), by: peer.actor).wire
         }
-        add("order.cancel", .operator) { params, peer in
+        addChange("order.cancel", .operator) { params, peer in
             try params.onlyKnown(["id", "reason"])
             let id = try params.requiredInt("id")
             let reason = try params.requiredString("reason").trimmingCharacters(in: .whitespaces)
