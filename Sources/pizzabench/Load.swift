@@ -1,7 +1,9 @@
 import Foundation
 import Histogram
 import PizzaClient
+import PizzaCore
 import PizzaProtocol
+import PizzaTesting
 
 /// One measured load: how many operations, how fast, how long each took.
 struct LoadResult {
@@ -10,6 +12,8 @@ struct LoadResult {
     var latency: Histogram<UInt64>
     var daemonCPU: Double
     var peakRSS: Double
+    /// CPU seconds the load generator itself used, when measured (it shares the machine with pizzad).
+    var clientCPU: Double? = nil
 
     var perSecond: Double { Double(operations) / seconds }
 }
@@ -18,39 +22,60 @@ enum Load {
     static let twoPizzas: JSONValue = [["kind": "chicken", "size": "L", "extras": ["olives"]], ["kind": "cheese"]]
 
     /// `clients` connections creating orders with two pizzas as fast as they are answered, for `seconds`.
-    static func create(daemon: BenchDaemon, clients: Int, seconds: Double) async throws -> LoadResult {
+    ///
+    /// Each client is a plain thread on a blocking socket sending a request line it prepared once (only the id
+    /// changes), like a till that knows what it sends: the load generator should cost the shared two cores as
+    /// little as it can, and what it does cost is measured (`clientCPU`). Every answer is checked to be a result.
+    static func create(daemon: BenchDaemon, clients: Int, seconds: Double) throws -> LoadResult {
         let socket = daemon.socket
+        let collected = Locked<(count: Int, histogram: Histogram<UInt64>, failure: String?)>(
+            (0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000), nil))
+        let finished = DispatchSemaphore(value: 0)
         let cpuBefore = Bench.cpuSeconds(of: daemon.pid)
+        let clientCPUBefore = Bench.ownCPUSeconds()
         let deadline = Bench.now() + UInt64(seconds * 1e9)
         let started = Bench.now()
-        let histograms = try await withThrowingTaskGroup(of: (Int, Histogram<UInt64>).self) { group in
-            for _ in 0..<clients {
-                group.addTask {
-                    try await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) { client in
-                        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
-                        var count = 0
-                        while Bench.now() < deadline {
-                            let begin = Bench.now()
-                            _ = try await client.call("order.create", [("customer", "bench"), ("items", twoPizzas)])
-                            _ = histogram.record(Bench.now() - begin)
-                            count += 1
+        for _ in 0..<clients {
+            let thread = Thread {
+                var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
+                var count = 0
+                var failure: String?
+                let prefix = Array(#"{"jsonrpc":"2.0","method":"order.create","params":{"customer":"bench","items":"#.utf8)
+                    + Array(#"[{"kind":"chicken","size":"L","extras":["olives"]},{"kind":"cheese"}]},"id":"#.utf8)
+                do {
+                    let connection = try RawConnection(path: socket, receiveTimeout: 30)
+                    while Bench.now() < deadline {
+                        let begin = Bench.now()
+                        try connection.send(prefix + Array("\(count + 1)}\n".utf8))
+                        guard let line = try connection.readLine() else { throw BenchError("pizzad closed the connection") }
+                        guard line.hasPrefix(#"{"jsonrpc":"2.0","id":\#(count + 1),"result":"#) else {
+                            throw BenchError("order.create failed: \(line.prefix(300))")
                         }
-                        return (count, histogram)
+                        _ = histogram.record(Bench.now() - begin)
+                        count += 1
                     }
+                } catch {
+                    failure = "\(error)"
                 }
+                collected.withLock { total in
+                    total.count += count
+                    total.histogram.add(histogram)
+                    total.failure = total.failure ?? failure
+                }
+                finished.signal()
             }
-            var total = 0
-            var merged = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
-            for try await (count, histogram) in group {
-                total += count
-                merged.add(histogram)
-            }
-            return (total, merged)
+            thread.stackSize = 1 << 20
+            thread.start()
         }
+        for _ in 0..<clients { finished.wait() }
         let elapsed = Double(Bench.now() - started) / 1e9
+        let clientCPU = Bench.ownCPUSeconds() - clientCPUBefore
+        let total = collected.withLock { $0 }
+        if let failure = total.failure { throw BenchError(failure) }
         return LoadResult(
-            operations: histograms.0, seconds: elapsed, latency: histograms.1,
-            daemonCPU: Bench.cpuSeconds(of: daemon.pid) - cpuBefore, peakRSS: Bench.peakRSS(of: daemon.pid))
+            operations: total.count, seconds: elapsed, latency: total.histogram,
+            daemonCPU: Bench.cpuSeconds(of: daemon.pid) - cpuBefore, peakRSS: Bench.peakRSS(of: daemon.pid),
+            clientCPU: clientCPU)
     }
 
     /// The kitchen: each client creates an order, places it, advances it to delivered, reads it back and lists

@@ -101,19 +101,20 @@ for clients in sections.contains("create") ? clientCounts : [] {
     let directory = work + "/create-\(clients)"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let daemon = try BenchDaemon(binary: pizzad, directory: directory)
-    let result = try await Load.create(daemon: daemon, clients: clients, seconds: seconds)
+    let result = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
     daemon.stop()
     peakRSS = max(peakRSS, result.peakRSS)
     if clients == 16 { sixteen = result }
     rows.append([
         "\(clients)", Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
         us(result.latency.valueAtPercentile(99)), us(result.latency.valueAtPercentile(99.9)),
-        Bench.format(result.daemonCPU, 2), Bench.format(result.peakRSS, 1), Bench.format(result.perSecond / limit.modeA, 2),
+        Bench.format(result.daemonCPU, 2), Bench.format(result.clientCPU ?? 0, 2), Bench.format(result.peakRSS, 1),
+        Bench.format(result.perSecond / limit.modeA, 2),
     ])
 }
 if sections.contains("create") {
 print("order.create (two pizzas each), durable (synchronous=FULL):")
-Bench.table(["clients", "orders/s", "p50", "p99", "p999", "daemon CPU s", "peak RSS MiB", "× limit a"], rows)
+Bench.table(["clients", "orders/s", "p50", "p99", "p999", "daemon CPU s", "client CPU s", "peak RSS MiB", "× limit a"], rows)
 print("")
 }
 
