@@ -30,8 +30,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var role: Role = .none
     private var queue: CircularBuffer<ByteBuffer> = []
     private var busy = false
-    /// The task executor for changes from this connection, made at the first change.
-    private var loopExecutor: EventLoopTaskExecutor?
+    /// The task executor for changes from this connection; see ``loopExecutor(_:)``.
+    private var changeExecutor: EventLoopTaskExecutor?
     private var closing = false
     private var watcher: EventWatcher?
     /// The client shut its sending side (`echo … | socat`): answer what was sent, then close.
@@ -142,20 +142,20 @@ final class ConnectionHandler: ChannelDuplexHandler {
             guard let peer else { return }
             // Role can change on SIGHUP; read it per request.
             role = state.access.role(of: peer)
-            if let result = dispatcher.answerNow(request, peer: peer, role: role) {
+            let run: @Sendable () async -> Result<JSONValue, RPCError>
+            let onLoop: Bool
+            switch dispatcher.dispatch(request, peer: peer, role: role) {
+            case .answered(let result):
                 answer(request, result, context: context)
                 continue
+            case .later(let loop, let body):
+                (onLoop, run) = (loop, body)
             }
             busy = true
             tracker.requestStarted()
             let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            let dispatcher = self.dispatcher
-            let role = self.role
-            let executor: EventLoopTaskExecutor? =
-                dispatcher.isChange(request) ? (loopExecutor ?? EventLoopTaskExecutor(context.eventLoop)) : nil
-            loopExecutor = executor ?? loopExecutor
-            Task(executorPreference: executor) {
-                let result = await dispatcher.handle(request, peer: peer, role: role)
+            Task(executorPreference: onLoop ? loopExecutor(context.eventLoop) : nil) {
+                let result = await run()
                 if loopBound.eventLoop.inEventLoop {
                     let (handler, context) = loopBound.value
                     handler.finish(request, result, context: context)
@@ -167,6 +167,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 }
             }
         }
+    }
+
+    /// The task executor for this connection's changes (its event loop), made at the first change.
+    private func loopExecutor(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
+        if let executor = changeExecutor { return executor }
+        let executor = EventLoopTaskExecutor(eventLoop)
+        changeExecutor = executor
+        return executor
     }
 
     private func finish(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {

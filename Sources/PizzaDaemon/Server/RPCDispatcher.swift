@@ -16,14 +16,16 @@ final class RPCDispatcher: Sendable {
         case immediate(ImmediateHandler)
         /// In a task on the connection's event loop: changes, which only wait for their group commit.
         case change(Handler)
-        /// In a task on the global pool: long scans, which must not hold up an event loop.
+        /// In a task on the global executor: long scans, which must not hold up the connection's event loop.
         case task(Handler)
     }
 
-    /// Whether `request` runs as a change (in a task on the connection's event loop).
-    func isChange(_ request: RPCRequest) -> Bool {
-        if case .change = methods[request.method]?.run { return true }
-        return false
+    /// What became of a request: answered at once, or to be run in a task.
+    enum Dispatch {
+        /// An unknown method, a refusal, or a method that runs immediately.
+        case answered(Result<JSONValue, RPCError>)
+        /// To run in a task; `onLoop` when it only waits (a change), so the task may run on the connection's loop.
+        case later(onLoop: Bool, run: @Sendable () async -> Result<JSONValue, RPCError>)
     }
 
     struct Method {
@@ -42,30 +44,28 @@ final class RPCDispatcher: Sendable {
     /// The role a method needs, or nil for an unknown method.
     func role(for method: String) -> Role? { methods[method]?.role }
 
-    /// The answer to `request` when it can be given at once (an unknown method, a refusal, or a method that runs
-    /// immediately); nil when it must run in a task through ``handle(_:peer:role:)``.
-    func answerNow(_ request: RPCRequest, peer: Peer, role: Role) -> Result<JSONValue, RPCError>? {
+    /// Looks `request` up and checks `role` once: answers it at once when it can (an unknown method, a refusal,
+    /// a read), or says how to run it.
+    func dispatch(_ request: RPCRequest, peer: Peer, role: Role) -> Dispatch {
         switch method(for: request, peer: peer, role: role) {
-        case .failure(let error): return .failure(error)
+        case .failure(let error): return .answered(.failure(error))
         case .success(let method):
-            guard case .immediate(let handler) = method.run else { return nil }
-            return run(request) { try handler(request.params, peer) }
+            switch method.run {
+            case .immediate(let handler): return .answered(run(request) { try handler(request.params, peer) })
+            case .change(let handler): return .later(onLoop: true, run: later(request, peer, handler))
+            case .task(let handler): return .later(onLoop: false, run: later(request, peer, handler))
+            }
         }
     }
 
-    /// Answers one request from `peer`, whose role is `role`.
-    func handle(_ request: RPCRequest, peer: Peer, role: Role) async -> Result<JSONValue, RPCError> {
-        switch method(for: request, peer: peer, role: role) {
-        case .failure(let error): return .failure(error)
-        case .success(let method):
-            switch method.run {
-            case .immediate(let handler): return run(request) { try handler(request.params, peer) }
-            case .change(let handler), .task(let handler):
-                do {
-                    return .success(try await handler(request.params, peer))
-                } catch {
-                    return .failure(Self.rpcError(error, logger: state.logger, method: request.method))
-                }
+    private func later(_ request: RPCRequest, _ peer: Peer, _ handler: @escaping Handler)
+        -> @Sendable () async -> Result<JSONValue, RPCError>
+    {
+        { [state] in
+            do {
+                return .success(try await handler(request.params, peer))
+            } catch {
+                return .failure(Self.rpcError(error, logger: state.logger, method: request.method))
             }
         }
     }
