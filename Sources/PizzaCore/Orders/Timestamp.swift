@@ -32,13 +32,11 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         let minute = msOfDay / 60_000 % 60
         let second = msOfDay / 1000 % 60
         let milli = msOfDay % 1000
-        guard (0...9999).contains(year) else {
-            return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(hour, 2)):\(pad(minute, 2)):\(pad(second, 2))"
-                + ".\(pad(milli, 3))Z"
-        }
-        // The usual case, written straight into the string's 24 bytes: every stored row and every answer carries
-        // a few of these, and interpolation with padding cost several allocations each.
-        return String(unsafeUninitializedCapacity: 24) { buffer in
+        // Written straight into the string's bytes: every stored row and every answer carries a few of these,
+        // and interpolation with padding cost several allocations each. Years past 9999 (or before 0) are longer.
+        let yearText = (0...9999).contains(year) ? nil : pad(year, 4)
+        let yearWidth = yearText?.utf8.count ?? 4
+        return String(unsafeUninitializedCapacity: yearWidth + 20) { buffer in
             func put(_ value: Int64, _ width: Int, at offset: Int) {
                 var value = value
                 for index in stride(from: offset + width - 1, through: offset, by: -1) {
@@ -46,21 +44,24 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
                     value /= 10
                 }
             }
-            put(year, 4, at: 0)
-            buffer[4] = UInt8(ascii: "-")
-            put(month, 2, at: 5)
-            buffer[7] = UInt8(ascii: "-")
-            put(day, 2, at: 8)
-            buffer[10] = UInt8(ascii: "T")
-            put(hour, 2, at: 11)
-            buffer[13] = UInt8(ascii: ":")
-            put(minute, 2, at: 14)
-            buffer[16] = UInt8(ascii: ":")
-            put(second, 2, at: 17)
-            buffer[19] = UInt8(ascii: ".")
-            put(milli, 3, at: 20)
-            buffer[23] = UInt8(ascii: "Z")
-            return 24
+            if let yearText {
+                _ = buffer.initialize(fromContentsOf: yearText.utf8)
+            } else {
+                put(year, 4, at: 0)
+            }
+            // Each field after the year: its separator, then its digits.
+            func field(_ separator: Unicode.Scalar, _ value: Int64, _ width: Int, at offset: Int) {
+                buffer[yearWidth + offset] = UInt8(ascii: separator)
+                put(value, width, at: yearWidth + offset + 1)
+            }
+            field("-", month, 2, at: 0)
+            field("-", day, 2, at: 3)
+            field("T", hour, 2, at: 6)
+            field(":", minute, 2, at: 9)
+            field(":", second, 2, at: 12)
+            field(".", milli, 3, at: 15)
+            buffer[yearWidth + 19] = UInt8(ascii: "Z")
+            return yearWidth + 20
         }
     }
 
