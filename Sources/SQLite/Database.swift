@@ -143,22 +143,20 @@ public final class Database: @unchecked Sendable {
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back when it throws.
     /// See <https://www.sqlite.org/lang_transaction.html>.
     public func transaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN IMMEDIATE")
-        do {
-            let result = try body()
-            try execute("COMMIT")
-            return result
-        } catch {
-            if isInTransaction { try? execute("ROLLBACK") }
-            throw error
-        }
+        try within("BEGIN IMMEDIATE", body)
     }
 
     /// Runs `body` in a deferred transaction that only reads: every query in it sees one snapshot of the
     /// database (in WAL mode, the commit that was last when its first query ran), and the connection takes its
-    /// read lock once instead of once per query. The statements go through the statement cache.
+    /// read lock once instead of once per query.
     public func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try execute("BEGIN", [])
+        try within("BEGIN", body)
+    }
+
+    /// `begin`, `body`, then `COMMIT`, or `ROLLBACK` when `body` throws. The transaction statements go through
+    /// the statement cache.
+    private func within<T>(_ begin: String, _ body: () throws -> T) throws -> T {
+        try execute(begin, [])
         do {
             let result = try body()
             try execute("COMMIT", [])
