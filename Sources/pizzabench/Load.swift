@@ -40,8 +40,10 @@ enum Load {
                 var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
                 var count = 0
                 var failure: String?
-                let prefix = Array(#"{"jsonrpc":"2.0","method":"order.create","params":{"customer":"bench","items":"#.utf8)
-                    + Array(#"[{"kind":"chicken","size":"L","extras":["olives"]},{"kind":"cheese"}]},"id":"#.utf8)
+                // The request without its id and closing brace; each send adds `,"id":N}`.
+                let prefix = Array(
+                    RPCRequest(id: nil, method: "order.create", params: Params([("customer", "bench"), ("items", twoPizzas)]))
+                        .line.utf8.dropLast()) + Array(#","id":"#.utf8)
                 do {
                     let connection = try RawConnection(path: socket, receiveTimeout: 30)
                     while Bench.now() < deadline {
