@@ -24,11 +24,11 @@ struct MigrationTests {
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let rows = try Fixtures.sqlite3(path, "SELECT version, name, length(checksum) FROM schema_migrations ORDER BY version")
-        #expect(rows == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64")
-        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "2")
+        #expect(rows == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64")
+        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "3")
         // Opening again applies nothing new.
         _ = try open(path)
-        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "2")
+        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "3")
     }
 
     @Test("schema 2 upgrades a schema 1 database with orders: same rows, same audit chain, same CHECKs, no IN-list b-trees")
@@ -57,13 +57,14 @@ struct MigrationTests {
         #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "1")
 
         let store = try open(path)
-        #expect(store.schemaVersion == 2)
+        #expect(store.schemaVersion == 3)
         #expect(try Fixtures.sqlite3(path, dump) == before, "the rebuilt tables hold exactly the rows they held")
         #expect(try store.verifyAudit().ok)
         #expect(try Fixtures.sqlite3(path, "PRAGMA integrity_check; PRAGMA foreign_key_check") == "ok")
         let objects = "SELECT type || ' ' || name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY 1"
         #expect(try Fixtures.sqlite3(path, objects).split(separator: "\n") == [
-            "index audit_log_by_order", "index carts_by_created_at", "index carts_by_status", "index pizzas_by_cart",
+            "index audit_log_by_order", "index carts_active_by_status_age", "index carts_by_created_at",
+            "index carts_by_status", "index pizzas_by_cart",
             "index status_history_by_cart", "table audit_log", "table carts", "table pizzas", "table schema_migrations",
             "table status_history", "trigger audit_log_no_delete", "trigger audit_log_no_update",
         ])
@@ -92,9 +93,9 @@ struct MigrationTests {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
-        let more = Fixtures.migrations + [Migration(version: 3, name: "0003_tips.sql", sql: "ALTER TABLE carts ADD COLUMN tip INTEGER;")]
+        let more = Fixtures.migrations + [Migration(version: 9, name: "0009_tips.sql", sql: "ALTER TABLE carts ADD COLUMN tip INTEGER;")]
         _ = try open(path, more)
-        #expect(try Fixtures.sqlite3(path, "SELECT max(version) FROM schema_migrations") == "3")
+        #expect(try Fixtures.sqlite3(path, "SELECT max(version) FROM schema_migrations") == "9")
     }
 
     @Test("a failing migration is rolled back whole")
@@ -103,10 +104,10 @@ struct MigrationTests {
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let broken = Fixtures.migrations + [
-            Migration(version: 3, name: "0003_broken.sql", sql: "CREATE TABLE extra (x INTEGER); SELECT * FROM nowhere;")
+            Migration(version: 9, name: "0009_broken.sql", sql: "CREATE TABLE extra (x INTEGER); SELECT * FROM nowhere;")
         ]
         let error = #expect(throws: StorageError.self) { _ = try open(path, broken) }
-        #expect("\(error!)".contains("0003_broken.sql"))
+        #expect("\(error!)".contains("0009_broken.sql"))
         #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM sqlite_master WHERE name = 'extra'") == "0")
     }
 
@@ -124,7 +125,7 @@ struct MigrationTests {
     func newerSchema() throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
-        let newer = Fixtures.migrations + [Migration(version: 3, name: "0003_future.sql", sql: "CREATE TABLE future (x INTEGER);")]
+        let newer = Fixtures.migrations + [Migration(version: 9, name: "0009_future.sql", sql: "CREATE TABLE future (x INTEGER);")]
         _ = try open(path, newer)
         try expectRefused(path, saying: "newer pizzad")
     }

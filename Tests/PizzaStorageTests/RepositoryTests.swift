@@ -31,7 +31,7 @@ struct RepositoryTests {
         let info = try kitchen.store.info()
         #expect(info.journalMode == "wal")
         #expect(info.synchronous == "FULL")
-        #expect(info.schemaVersion == 2)
+        #expect(info.schemaVersion == 3)
     }
 
     @Test("a change whose audit write throws leaves no row in any table")
@@ -177,7 +177,7 @@ struct RepositoryTests {
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM audit_log") == "1")
     }
 
-    @Test("the metrics collector counts commits, transitions, statuses and failures")
+    @Test("the metrics collector counts commits, transitions, statuses, stage times, cancellations and failures by error")
     func metrics() async throws {
         let kitchen = try Kitchen()
         let metrics = MetricsCollector(counts: try kitchen.repository.countsByStatus())
@@ -185,13 +185,51 @@ struct RepositoryTests {
         let cart = try await kitchen.newOrder(place: true)
         _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor)
         _ = try? await kitchen.repository.advance(cart.id, from: .open, by: Fixtures.actor)
-        let text = metrics.render()
+        var text = metrics.render()
         #expect(text.contains("pizzad_orders_created_total 1"))
         #expect(text.contains(#"pizzad_order_transitions_total{to="preparing"} 1"#))
         #expect(text.contains(#"pizzad_orders{status="preparing"} 1"#))
         #expect(text.contains(#"pizzad_orders{status="placed"} 0"#))
-        #expect(text.contains(#"pizzad_changes_failed_total{operation="order.advance"} 1"#))
+        #expect(text.contains(#"pizzad_changes_failed_total{operation="order.advance",error="conflict"} 1"#))
+        #expect(text.contains(#"pizzad_changes_failed_total{operation="order.advance",error="storage"} 0"#))
         #expect(text.contains("pizzad_commit_duration_seconds_count 2"))
+        #expect(text.contains(#"pizzad_order_stage_duration_seconds_count{status="placed"} 1"#), "\(text)")
+        #expect(text.contains("pizzad_order_fulfilment_duration_seconds_count 0"))
+
+        // On to delivered: one more sample per stage, and one placed → delivered.
+        for _ in 0..<4 { _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor) }
+        let other = try await kitchen.newOrder(place: true)
+        _ = try await kitchen.repository.cancel(other.id, reason: "no show", by: Fixtures.actor)
+        metrics.groupCommitted(changes: 3, duration: .milliseconds(2))
+        text = metrics.render()
+        for stage in ["placed", "preparing", "baking", "boxed", "shipped"] {
+            #expect(text.contains(#"pizzad_order_stage_duration_seconds_count{status="\#(stage)"} 1"#), "\(stage)")
+        }
+        #expect(text.contains("pizzad_order_fulfilment_duration_seconds_count 1"))
+        #expect(text.contains(#"pizzad_orders_cancelled_total{from="placed"} 1"#))
+        #expect(text.contains(#"pizzad_orders{status="delivered"} 1"#))
+        #expect(text.contains("pizzad_group_commit_changes_count 1"))
+        #expect(text.contains("pizzad_group_commit_changes_sum 3"))
+        #expect(text.contains("# HELP pizzad_order_stage_duration_seconds "))
+    }
+
+    @Test("the oldest order of each active status is found by one seek in the partial index, not a scan")
+    func oldestByStatus() async throws {
+        let kitchen = try Kitchen()
+        let first = try await kitchen.newOrder(place: true)
+        _ = try await kitchen.newOrder(place: true)
+        let baking = try await kitchen.newOrder(place: true)
+        for _ in 0..<2 { _ = try await kitchen.repository.advance(baking.id, by: Fixtures.actor) }
+        let done = try await kitchen.newOrder(place: true)
+        _ = try await kitchen.repository.cancel(done.id, reason: "no show", by: Fixtures.actor)
+        let oldest = try kitchen.store.oldestChangeByActiveStatus()
+        #expect(Set(oldest.keys) == [.placed, .baking])
+        #expect(oldest[.placed] == first.updatedAt)
+        let plan = try Fixtures.sqlite3(kitchen.path, """
+            EXPLAIN QUERY PLAN SELECT min(updated_at) FROM carts
+            WHERE status = 'placed' AND status <> 'delivered' AND status <> 'cancelled'
+            """)
+        #expect(plan.contains("USING COVERING INDEX carts_active_by_status_age"), "\(plan)")
     }
 
     @Test("an online backup opens, passes integrity_check and holds every order")

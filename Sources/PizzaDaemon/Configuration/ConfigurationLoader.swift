@@ -166,6 +166,7 @@ public struct ConfigurationLoader: Sendable {
             logLevel: try checked("log.level", default: .info) { Logger.Level(rawValue: $0.lowercased()) },
             operators: try list("access.operators"),
             readers: try list("access.readers"),
-            menu: menu)
+            menu: menu,
+            metricsListen: try checked("metrics.listen", default: ListenAddress?.none) { ListenAddress(parsing: $0).map(Optional.some) })
     }
 }

@@ -16,6 +16,7 @@ enum ConfigurationSchema {
         "log": .section(["level": .text]),
         "access": .section(["operators": .list, "readers": .list]),
         "shutdown": .section(["graceSeconds": .integer]),
+        "metrics": .section(["listen": .text]),
         "menu": .menu,
     ]
 
@@ -27,6 +28,7 @@ enum ConfigurationSchema {
         case "socket.mode": "octal permission bits such as 0660 (from 0600 to 0777)"
         case "socket.maxConnections": "a whole number from 1 to 100000"
         case "shutdown.graceSeconds": "a whole number of seconds from 0 to 300"
+        case "metrics.listen": "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0: any free one)"
         case "log.level": Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
         case "access.operators", "access.readers": "a list of user names and @group names"
         default: "see config/pizzad.yaml"

@@ -32,6 +32,9 @@ public struct DaemonConfiguration: Sendable {
     public var readers: [String]
     /// The menu.
     public var menu: Menu
+    /// Where the HTTP metrics endpoint listens (`metrics.listen`); nil keeps it off unless systemd passes a socket
+    /// named `metrics`.
+    public var metricsListen: ListenAddress? = nil
 
     /// The settings that can change on `SIGHUP`; the rest need a restart.
     public static let liveKeys: Set<String> = ["log.level", "access.operators", "access.readers", "menu"]

@@ -84,12 +84,16 @@ public enum Daemon {
         }
 
         let group = MultiThreadedEventLoopGroup.singleton
+        let passed = SocketActivation(environment: environment)
         let state: DaemonState
         let server: ControlSocketServer
+        let metricsServer: MetricsHTTPServer?
         do {
             state = try await DaemonState(store: store, configuration: configuration, daemonUID: getuid(), logger: logger)
             server = try await ControlSocketServer.bind(
-                configuration: configuration, state: state, group: group, environment: environment, logger: logger)
+                configuration: configuration, state: state, group: group, passed: passed.control, logger: logger)
+            metricsServer = try await MetricsHTTPServer.bind(
+                address: configuration.metricsListen, passed: passed.metrics, state: state, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             notifier.notify("STATUS=cannot start: \(error)")
@@ -115,7 +119,7 @@ public enum Daemon {
                     .init(service: server),
                     .init(service: health),
                     .init(service: reload),
-                ],
+                ] + (metricsServer.map { [.init(service: $0)] } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {

@@ -13,6 +13,8 @@ final class DaemonState: Sendable {
     let repository: OrderRepository
     let store: SQLiteOrderStore
     let metrics: MetricsCollector
+    /// The daemon's own metrics beside the collector's, and the exposition of both.
+    let daemonMetrics: DaemonMetrics
     // The subscribers are held strongly here; the repository holds them weakly.
     let persistence: PersistenceLayer
     let audit: AuditLogger
@@ -33,6 +35,8 @@ final class DaemonState: Sendable {
         repository.delegates += persistence
         repository.delegates += audit
         repository.delegates += metrics
+        daemonMetrics = DaemonMetrics(collector: metrics, store: store)
+        store.observeGroupCommits { [metrics] changes, duration in metrics.groupCommitted(changes: changes, duration: duration) }
         factoryState = Locked(PizzaFactory(menu: configuration.menu))
         accessState = Locked(
             AccessPolicy(operators: configuration.operators, readers: configuration.readers, daemonUID: daemonUID))
@@ -59,6 +63,12 @@ final class DaemonState: Sendable {
             }
         }
         return applied
+    }
+
+    /// The Prometheus text of every metric, as `GET /metrics` and `metrics.get` serve it.
+    func renderMetrics() -> String {
+        daemonMetrics.render(
+            connections: connections.load(ordering: .relaxed), watchers: watchers.load(ordering: .relaxed))
     }
 
     /// Seconds since start.

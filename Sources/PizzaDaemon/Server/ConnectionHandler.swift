@@ -74,6 +74,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         guard !closing else { return }
         let line = unwrapInboundIn(data)
         if queue.count >= Self.maximumQueuedRequests {
+            state.daemonMetrics.overloaded(.queue)
             write(context: context, RPCResponse.failure(
                 id: nil, error: RPCError(.overloaded, "more than \(Self.maximumQueuedRequests) requests waiting on one connection; wait for answers")))
             return
@@ -259,9 +260,14 @@ final class OverloadedHandler: ChannelInboundHandler {
     typealias OutboundOut = ByteBuffer
 
     let limit: Int
-    init(limit: Int) { self.limit = limit }
+    let metrics: DaemonMetrics
+    init(limit: Int, metrics: DaemonMetrics) {
+        self.limit = limit
+        self.metrics = metrics
+    }
 
     func channelActive(context: ChannelHandlerContext) {
+        metrics.overloaded(.connections)
         let error = RPCError(.overloaded, "pizzad is at its limit of \(limit) connections; try again shortly")
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: RPCResponse.failure(id: nil, error: error))))

@@ -47,7 +47,7 @@ final class ControlSocketServer: Service {
     /// Takes the socket and starts accepting.
     static func bind(
         configuration: DaemonConfiguration, state: DaemonState, group: MultiThreadedEventLoopGroup,
-        environment: [String: String], logger: Logger
+        passed: SocketActivation.PassedSocket?, logger: Logger
     ) async throws -> ControlSocketServer {
         let tracker = ConnectionTracker()
         let dispatcher = RPCDispatcher(state: state)
@@ -61,7 +61,7 @@ final class ControlSocketServer: Service {
                 channel.closeFuture.whenComplete { _ in state.connections.store(tracker.openCount, ordering: .relaxed) }
                 return channel.eventLoop.makeCompletedFuture {
                     if open > configuration.maxConnections {
-                        try channel.pipeline.syncOperations.addHandler(OverloadedHandler(limit: configuration.maxConnections))
+                        try channel.pipeline.syncOperations.addHandler(OverloadedHandler(limit: configuration.maxConnections, metrics: state.daemonMetrics))
                         return
                     }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
@@ -69,7 +69,7 @@ final class ControlSocketServer: Service {
                         ConnectionHandler(dispatcher: dispatcher, state: state, tracker: tracker))
                 }
             }
-        if let activated = SocketActivation.listeningSocket(environment: environment) {
+        if let activated = passed {
             let channel = try await bootstrap.withBoundSocket(activated.descriptor).get()
             let path = channel.localAddress?.pathname ?? "passed socket \(activated.name ?? "")"
             logger.info("serving on the socket passed by systemd", metadata: ["socket": "\(path)"])

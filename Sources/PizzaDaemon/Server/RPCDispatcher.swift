@@ -259,7 +259,7 @@ final class RPCDispatcher: Sendable {
         }
         addImmediate("metrics.get", .reader) { params, _ in
             try params.onlyKnown([])
-            return ["text": .string(state.metrics.render())]
+            return ["text": .string(state.renderMetrics())]
         }
         add("db.check", .reader) { params, _ in
             try params.onlyKnown([])

@@ -2,46 +2,75 @@
 import Glibc
 #endif
 
-/// Sockets passed by systemd's socket activation (`LISTEN_FDS`, `LISTEN_PID`, `LISTEN_FDNAMES`).
-/// See sd_listen_fds(3).
-enum SocketActivation {
-    static let firstDescriptor: Int32 = 3
+/// Sockets passed by systemd's socket activation (`LISTEN_FDS`, `LISTEN_PID`, `LISTEN_FDNAMES`), told apart by
+/// their names: `pizzad.sock` (systemd/pizzad.socket) is the control socket, `metrics`
+/// (systemd/pizzad-metrics.socket) the HTTP metrics endpoint. See sd_listen_fds(3).
+struct SocketActivation: Sendable {
+    /// One passed listening stream socket.
+    struct PassedSocket: Sendable, Equatable {
+        let descriptor: Int32
+        /// Its `FileDescriptorName=`, if systemd gave one.
+        let name: String?
+        /// `AF_UNIX`, `AF_INET` or `AF_INET6`.
+        let family: Int32
 
-    /// The passed listening Unix stream socket, or nil when the daemon was not socket-activated. Clears the
-    /// variables so child processes do not inherit them.
-    static func listeningSocket(environment: [String: String]) -> (descriptor: Int32, name: String?)? {
-        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
-            let count = environment["LISTEN_FDS"].flatMap(Int32.init), count > 0
-        else { return nil }
-        let names = environment["LISTEN_FDNAMES"]?.split(separator: ":", omittingEmptySubsequences: false).map(String.init) ?? []
-        defer {
-            unsetenv("LISTEN_PID")
-            unsetenv("LISTEN_FDS")
-            unsetenv("LISTEN_FDNAMES")
-        }
-        for offset in 0..<count {
-            let fd = firstDescriptor + offset
-            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
-            guard isListeningUnixStream(fd) else { continue }
-            return (fd, names.indices.contains(Int(offset)) ? names[Int(offset)] : nil)
-        }
-        return nil
+        var isUnix: Bool { family == AF_UNIX }
     }
 
-    private static func isListeningUnixStream(_ fd: Int32) -> Bool {
+    static let firstDescriptor: Int32 = 3
+    /// The name `pizzad-metrics.socket` gives its socket (`FileDescriptorName=metrics`).
+    static let metricsName = "metrics"
+
+    /// Every passed listening stream socket; empty when the daemon was not socket-activated.
+    let sockets: [PassedSocket]
+
+    /// The sockets passed to this process. Clears the variables so child processes do not inherit them.
+    init(environment: [String: String]) {
+        guard let pid = environment["LISTEN_PID"].flatMap(Int32.init), pid == getpid(),
+            let count = environment["LISTEN_FDS"].flatMap(Int32.init), count > 0
+        else {
+            sockets = []
+            return
+        }
+        let names = environment["LISTEN_FDNAMES"]?.split(separator: ":", omittingEmptySubsequences: false).map(String.init) ?? []
+        unsetenv("LISTEN_PID")
+        unsetenv("LISTEN_FDS")
+        unsetenv("LISTEN_FDNAMES")
+        var sockets: [PassedSocket] = []
+        for offset in 0..<count {
+            let fd = Self.firstDescriptor + offset
+            _ = fcntl(fd, F_SETFD, FD_CLOEXEC)
+            guard let family = Self.listeningStreamFamily(fd) else { continue }
+            let name = names.indices.contains(Int(offset)) ? names[Int(offset)] : nil
+            sockets.append(PassedSocket(descriptor: fd, name: name, family: family))
+        }
+        self.sockets = sockets
+    }
+
+    /// The control socket: the first Unix socket not named `metrics`.
+    var control: PassedSocket? { sockets.first { $0.isUnix && $0.name != Self.metricsName } }
+
+    /// The metrics socket: the one named `metrics`, or else the first TCP socket.
+    var metrics: PassedSocket? {
+        sockets.first { $0.name == Self.metricsName } ?? sockets.first { !$0.isUnix && $0.name != "pizzad.sock" }
+    }
+
+    /// The address family of `fd` when it is a listening stream socket of a family pizzad serves, else nil.
+    private static func listeningStreamFamily(_ fd: Int32) -> Int32? {
         var type: Int32 = 0
         var listening: Int32 = 0
         var length = socklen_t(MemoryLayout<Int32>.size)
         guard getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &length) == 0, type == Int32(SOCK_STREAM.rawValue) else {
-            return false
+            return nil
         }
         length = socklen_t(MemoryLayout<Int32>.size)
-        guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0, listening == 1 else { return false }
+        guard getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &length) == 0, listening == 1 else { return nil }
         var address = sockaddr_storage()
         var addressLength = socklen_t(MemoryLayout<sockaddr_storage>.size)
         let ok = withUnsafeMutablePointer(to: &address) { pointer in
             pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &addressLength) == 0 }
         }
-        return ok && Int32(address.ss_family) == AF_UNIX
+        let family = Int32(address.ss_family)
+        return ok && [AF_UNIX, AF_INET, AF_INET6].contains(family) ? family : nil
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+public import PizzaCore
 import SQLite
 
 /// Facts about the database file for `daemon.status`.
@@ -12,6 +13,28 @@ public struct DatabaseInfo: Sendable, Equatable {
 }
 
 extension SQLiteOrderStore {
+    /// For each status an order can still leave, when its longest-waiting order last changed (for `open`, the last
+    /// item change; for the others, when it entered the status): one seek each in the partial index
+    /// `carts_active_by_status_age`, whatever the number of orders. Statuses with no order are left out.
+    public func oldestChangeByActiveStatus() throws -> [OrderStatus: Timestamp] {
+        try read { db in
+            var oldest: [OrderStatus: Timestamp] = [:]
+            for status in OrderStatus.allCases where status != .delivered && status != .cancelled {
+                // The index's own WHERE terms are repeated so the planner may use the partial index.
+                let sql = """
+                    SELECT min(updated_at) FROM carts
+                    WHERE status = ? AND status <> 'delivered' AND status <> 'cancelled'
+                    """
+                if let text = try db.statement(sql).first([status.rawValue], { $0.optionalString(0) }) ?? nil,
+                    let at = Timestamp(iso8601: text)
+                {
+                    oldest[status] = at
+                }
+            }
+            return oldest
+        }
+    }
+
     /// Path, size, schema version and the journal settings as SQLite reports them now.
     public func info() throws -> DatabaseInfo {
         try read { db in

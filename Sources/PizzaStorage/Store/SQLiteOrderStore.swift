@@ -28,6 +28,7 @@ public final class SQLiteOrderStore: OrderStore {
     private let readers: ReadPool
     private let checkpointer: Checkpointer
     private let storageFailure = Locked<StorageError?>(nil)
+    private let groupCommitObserver = Locked<(@Sendable (_ changes: Int, _ duration: Duration) -> Void)?>(nil)
     /// The database file's device and inode when it was opened: a write to a file that was since removed or
     /// replaced would be acknowledged and then lost, so writes stop when the path no longer names it.
     private let fileIdentity: (device: UInt64, inode: UInt64)?
@@ -132,6 +133,13 @@ public final class SQLiteOrderStore: OrderStore {
         return true
     }
 
+    /// Sets what hears of every group commit that wrote something: how many changes, and how long it took from
+    /// `BEGIN` to the durable `COMMIT`. Called on the writer's queue after the commit, before callers resume: keep
+    /// it to a few atomic updates.
+    public func observeGroupCommits(_ observer: @escaping @Sendable (_ changes: Int, _ duration: Duration) -> Void) {
+        groupCommitObserver.withLock { $0 = observer }
+    }
+
     // MARK: Writing
 
     public func write<T: Sendable>(
@@ -202,6 +210,7 @@ public final class SQLiteOrderStore: OrderStore {
         }
         var remaining = batch[...]
         while !remaining.isEmpty {
+            let started = ContinuousClock.now
             do {
                 try writer.execute("BEGIN IMMEDIATE", [])
             } catch {
@@ -246,7 +255,10 @@ public final class SQLiteOrderStore: OrderStore {
                 try writer.execute("COMMIT", [])
                 // Only a commit that wrote something proves the storage works again: a batch whose every change
                 // failed commits an empty transaction, which succeeds even on a read-only or full disk.
-                if !done.isEmpty { clearStorageFailure() }
+                if !done.isEmpty {
+                    clearStorageFailure()
+                    groupCommitObserver.value?(done.count, ContinuousClock.now - started)
+                }
                 done.forEach { $0.resume() }
             } catch {
                 if writer.isInTransaction { try? writer.execute("ROLLBACK") }

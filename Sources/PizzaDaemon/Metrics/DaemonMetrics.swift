@@ -1,0 +1,125 @@
+import Foundation
+import PizzaCore
+import PizzaMetrics
+import PizzaProtocol
+import PizzaStorage
+import Prometheus
+import SQLite
+
+/// The daemon's metrics beside the repository's: connections, watchers, overload refusals, storage state, the
+/// database's and WAL's size, the age of the oldest order in each active status and build information.
+///
+/// What describes the present (connections, storage, sizes, ages) is read when the metrics are rendered, so a
+/// scrape shows the moment it was taken; nothing is polled in between and nothing scans the orders (the ages are
+/// one index seek per status). The standard process metrics are appended (``ProcessMetrics``).
+final class DaemonMetrics: Sendable {
+    /// Why a connection or request was answered `overloaded` (the `reason` label).
+    enum OverloadReason: String, CaseIterable {
+        /// More control connections than `socket.maxConnections`.
+        case connections
+        /// Too many requests waiting on one control connection.
+        case queue
+        /// More HTTP connections than the metrics endpoint takes.
+        case metricsConnections = "metrics_connections"
+    }
+
+    /// The storage states `pizzad_storage_state` reports, one of them 1 at a time.
+    enum StorageState: String, CaseIterable {
+        case ok, full, readOnly = "read_only", failing
+    }
+
+    let collector: MetricsCollector
+    private let store: SQLiteOrderStore
+    private let connections: Gauge
+    private let watchers: Gauge
+    private let overloads: [OverloadReason: Counter]
+    private let storageStates: [StorageState: Gauge]
+    private let databaseBytes: Gauge
+    private let walBytes: Gauge
+    private let oldestAge: [OrderStatus: Gauge]
+
+    init(collector: MetricsCollector, store: SQLiteOrderStore) {
+        self.collector = collector
+        self.store = store
+        let registry = collector.registry
+        connections = registry.makeGauge(descriptor: Self.name(
+            "pizzad_connections", "", "Control socket connections open now."))
+        watchers = registry.makeGauge(descriptor: Self.name(
+            "pizzad_watchers", "", "Clients following events.watch now."))
+        let refusals = Self.name(
+            "pizzad_overload_refusals", "total",
+            "Connections or requests answered overloaded: reason is connections, queue or metrics_connections.")
+        var overloads: [OverloadReason: Counter] = [:]
+        for reason in OverloadReason.allCases {
+            overloads[reason] = registry.makeCounter(descriptor: refusals, labels: [("reason", reason.rawValue)])
+        }
+        self.overloads = overloads
+        let storage = Self.name(
+            "pizzad_storage_state", "",
+            "1 for the storage's state now (ok, full, read_only, failing), 0 for the others.")
+        var states: [StorageState: Gauge] = [:]
+        for state in StorageState.allCases {
+            states[state] = registry.makeGauge(descriptor: storage, labels: [("state", state.rawValue)])
+        }
+        storageStates = states
+        databaseBytes = registry.makeGauge(descriptor: Self.name(
+            "pizzad_database_size", "bytes", "Size of the SQLite database file."))
+        walBytes = registry.makeGauge(descriptor: Self.name(
+            "pizzad_wal_size", "bytes", "Size of the SQLite write-ahead log file (-wal)."))
+        let age = Self.name(
+            "pizzad_orders_oldest_age", "seconds",
+            "Age of the longest-waiting order in each active status: since it entered it (open: since its last change); 0 when none.")
+        var oldestAge: [OrderStatus: Gauge] = [:]
+        for status in MetricsCollector.stages {
+            oldestAge[status] = registry.makeGauge(descriptor: age, labels: [("status", status.rawValue)])
+        }
+        self.oldestAge = oldestAge
+        registry.makeGauge(
+            descriptor: Self.name("pizzad_build_info", "", "Always 1; the labels say which pizzad, SQLite and schema run."),
+            labels: [
+                ("version", PizzadVersion.current), ("sqlite_version", Database.libraryVersion),
+                ("schema", String(store.schemaVersion)),
+            ]
+        ).set(Int64(1))
+    }
+
+    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
+        MetricNameDescriptor(metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// Counts one overload refusal.
+    func overloaded(_ reason: OverloadReason) { overloads[reason]?.increment() }
+
+    /// The storage state now, from the store's last failure.
+    static func storageState(of store: SQLiteOrderStore) -> StorageState {
+        switch store.currentStorageFailure {
+        case nil: .ok
+        case .readOnly?: .readOnly
+        case .unavailable(let error)? where error.code == .full: .full
+        case .unavailable(let error)? where error.code == .readonly: .readOnly
+        default: .failing
+        }
+    }
+
+    /// The Prometheus text exposition of every metric, as `GET /metrics` and `metrics.get` serve it.
+    func render(connections open: Int, watchers watching: Int) -> String {
+        connections.set(Int64(open))
+        watchers.set(Int64(watching))
+        let current = Self.storageState(of: store)
+        for (state, gauge) in storageStates { gauge.set(Int64(state == current ? 1 : 0)) }
+        databaseBytes.set(Self.size(of: store.path))
+        walBytes.set(Self.size(of: store.path + "-wal"))
+        let oldest = (try? store.oldestChangeByActiveStatus()) ?? [:]
+        let now = Timestamp.now().millisecondsSince1970
+        for (status, gauge) in oldestAge {
+            let since = oldest[status].map { Double(max(0, now - $0.millisecondsSince1970)) / 1000 } ?? 0
+            gauge.set(since)
+        }
+        return collector.render() + "\n" + ProcessMetrics.render()
+    }
+
+    private static func size(of path: String) -> Int64 {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }
+}
