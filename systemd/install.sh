@@ -6,7 +6,8 @@
 #   BUILD_DIR=.build/debug systemd/install.sh   # install binaries that are already built (no build step)
 #
 # Installs: $PREFIX/bin/{pizzad,pizzactl}, $PREFIX/share/pizzad/migrations/, /etc/pizzad/pizzad.yaml (never over
-# an existing one), $PREFIX/lib/systemd/system/pizzad.{service,socket}, $PREFIX/lib/sysusers.d/pizzad.conf and
+# an existing one), $PREFIX/lib/systemd/system/pizzad{.service,.socket,-metrics.socket},
+# $PREFIX/share/pizzad/monitoring/ (Prometheus alerts, Grafana dashboard), $PREFIX/lib/sysusers.d/pizzad.conf and
 # completion scripts for bash, zsh and fish. On a real host (no DESTDIR) it then creates the user and group and
 # reloads systemd; enabling is yours: systemctl enable --now pizzad.socket pizzad
 set -euo pipefail
@@ -31,6 +32,9 @@ install -d "$root$PREFIX/bin" "$root$PREFIX/share/pizzad/migrations" "$root$SYSC
 
 install -m 0755 "$BUILD_DIR/pizzad" "$BUILD_DIR/pizzactl" "$root$PREFIX/bin/"
 install -m 0644 migrations/*.sql "$root$PREFIX/share/pizzad/migrations/"
+install -d "$root$PREFIX/share/pizzad/monitoring"
+install -m 0644 config/monitoring/pizzad-alerts.yml config/monitoring/pizzad-dashboard.json \
+  "$root$PREFIX/share/pizzad/monitoring/"
 
 config="$root$SYSCONFDIR/pizzad/pizzad.yaml"
 if [ -e "$config" ]; then
@@ -42,6 +46,7 @@ fi
 
 sed "s|/usr/local/bin/pizzad|$PREFIX/bin/pizzad|" systemd/pizzad.service > "$root$PREFIX/lib/systemd/system/pizzad.service"
 install -m 0644 systemd/pizzad.socket "$root$PREFIX/lib/systemd/system/pizzad.socket"
+install -m 0644 systemd/pizzad-metrics.socket "$root$PREFIX/lib/systemd/system/pizzad-metrics.socket"
 chmod 0644 "$root$PREFIX/lib/systemd/system/pizzad.service"
 install -m 0644 systemd/pizzad.sysusers "$root$PREFIX/lib/sysusers.d/pizzad.conf"
 install -m 0644 README.md "$root$PREFIX/share/doc/pizzad/README.md"
@@ -54,6 +59,7 @@ if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
   systemd-sysusers "$PREFIX/lib/sysusers.d/pizzad.conf"
   systemctl daemon-reload
   echo "installed; start with: systemctl enable --now pizzad.socket pizzad"
+  echo "for Prometheus on 127.0.0.1:9464: systemctl enable --now pizzad-metrics.socket && systemctl restart pizzad"
 else
   echo "installed into ${DESTDIR:-/} with prefix $PREFIX"
 fi

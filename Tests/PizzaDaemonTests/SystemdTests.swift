@@ -163,7 +163,9 @@ struct SystemdTests {
         for file in ["/usr/local/bin/pizzad", "/usr/local/bin/pizzactl", "/etc/pizzad/pizzad.yaml",
                      "/usr/local/share/pizzad/migrations/0001_initial.sql",
                      "/usr/local/share/pizzad/migrations/0002_checks_without_in_lists.sql", "/usr/local/lib/systemd/system/pizzad.service",
-                     "/usr/local/lib/systemd/system/pizzad.socket", "/usr/local/lib/sysusers.d/pizzad.conf",
+                     "/usr/local/lib/systemd/system/pizzad.socket", "/usr/local/lib/systemd/system/pizzad-metrics.socket",
+                     "/usr/local/share/pizzad/monitoring/pizzad-alerts.yml",
+                     "/usr/local/share/pizzad/monitoring/pizzad-dashboard.json", "/usr/local/lib/sysusers.d/pizzad.conf",
                      "/usr/local/share/bash-completion/completions/pizzactl", "/usr/local/share/zsh/site-functions/_pizzactl",
                      "/usr/local/share/fish/vendor_completions.d/pizzactl.fish"] {
             #expect(FileManager.default.fileExists(atPath: stage + file), "\(file) missing")
@@ -187,6 +189,7 @@ struct SystemdTests {
         let verify = try run("systemd-analyze", [
             "verify", "--root=\(stage)", stage + "/usr/local/lib/systemd/system/pizzad.service",
             stage + "/usr/local/lib/systemd/system/pizzad.socket",
+            stage + "/usr/local/lib/systemd/system/pizzad-metrics.socket",
         ])
         #expect(verify.status == 0, "\(verify)")
 
