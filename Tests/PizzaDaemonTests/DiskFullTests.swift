@@ -142,7 +142,8 @@ struct ReadOnlyDatabaseTests {
         let deadline = Date().addingTimeInterval(5)
         while !daemon.output.contains("storage recovered"), Date() < deadline { usleep(20_000) }
         #expect(daemon.output.contains("storage recovered"), "\(daemon.output)")
-        #expect(try daemon.pizzactl(["order", "advance", "1"]).status == 0)
+        let advanced = try daemon.pizzactl(["order", "advance", "1"])
+        #expect(advanced.status == 0, "\(advanced)\n\(daemon.output)")
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         #expect(try daemon.stop() == 0)
         let statuses = try sqlite3(directory + "/rw/pizzad.sqlite", "SELECT group_concat(status, ',') FROM (SELECT status FROM carts ORDER BY id)")

@@ -60,6 +60,7 @@ final class ReloadService: Service {
         if next.socketGroup != previous.socketGroup { needsRestart.append("socket.group") }
         if next.maxConnections != previous.maxConnections { needsRestart.append("socket.maxConnections") }
         if next.shutdownGraceSeconds != previous.shutdownGraceSeconds { needsRestart.append("shutdown.graceSeconds") }
+        if next.metricsListen != previous.metricsListen { needsRestart.append("metrics.listen") }
         current.withLock { $0 = next }
         logger.notice(
             "configuration reloaded",
