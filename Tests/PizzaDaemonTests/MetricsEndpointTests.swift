@@ -42,6 +42,8 @@ struct MetricsEndpointTests {
             let lint = try run("promtool", ["check", "metrics"], input: metrics.body)
             #expect(lint.status == 0, "\(lint)")
         }
+        let status = try daemon.pizzactl(["status"])
+        #expect(status.stdout.contains("metrics: http://127.0.0.1:\(port)/metrics"), "\(status)")
         // The socket's metrics.get is the same exposition.
         let viaSocket = try daemon.pizzactl(["metrics"])
         #expect(viaSocket.status == 0)
@@ -80,7 +82,9 @@ struct MetricsEndpointTests {
         #expect(body.contains(#"pizzad_orders{status="placed"} 2"#), "\(body)")
         #expect(body.contains(#"pizzad_orders{status="preparing"} 1"#))
         #expect(body.contains("pizzad_orders_created_total 0"))
-        let age = body.split(separator: "\n").first { $0.hasPrefix(#"pizzad_orders_oldest_age_seconds{status="placed"}"#) }
+        let age = body.split(separator: "\n").first {
+            $0.hasPrefix(#"pizzad_orders_oldest_age_seconds{status="placed"}"#)
+        }
         let seconds = age.flatMap { $0.split(separator: " ").last }.flatMap { Double($0) } ?? 0
         #expect(seconds >= 0.3, "the oldest placed order's age survives the restart: \(String(describing: age))")
         #expect(try daemon.stop() == 0)
@@ -128,13 +132,15 @@ struct MetricsEndpointTests {
         #expect(tooLong.hasPrefix("HTTP/1.1 431") && cut, "\(tooLong.prefix(200))")
 
         let headers = try HTTPConnection(port: port)
-        try? headers.send("GET /metrics HTTP/1.1\r\n" + String(repeating: "X-Filler: yyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\r\n", count: 400))
+        try? headers.send(
+            "GET /metrics HTTP/1.1\r\n" + String(repeating: "X-Filler: yyyyyyyyyyyyyyyyyyyyyyyyyyyyyy\r\n", count: 400))
         let (tooMany, _) = headers.readUntilClosed(timeout: 5)
         #expect(tooMany.hasPrefix("HTTP/1.1 431"), "\(tooMany.prefix(200))")
 
         // A body on a GET is not read past the limit either.
         let body = try HTTPConnection(port: port)
-        try? body.send("GET /metrics HTTP/1.1\r\nContent-Length: 1000000\r\n\r\n" + String(repeating: "z", count: 64_000))
+        try? body.send(
+            "GET /metrics HTTP/1.1\r\nContent-Length: 1000000\r\n\r\n" + String(repeating: "z", count: 64_000))
         let (bodyAnswer, bodyCut) = body.readUntilClosed(timeout: 5)
         #expect(bodyAnswer.contains("HTTP/1.1 413") && bodyCut, "\(bodyAnswer.prefix(300))")
 
@@ -143,7 +149,9 @@ struct MetricsEndpointTests {
         #expect(try daemon.stop() == 0)
     }
 
-    @Test("1,000 idle connections and a client that never sends: scrapes and the control socket go on; the silent are cut off")
+    @Test(
+        "1,000 idle connections and a client that never sends: scrapes and pizzactl go on; the silent are cut off"
+    )
     func idleConnections() throws {
         let (daemon, port) = try start()
         var idle: [HTTPConnection] = []
@@ -192,7 +200,8 @@ struct MetricsEndpointTests {
         if (try? HTTPConnection(port: 9, host: "::1")) != nil || errno == ECONNREFUSED {
             let daemon = try DaemonProcess(config: "metrics:\n  listen: \"[::1]:0\"\n")
             let line = daemon.output.split(separator: "\n").first { $0.contains("serving metrics") }
-            let port = try #require(line.flatMap { $0.split(separator: ":").last }.flatMap { Int($0.dropLast("/metrics".count)) })
+            let port = try #require(
+                line.flatMap { $0.split(separator: ":").last }.flatMap { Int($0.dropLast("/metrics".count)) })
             #expect(try httpGet(port: port, "/healthz", host: "::1").status == 200)
             #expect(try daemon.stop() == 0)
         } else {
@@ -201,7 +210,9 @@ struct MetricsEndpointTests {
         for bad in ["example.com:9464", "127.0.0.1", "127.0.0.1:70000", "[::1]9464", "1.2.3:80"] {
             let daemon = try DaemonProcess(config: "metrics:\n  listen: \"\(bad)\"\n", wait: false)
             #expect(try daemon.waitForExit() == 78, "\(bad)")
-            #expect(daemon.output.contains("metrics.listen") && daemon.output.contains("'\(bad)' is not allowed"), "\(daemon.output)")
+            #expect(
+                daemon.output.contains("metrics.listen") && daemon.output.contains("'\(bad)' is not allowed"),
+                "\(daemon.output)")
         }
         let taken = try DaemonProcess(config: Self.config)
         let port = try #require(taken.metricsPort)
@@ -213,8 +224,9 @@ struct MetricsEndpointTests {
         #expect(try taken.stop() == 0)
     }
 
-    @Test("under systemd-socket-activate with two sockets, pizzad serves the control socket and the metrics socket",
-          .enabled(if: Binaries.available("systemd-socket-activate")))
+    @Test(
+        "under systemd-socket-activate with two sockets, pizzad serves the control socket and the metrics socket",
+        .enabled(if: Binaries.available("systemd-socket-activate")))
     func twoPassedSockets() throws {
         let directory = NSTemporaryDirectory() + "pizzad-activate2-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -241,7 +253,8 @@ struct MetricsEndpointTests {
         // The first connection (to the metrics socket) starts pizzad; then both are served.
         let first = try httpGet(port: port, "/healthz")
         #expect(first.status == 200, "\(first)")
-        let order = try run(Binaries.pizzactl, ["--socket", socket, "--timeout", "20", "order", "new", "--place", "cheese"])
+        let order = try run(
+            Binaries.pizzactl, ["--socket", socket, "--timeout", "20", "order", "new", "--place", "cheese"])
         #expect(order.status == 0, "\(order)")
         let metrics = try httpGet(port: port, "/metrics")
         #expect(metrics.body.contains("pizzad_orders_created_total 1"))
@@ -253,19 +266,22 @@ struct MetricsEndpointTests {
         #expect(!FileManager.default.fileExists(atPath: directory + "/unused.sock"))
     }
 
-    @Test("the shipped alert rules pass promtool check rules and their unit tests",
-          .enabled(if: Binaries.available("promtool")))
+    @Test(
+        "the shipped alert rules pass promtool check rules and their unit tests",
+        .enabled(if: Binaries.available("promtool")))
     func alertRules() throws {
         let check = try run("promtool", ["check", "rules", Self.monitoring + "/pizzad-alerts.yml"])
         #expect(check.status == 0, "\(check)")
         let tests = try run("promtool", ["test", "rules", Self.monitoring + "/pizzad-alerts.test.yml"])
         #expect(tests.status == 0, "\(tests)")
-        let example = try run("promtool", ["check", "config", "--syntax-only", Self.monitoring + "/prometheus.example.yml"])
+        let example = try run(
+            "promtool", ["check", "config", "--syntax-only", Self.monitoring + "/prometheus.example.yml"])
         #expect(example.status == 0 || example.stdout.contains("SUCCESS"), "\(example)")
     }
 
-    @Test("a real Prometheus scrapes pizzad: up, the created counter, the stage histogram; every dashboard query and alert rule evaluates",
-          .enabled(if: Binaries.available("prometheus")))
+    @Test(
+        "a real Prometheus scrapes pizzad (up, created, stages); every dashboard query and alert rule evaluates",
+        .enabled(if: Binaries.available("prometheus")))
     func realPrometheus() throws {
         let (daemon, port) = try start()
         let prometheus = try PrometheusServer(
@@ -288,8 +304,10 @@ struct MetricsEndpointTests {
         #expect(delivered.first?.value == 1)
 
         // Every query of the dashboard, with Grafana's variables as Grafana would fill them.
-        let dashboard = try JSONSerialization.jsonObject(
-            with: Data(contentsOf: URL(fileURLWithPath: Self.monitoring + "/pizzad-dashboard.json"))) as? [String: Any]
+        let dashboard =
+            try JSONSerialization.jsonObject(
+                with: Data(contentsOf: URL(fileURLWithPath: Self.monitoring + "/pizzad-dashboard.json")))
+            as? [String: Any]
         let panels = try #require(dashboard?["panels"] as? [[String: Any]])
         var expressions: [String] = []
         for panel in panels {
@@ -309,7 +327,8 @@ struct MetricsEndpointTests {
             usleep(1_100_000)
         }
         let rated = try prometheus.waitFor(
-            #"sum(rate(pizzad_orders_created_total{job="pizzad", instance=~".*"}[1m])) * 60"#) { ($0.first?.value ?? 0) > 0 }
+            #"sum(rate(pizzad_orders_created_total{job="pizzad", instance=~".*"}[1m])) * 60"#
+        ) { ($0.first?.value ?? 0) > 0 }
         #expect((rated.first?.value ?? 0) > 0, "orders per minute: \(rated)")
 
         // Every alert rule has been evaluated by this Prometheus without an error.
@@ -318,7 +337,9 @@ struct MetricsEndpointTests {
         repeat {
             let groups = (try prometheus.api("/api/v1/rules") as? [String: Any])?["groups"] as? [[String: Any]] ?? []
             rules = groups.flatMap { $0["rules"] as? [[String: Any]] ?? [] }
-            let evaluated = rules.allSatisfy { ($0["lastEvaluation"] as? String).map { !$0.hasPrefix("0001") } ?? false }
+            let evaluated = rules.allSatisfy {
+                ($0["lastEvaluation"] as? String).map { !$0.hasPrefix("0001") } ?? false
+            }
             if !rules.isEmpty, evaluated { break }
             usleep(250_000)
         } while Date() < deadline

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// A TCP address to listen on, as `metrics.listen` writes it: `127.0.0.1:9464`, `[::1]:9464` or `localhost:9464`.
@@ -21,7 +21,9 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
         let host: Substring
         let portText: Substring
         if text.hasPrefix("[") {
-            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else { return nil }
+            guard let close = text.firstIndex(of: "]"), text[text.index(after: close)...].hasPrefix(":") else {
+                return nil
+            }
             host = text[text.index(after: text.startIndex)..<close]
             portText = text[text.index(close, offsetBy: 2)...]
             guard Self.isIPv6(host) else { return nil }
@@ -31,7 +33,8 @@ public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
             portText = text[text.index(after: colon)...]
             guard host == "localhost" || Self.isIPv4(host) else { return nil }
         }
-        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), let port = Int(portText), (0...65_535).contains(port) else {
+        guard !portText.isEmpty, portText.allSatisfy(\.isASCII), let port = Int(portText), (0...65_535).contains(port)
+        else {
             return nil
         }
         self.host = host == "localhost" ? "127.0.0.1" : String(host)

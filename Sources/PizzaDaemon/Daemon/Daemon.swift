@@ -94,6 +94,7 @@ public enum Daemon {
                 configuration: configuration, state: state, group: group, passed: passed.control, logger: logger)
             metricsServer = try await MetricsHTTPServer.bind(
                 address: configuration.metricsListen, passed: passed.metrics, state: state, logger: logger)
+            state.metricsAddress.withLock { $0 = metricsServer?.address }
         } catch {
             logger.critical("cannot start: \(error)")
             notifier.notify("STATUS=cannot start: \(error)")

@@ -22,6 +22,8 @@ final class DaemonState: Sendable {
     let startedAt = ContinuousClock.now
     let connections = Atomic<Int>(0)
     let watchers = Atomic<Int>(0)
+    /// Where the HTTP metrics endpoint listens (`127.0.0.1:9464`), once it does; nil when it is off.
+    let metricsAddress = Locked<String?>(nil)
     private let factoryState: Locked<PizzaFactory>
     private let accessState: Locked<AccessPolicy>
 

@@ -25,7 +25,9 @@ final class DaemonMetrics: Sendable {
 
     /// The storage states `pizzad_storage_state` reports, one of them 1 at a time.
     enum StorageState: String, CaseIterable {
-        case ok, full, readOnly = "read_only", failing
+        case ok, full
+        case readOnly = "read_only"
+        case failing
     }
 
     let collector: MetricsCollector
@@ -42,10 +44,12 @@ final class DaemonMetrics: Sendable {
         self.collector = collector
         self.store = store
         let registry = collector.registry
-        connections = registry.makeGauge(descriptor: Self.name(
-            "pizzad_connections", "", "Control socket connections open now."))
-        watchers = registry.makeGauge(descriptor: Self.name(
-            "pizzad_watchers", "", "Clients following events.watch now."))
+        connections = registry.makeGauge(
+            descriptor: Self.name(
+                "pizzad_connections", "", "Control socket connections open now."))
+        watchers = registry.makeGauge(
+            descriptor: Self.name(
+                "pizzad_watchers", "", "Clients following events.watch now."))
         let refusals = Self.name(
             "pizzad_overload_refusals", "total",
             "Connections or requests answered overloaded: reason is connections, queue or metrics_connections.")
@@ -62,20 +66,25 @@ final class DaemonMetrics: Sendable {
             states[state] = registry.makeGauge(descriptor: storage, labels: [("state", state.rawValue)])
         }
         storageStates = states
-        databaseBytes = registry.makeGauge(descriptor: Self.name(
-            "pizzad_database_size", "bytes", "Size of the SQLite database file."))
-        walBytes = registry.makeGauge(descriptor: Self.name(
-            "pizzad_wal_size", "bytes", "Size of the SQLite write-ahead log file (-wal)."))
+        databaseBytes = registry.makeGauge(
+            descriptor: Self.name(
+                "pizzad_database_size", "bytes", "Size of the SQLite database file."))
+        walBytes = registry.makeGauge(
+            descriptor: Self.name(
+                "pizzad_wal_size", "bytes", "Size of the SQLite write-ahead log file (-wal)."))
         let age = Self.name(
             "pizzad_orders_oldest_age", "seconds",
-            "Age of the longest-waiting order in each active status: since it entered it (open: since its last change); 0 when none.")
+            "Age of the longest-waiting order in each active status: since it entered it "
+                + "(open: since its last change); 0 when none."
+        )
         var oldestAge: [OrderStatus: Gauge] = [:]
         for status in MetricsCollector.stages {
             oldestAge[status] = registry.makeGauge(descriptor: age, labels: [("status", status.rawValue)])
         }
         self.oldestAge = oldestAge
         registry.makeGauge(
-            descriptor: Self.name("pizzad_build_info", "", "Always 1; the labels say which pizzad, SQLite and schema run."),
+            descriptor: Self.name(
+                "pizzad_build_info", "", "Always 1; the labels say which pizzad, SQLite and schema run."),
             labels: [
                 ("version", PizzadVersion.current), ("sqlite_version", Database.libraryVersion),
                 ("schema", String(store.schemaVersion)),
@@ -109,11 +118,13 @@ final class DaemonMetrics: Sendable {
         for (state, gauge) in storageStates { gauge.set(Int64(state == current ? 1 : 0)) }
         databaseBytes.set(Self.size(of: store.path))
         walBytes.set(Self.size(of: store.path + "-wal"))
-        let oldest = (try? store.oldestChangeByActiveStatus()) ?? [:]
-        let now = Timestamp.now().millisecondsSince1970
-        for (status, gauge) in oldestAge {
-            let since = oldest[status].map { Double(max(0, now - $0.millisecondsSince1970)) / 1000 } ?? 0
-            gauge.set(since)
+        // When the database cannot be read, the ages keep their last values rather than dropping to 0, which
+        // would hide an order that is still waiting.
+        if let oldest = try? store.oldestChangeByActiveStatus() {
+            let now = Timestamp.now().millisecondsSince1970
+            for (status, gauge) in oldestAge {
+                gauge.set(oldest[status].map { Double(max(0, now - $0.millisecondsSince1970)) / 1000 } ?? 0)
+            }
         }
         return collector.render() + "\n" + ProcessMetrics.render()
     }

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// The standard process metrics every Prometheus client exports (`process_cpu_seconds_total`,
@@ -18,7 +18,9 @@ enum ProcessMetrics {
             text += "# HELP \(name) \(help)\n# TYPE \(name) \(type)\n\(name) \(format(value))\n"
         }
         metric("process_cpu_seconds_total", "counter", "Total user and system CPU time spent in seconds.", cpu)
-        metric("process_resident_memory_bytes", "gauge", "Resident memory size in bytes.", (Double(fields[21]) ?? 0) * pageSize)
+        metric(
+            "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+            (Double(fields[21]) ?? 0) * pageSize)
         metric("process_virtual_memory_bytes", "gauge", "Virtual memory size in bytes.", Double(fields[20]) ?? 0)
         if let open = openDescriptors() {
             metric("process_open_fds", "gauge", "Number of open file descriptors.", Double(open))
@@ -32,8 +34,9 @@ enum ProcessMetrics {
         if clock_gettime(CLOCK_BOOTTIME, &boot) == 0, clock_gettime(CLOCK_REALTIME, &now) == 0 {
             let sinceBoot = Double(boot.tv_sec) + Double(boot.tv_nsec) / 1e9
             let wall = Double(now.tv_sec) + Double(now.tv_nsec) / 1e9
-            metric("process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
-                   (wall - sinceBoot + startedAfterBoot).rounded(.down))
+            metric(
+                "process_start_time_seconds", "gauge", "Start time of the process since unix epoch in seconds.",
+                (wall - sinceBoot + startedAfterBoot).rounded(.down))
         }
         return text
     }
@@ -50,7 +53,9 @@ enum ProcessMetrics {
         defer { closedir(directory) }
         var count = 0
         while let entry = readdir(directory) {
-            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            let name = withUnsafeBytes(of: entry.pointee.d_name) {
+                String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self)
+            }
             if name != "." && name != ".." { count += 1 }
         }
         return count - 1

@@ -104,7 +104,8 @@ final class HTTPRequestGuard: ChannelDuplexHandler {
         timer?.cancel()
         timer = nil
         let body = reason + "\n"
-        let response = "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
+        let response =
+            "HTTP/1.1 \(status)\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: "
             + "\(body.utf8.count)\r\nConnection: close\r\n\r\n\(body)"
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(string: response))))

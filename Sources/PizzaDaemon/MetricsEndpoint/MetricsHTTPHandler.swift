@@ -73,7 +73,9 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
         headers.add(name: "Cache-Control", value: "no-store")
         let keepAlive = request.isKeepAlive
         if !keepAlive { headers.add(name: "Connection", value: "close") }
-        context.write(wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))), promise: nil)
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))),
+            promise: nil)
         if request.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil) }
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in

@@ -49,7 +49,9 @@ final class MetricsHTTPServer: Service {
             metrics: { state.renderMetrics() },
             notReady: {
                 if stopping.value { return "stopping" }
-                return state.store.currentStorageFailure.map { "storage: \($0)" }
+                return state.store.currentStorageFailure.map { failure in
+                    "storage: \(failure)".split(whereSeparator: \.isNewline).joined(separator: " ")
+                }
             })
         let metrics = state.daemonMetrics
         let bootstrap = ServerBootstrap(group: group)
@@ -87,7 +89,8 @@ final class MetricsHTTPServer: Service {
         } catch {
             try? await group.shutdownGracefully()
             throw ControlSocketServer.BindError(
-                description: "cannot listen for metrics on \(address.map(\.description) ?? "the passed socket"): \(error)")
+                description:
+                    "cannot listen for metrics on \(address.map(\.description) ?? "the passed socket"): \(error)")
         }
         let server = MetricsHTTPServer(
             channel: channel, group: group, connections: connections, stopping: stopping, logger: logger)

@@ -161,6 +161,7 @@ final class RPCDispatcher: Sendable {
                 "delegates": .int(Int64(repository.delegates.count)),
                 "connections": .int(Int64(state.connections.load(ordering: .relaxed))),
                 "watchers": .int(Int64(state.watchers.load(ordering: .relaxed))),
+                "metrics": state.metricsAddress.value.map { .string("http://\($0)/metrics") } ?? .null,
             ]
         }
         addImmediate("menu.list", .reader) { params, _ in

@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Sockets passed by systemd's socket activation (`LISTEN_FDS`, `LISTEN_PID`, `LISTEN_FDNAMES`), told apart by
@@ -32,7 +32,9 @@ struct SocketActivation: Sendable {
             sockets = []
             return
         }
-        let names = environment["LISTEN_FDNAMES"]?.split(separator: ":", omittingEmptySubsequences: false).map(String.init) ?? []
+        let names =
+            environment["LISTEN_FDNAMES"]?.split(separator: ":", omittingEmptySubsequences: false).map(String.init)
+            ?? []
         unsetenv("LISTEN_PID")
         unsetenv("LISTEN_FDS")
         unsetenv("LISTEN_FDNAMES")

@@ -44,7 +44,9 @@ final class HTTPConnection {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
-            let count = bytes[sent...].withUnsafeBytes { Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let count = bytes[sent...].withUnsafeBytes {
+                Glibc.send(descriptor, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             guard count > 0 else { throw HarnessError("send: \(String(cString: strerror(errno)))") }
             sent += count
         }
@@ -71,7 +73,9 @@ final class HTTPConnection {
         var data = [UInt8]()
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            if let response = HTTPResponse(parsing: data), response.body.utf8.count >= response.contentLength { return response }
+            if let response = HTTPResponse(parsing: data), response.body.utf8.count >= response.contentLength {
+                return response
+            }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             guard poll(&poller, 1, 100) > 0 else { continue }
             var buffer = [UInt8](repeating: 0, count: 65536)
@@ -100,12 +104,15 @@ struct HTTPResponse: CustomStringConvertible {
         let text = String(decoding: data, as: UTF8.self)
         guard let end = text.range(of: "\r\n\r\n") else { return nil }
         let lines = text[..<end.lowerBound].split(separator: "\r\n")
-        guard let first = lines.first, first.hasPrefix("HTTP/1."), let code = Int(first.split(separator: " ")[1]) else { return nil }
+        guard let first = lines.first, first.hasPrefix("HTTP/1."), let code = Int(first.split(separator: " ")[1]) else {
+            return nil
+        }
         status = code
         headers = [:]
         for line in lines.dropFirst() {
             guard let colon = line.firstIndex(of: ":") else { continue }
-            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            headers[line[..<colon].lowercased()] = line[line.index(after: colon)...].trimmingCharacters(
+                in: .whitespaces)
         }
         body = String(text[end.upperBound...])
     }
@@ -119,7 +126,9 @@ func httpGet(
     let connection = try HTTPConnection(port: port, host: host)
     try connection.send("\(method) \(path) HTTP/\(version)\r\nHost: \(host)\r\nConnection: close\r\n\r\n")
     let (text, _) = connection.readUntilClosed(timeout: 15)
-    guard let response = HTTPResponse(parsing: Array(text.utf8)) else { throw HarnessError("no HTTP response: \(text)") }
+    guard let response = HTTPResponse(parsing: Array(text.utf8)) else {
+        throw HarnessError("no HTTP response: \(text)")
+    }
     return response
 }
 
@@ -141,9 +150,10 @@ func freeLoopbackPort() throws -> Int {
 }
 
 extension DaemonProcess {
-    /// The port the metrics endpoint listens on, from the daemon's log line `serving metrics metrics=http://…/metrics`.
+    /// The metrics endpoint's port, from the daemon's log line `serving metrics metrics=http://…/metrics`.
     var metricsPort: Int? {
-        guard let range = output.range(of: #"metrics=http://[^ ]*:([0-9]+)/metrics"#, options: .regularExpression) else {
+        guard let range = output.range(of: #"metrics=http://[^ ]*:([0-9]+)/metrics"#, options: .regularExpression)
+        else {
             return nil
         }
         let match = output[range]
