@@ -45,43 +45,31 @@ final class DaemonMetrics: Sendable {
         self.store = store
         let registry = collector.registry
         connections = registry.makeGauge(
-            descriptor: Self.name(
-                "pizzad_connections", "", "Control socket connections open now."))
+            descriptor: Self.name("pizzad_connections", "", "Control socket connections open now."))
         watchers = registry.makeGauge(
-            descriptor: Self.name(
-                "pizzad_watchers", "", "Clients following events.watch now."))
-        let refusals = Self.name(
-            "pizzad_overload_refusals", "total",
-            "Connections or requests answered overloaded: reason is connections, queue or metrics_connections.")
-        var overloads: [OverloadReason: Counter] = [:]
-        for reason in OverloadReason.allCases {
-            overloads[reason] = registry.makeCounter(descriptor: refusals, labels: [("reason", reason.rawValue)])
-        }
-        self.overloads = overloads
-        let storage = Self.name(
-            "pizzad_storage_state", "",
-            "1 for the storage's state now (ok, full, read_only, failing), 0 for the others.")
-        var states: [StorageState: Gauge] = [:]
-        for state in StorageState.allCases {
-            states[state] = registry.makeGauge(descriptor: storage, labels: [("state", state.rawValue)])
-        }
-        storageStates = states
+            descriptor: Self.name("pizzad_watchers", "", "Clients following events.watch now."))
+        overloads = Self.family(
+            OverloadReason.allCases, label: "reason", \.rawValue,
+            Self.name(
+                "pizzad_overload_refusals", "total",
+                "Connections or requests answered overloaded: reason is connections, queue or metrics_connections.")
+        ) { registry.makeCounter(descriptor: $0, labels: $1) }
+        storageStates = Self.family(
+            StorageState.allCases, label: "state", \.rawValue,
+            Self.name(
+                "pizzad_storage_state", "", "1 for the storage's state now (ok, full, read_only, failing), 0 for the others.")
+        ) { registry.makeGauge(descriptor: $0, labels: $1) }
         databaseBytes = registry.makeGauge(
-            descriptor: Self.name(
-                "pizzad_database_size", "bytes", "Size of the SQLite database file."))
+            descriptor: Self.name("pizzad_database_size", "bytes", "Size of the SQLite database file."))
         walBytes = registry.makeGauge(
-            descriptor: Self.name(
-                "pizzad_wal_size", "bytes", "Size of the SQLite write-ahead log file (-wal)."))
-        let age = Self.name(
-            "pizzad_orders_oldest_age", "seconds",
-            "Age of the longest-waiting order in each active status: since it entered it "
-                + "(open: since its last change); 0 when none."
-        )
-        var oldestAge: [OrderStatus: Gauge] = [:]
-        for status in MetricsCollector.stages {
-            oldestAge[status] = registry.makeGauge(descriptor: age, labels: [("status", status.rawValue)])
-        }
-        self.oldestAge = oldestAge
+            descriptor: Self.name("pizzad_wal_size", "bytes", "Size of the SQLite write-ahead log file (-wal)."))
+        oldestAge = Self.family(
+            MetricsCollector.stages, label: "status", \.rawValue,
+            Self.name(
+                "pizzad_orders_oldest_age", "seconds",
+                "Age of the longest-waiting order in each active status: since it entered it "
+                    + "(open: since its last change); 0 when none.")
+        ) { registry.makeGauge(descriptor: $0, labels: $1) }
         registry.makeGauge(
             descriptor: Self.name(
                 "pizzad_build_info", "", "Always 1; the labels say which pizzad, SQLite and schema run."),
@@ -94,6 +82,14 @@ final class DaemonMetrics: Sendable {
 
     private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
         MetricNameDescriptor(metricName: metric, unitName: unit, helpText: help)
+    }
+
+    /// One metric of `descriptor` for each of `keys`, labelled `label` with the key's name.
+    private static func family<Key: Hashable, Metric>(
+        _ keys: [Key], label: String, _ value: (Key) -> String, _ descriptor: MetricNameDescriptor,
+        make: (MetricNameDescriptor, [(String, String)]) -> Metric
+    ) -> [Key: Metric] {
+        Dictionary(uniqueKeysWithValues: keys.map { ($0, make(descriptor, [(label, value($0))])) })
     }
 
     /// Counts one overload refusal.

@@ -9,27 +9,25 @@ final class HTTPConnection {
         let six = host.contains(":")
         descriptor = socket(six ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
-        var result: Int32
-        if six {
-            var address = sockaddr_in6()
-            address.sin6_family = sa_family_t(AF_INET6)
-            address.sin6_port = in_port_t(UInt16(port).bigEndian)
-            inet_pton(AF_INET6, host, &address.sin6_addr)
-            result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in6>.size))
-                }
+        var storage = sockaddr_storage()
+        let length = withUnsafeMutableBytes(of: &storage) { raw -> Int in
+            if six {
+                var address = sockaddr_in6()
+                address.sin6_family = sa_family_t(AF_INET6)
+                address.sin6_port = in_port_t(UInt16(port).bigEndian)
+                inet_pton(AF_INET6, host, &address.sin6_addr)
+                withUnsafeBytes(of: &address) { raw.copyMemory(from: $0) }
+                return MemoryLayout<sockaddr_in6>.size
             }
-        } else {
             var address = sockaddr_in()
             address.sin_family = sa_family_t(AF_INET)
             address.sin_port = in_port_t(UInt16(port).bigEndian)
             inet_pton(AF_INET, host, &address.sin_addr)
-            result = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                    connect(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
-                }
-            }
+            withUnsafeBytes(of: &address) { raw.copyMemory(from: $0) }
+            return MemoryLayout<sockaddr_in>.size
+        }
+        let result = withUnsafePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(descriptor, $0, socklen_t(length)) }
         }
         guard result == 0 else {
             let reason = String(cString: strerror(errno))
