@@ -151,14 +151,16 @@ public final class MetricsCollector: OrderRepositoryDelegate {
 
     /// The stage histograms: how long `before` had been in its status, and for a delivery, since it was placed.
     private func recordStage(left before: Cart, by change: OrderChange) {
-        guard let entered = before.history.last?.at else { return }
         if change.after.status == .cancelled {
             cancelled[before.status]?.increment()
             return
         }
-        stageDurations[before.status]?.record(.milliseconds(max(0, change.at.millisecondsSince1970 - entered.millisecondsSince1970)))
+        func since(_ time: Timestamp) -> Duration {
+            .milliseconds(max(0, change.at.millisecondsSince1970 - time.millisecondsSince1970))
+        }
+        if let entered = before.history.last?.at { stageDurations[before.status]?.record(since(entered)) }
         if change.after.status == .delivered, let placed = before.history.last(where: { $0.to == .placed })?.at {
-            fulfilment.record(.milliseconds(max(0, change.at.millisecondsSince1970 - placed.millisecondsSince1970)))
+            fulfilment.record(since(placed))
         }
     }
 
