@@ -122,8 +122,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // What tests and the full crash run share: a raw socket connection and hostile request lines.
-        .target(name: "PizzaTesting", swiftSettings: strict),
+        // What tests and the full crash runs share: a raw socket connection, hostile request lines, the power-cut file
+        // system's driver and the power-cut rounds.
+        .target(name: "PizzaTesting", dependencies: ["PizzaClient", "PizzaProtocol", "SQLite"], swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(
             name: "PizzaStorageTests",

@@ -2,6 +2,7 @@ import Foundation
 import PizzaCore
 import PizzaClient
 import PizzaProtocol
+import PizzaTesting
 import SQLite
 
 /// The full reliability run: the crash loop (load, a fault at a random moment, SIGKILL mostly and SIGTERM
@@ -19,24 +20,7 @@ enum Torture {
         var problems: [String] = []
     }
 
-    /// Queries naming orders that are only partly written.
-    static let halfThere = [
-        // An open cart may be empty (order.create without items); a placed one never is.
-        ("placed without pizzas", """
-            SELECT id FROM carts c
-            WHERE c.status <> 'open' AND NOT EXISTS (SELECT 1 FROM pizzas p WHERE p.cart_id = c.id)
-            """),
-        ("whose history ends elsewhere", """
-            SELECT c.id FROM carts c WHERE c.status IS NOT
-              (SELECT h.to_status FROM status_history h WHERE h.cart_id = c.id ORDER BY h.id DESC LIMIT 1)
-            """),
-        ("whose last audit entry names another status", """
-            SELECT c.id FROM carts c WHERE c.status IS NOT
-              (SELECT a.status_after FROM audit_log a WHERE a.order_id = c.id ORDER BY a.seq DESC LIMIT 1)
-            """),
-    ]
-
-    static let order = ["open", "placed", "preparing", "baking", "boxed", "shipped", "delivered"]
+    static let order = OrderChecks.statuses
 
     static func run(
         binary: String, directory: String, rounds: Int, clients: Int, hostileLines: Int
@@ -120,7 +104,7 @@ enum Torture {
         }
         // Nothing half there: no order got past open without pizzas, and its status is the last one its history and
         // its audit entries name (audit.verify below checks the rest of the chain).
-        for (what, sql) in halfThere {
+        for (what, sql) in OrderChecks.halfThere {
             let ids = try db.statement(sql).map { $0.int64(0) }
             if !ids.isEmpty { summary.problems.append("\(ids.count) orders \(what), e.g. \(ids.prefix(5))") }
         }

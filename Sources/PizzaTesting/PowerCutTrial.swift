@@ -1,0 +1,334 @@
+import Foundation
+import PizzaClient
+import PizzaProtocol
+public import SQLite
+import Synchronization
+
+/// pizzad under power cuts: its database and its backups on ``PowerCutFileSystem``, load from several clients
+/// (creates, places, advances, `db.backup`), a cut at a random moment with pizzad killed at the same instant, then a
+/// remount, a restart and the checks the crash loop makes. Shared by `swift test` (a few rounds) and
+/// `pizzabench --only powercut` (many).
+public final class PowerCutTrial: Sendable {
+    public struct Summary: Sendable, CustomStringConvertible {
+        public var rounds = 0
+        public var acknowledgedOrders = 0
+        public var acknowledgedTransitions = 0
+        public var acknowledgedBackups = 0
+        /// Acknowledged orders, transitions or backups missing or damaged after a cut: must be 0.
+        public var lost = 0
+        public var droppedBytes = 0
+        public var tornWrites = 0
+        public var lostEntries = 0
+        public var problems: [String] = []
+
+        public var description: String {
+            "power cuts: \(rounds) rounds, \(acknowledgedOrders) acknowledged orders (\(acknowledgedTransitions) transitions, "
+                + "\(acknowledgedBackups) backups), acknowledged lost \(lost), unsynced bytes dropped \(droppedBytes), "
+                + "torn writes injected \(tornWrites), names lost \(lostEntries), problems \(problems.count)"
+        }
+    }
+
+    public let pizzad: String
+    public let fileSystem: String
+    /// Holds `disk/` (the backing folder), `mnt/` (the mount), `run/` (socket and logs, not on the cut file system).
+    public let root: String
+    public var disk: String { root + "/disk" }
+    public var mountPoint: String { root + "/mnt" }
+    public var run: String { root + "/run" }
+    public var database: String { mountPoint + "/data/pizzad.sqlite" }
+    public var backups: String { mountPoint + "/backups" }
+
+    private struct State {
+        /// Order id → the status pizzad last acknowledged for it.
+        var orders: [Int64: String] = [:]
+        var transitions = 0
+        /// Backups `db.backup` acknowledged and not yet checked.
+        var backups: [String] = []
+        var backupsChecked = 0
+        var summary = Summary()
+    }
+    private let state = Mutex(State())
+
+    public init(pizzad: String, fileSystem: String, root: String) throws {
+        self.pizzad = pizzad
+        self.fileSystem = fileSystem
+        self.root = root
+        for folder in [disk, mountPoint, run] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+    }
+
+    public var summary: Summary { state.withLock { $0.summary } }
+
+    /// Mounts the file system over the disk.
+    public func mount(seed: UInt32? = nil) throws -> PowerCutFileSystem {
+        try PowerCutFileSystem(binary: fileSystem, backing: disk, mountPoint: mountPoint, seed: seed)
+    }
+
+    /// Makes the folders pizzad's files and backups go in, durably (as an installer would).
+    public func prepareFolders() throws {
+        let fs = try mount()
+        for folder in [mountPoint + "/data", backups] where !FileManager.default.fileExists(atPath: folder) {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
+        try PowerCutFileSystem.syncDirectory(mountPoint)
+        try fs.unmount()
+    }
+
+    /// One round: start pizzad on the mounted disk (the restart after the last cut), check what the last cut left,
+    /// put load on it, cut power at a random moment within `cutWithin` (after the first acknowledgements) while
+    /// killing pizzad, unmount.
+    public func round(_ index: Int, clients: Int = 6, cutWithin: ClosedRange<Int> = 50...600) async throws {
+        let fs = try mount()
+        let daemon = try PizzadProcess(binary: pizzad, database: database, run: run)
+        await check(daemon: daemon, after: index == 0 ? "the first start" : "the cut in round \(index - 1)")
+        let before = state.withLock { $0.orders.count }
+        let socket = daemon.socket
+        let load = Task.detached { [self] in
+            await withTaskGroup(of: Void.self) { group in
+                for client in 0..<clients {
+                    group.addTask { await self.orders(socket: socket, round: index, client: client) }
+                }
+                group.addTask { await self.backups(socket: socket, round: index) }
+            }
+        }
+        let deadline = ContinuousClock.now + .seconds(30)
+        while state.withLock({ $0.orders.count }) < before + 5, ContinuousClock.now < deadline {
+            try await Task.sleep(for: .milliseconds(10))
+        }
+        try await Task.sleep(for: .milliseconds(Int.random(in: cutWithin)))
+        // The power cut: the disk forgets, then pizzad dies at once. What it answered before the cut was durable;
+        // what it tries after fails with EIO and is never acknowledged.
+        try fs.cut()
+        daemon.kill()
+        await load.value
+        let counters = try fs.counters
+        state.withLock {
+            $0.summary.rounds += 1
+            $0.summary.droppedBytes += counters.droppedBytes
+            $0.summary.tornWrites += counters.tornWrites
+            $0.summary.lostEntries += counters.lostEntries
+        }
+        try fs.unmount()
+    }
+
+    /// After the last round: remount, restart and check once more, then a clean stop.
+    public func finish() async throws -> Summary {
+        let fs = try mount()
+        let daemon = try PizzadProcess(binary: pizzad, database: database, run: run)
+        await check(daemon: daemon, after: "the last cut")
+        let status = daemon.stop()
+        if status != 0 { problem("pizzad exited \(status) on SIGTERM after the checks:\n\(daemon.log)") }
+        try fs.unmount()
+        return summary
+    }
+
+    func problem(_ text: String) { state.withLock { $0.summary.problems.append(text) } }
+
+    private func orders(socket: String, round: Int, client: Int) async {
+        _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(10)) { connection in
+            for index in 0..<1_000_000 {
+                let created = try await connection.call("order.create", [
+                    ("ref", .string("p\(round)-\(client)-\(index)")), ("items", [["kind": "cheese"]]), ("place", true),
+                ])
+                guard let id = created["id"]?.intValue else { continue }
+                state.withLock {
+                    $0.orders[id] = "placed"
+                    $0.transitions += 2
+                }
+                // Advance some orders further than others, so every status is in the file at a cut.
+                for _ in 0..<(index % 4) {
+                    let advanced = try await connection.call("order.advance", [("id", .int(id))])
+                    guard let status = advanced["status"]?.stringValue else { break }
+                    state.withLock {
+                        $0.orders[id] = status
+                        $0.transitions += 1
+                    }
+                }
+            }
+        }
+    }
+
+    private func backups(socket: String, round: Int) async {
+        _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) { connection in
+            for index in 0..<1_000_000 {
+                let path = "\(backups)/r\(round)-\(index).sqlite"
+                let result = try await connection.call("db.backup", [("path", .string(path))])
+                if result["path"]?.stringValue == path { state.withLock { $0.backups.append(path) } }
+                try await Task.sleep(for: .milliseconds(40))
+            }
+        }
+    }
+
+    /// The crash loop's checks on the files as the cut left them, with pizzad serving them again.
+    private func check(daemon: PizzadProcess, after: String) async {
+        let (expected, backups) = state.withLock { state in
+            let backups = state.backups
+            state.backups = []
+            return (state.orders, backups)
+        }
+        do {
+            let db = try Database(path: database, mode: .readOnly)
+            var stored: [Int64: String] = [:]
+            try db.statement("SELECT id, status FROM carts").forEach { row in stored[row.int64(0)] = row.string(1) }
+            var audited = Set<String>()
+            try db.statement("SELECT order_id, status_after FROM audit_log").forEach { row in
+                audited.insert("\(row.int64(0)) \(row.string(1))")
+            }
+            var lost: [String] = []
+            for (id, status) in expected.sorted(by: { $0.key < $1.key }) {
+                guard let actual = stored[id] else {
+                    lost.append("order \(id) (acknowledged \(status)) is missing")
+                    continue
+                }
+                if (OrderChecks.statuses.firstIndex(of: actual) ?? -1) < (OrderChecks.statuses.firstIndex(of: status) ?? 99) {
+                    lost.append("order \(id) is \(actual), acknowledged \(status)")
+                } else if !audited.contains("\(id) \(status)") {
+                    lost.append("order \(id) has no audit entry for its acknowledged \(status)")
+                }
+            }
+            for path in backups {
+                if let failure = await Self.verifyBackup(path, pizzad: pizzad, scratch: run) { lost.append("backup \(path): \(failure)") }
+            }
+            let problems = try OrderChecks.problems(in: db)
+            state.withLock {
+                $0.summary.acknowledgedOrders = expected.count
+                $0.summary.acknowledgedTransitions = $0.transitions
+                $0.summary.acknowledgedBackups += backups.count
+                $0.summary.lost += lost.count
+                $0.summary.problems += (lost.prefix(5) + problems).map { "after \(after): \($0)" }
+            }
+            let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
+            if verify["ok"]?.boolValue != true { problem("after \(after): audit.verify: \(verify.jsonText)") }
+        } catch {
+            problem("after \(after): the checks failed: \(error)\n\(daemon.log)")
+        }
+    }
+
+    /// Whether a backup `db.backup` acknowledged opens, passes integrity_check and foreign_key_check, and its audit
+    /// chain verifies (a pizzad started on a copy of it answers audit.verify); nil when it does, else why not.
+    public static func verifyBackup(_ path: String, pizzad: String, scratch: String) async -> String? {
+        let folder = scratch + "/backup-check-\(UInt32.random(in: 0...UInt32.max))"
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        do {
+            guard FileManager.default.fileExists(atPath: path) else { return "missing" }
+            let db = try Database(path: path, mode: .readOnly)
+            if let problem = try OrderChecks.problems(in: db).first { return problem }
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: path, toPath: folder + "/copy.sqlite")
+            let daemon = try PizzadProcess(binary: pizzad, database: folder + "/copy.sqlite", run: folder)
+            defer { daemon.stop() }
+            let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
+            return verify["ok"]?.boolValue == true ? nil : "audit.verify: \(verify.jsonText)"
+        } catch {
+            return "\(error)"
+        }
+    }
+}
+
+/// What the crash loop and the power-cut runs check in a database that survived a fault.
+public enum OrderChecks {
+    public static let statuses = ["open", "placed", "preparing", "baking", "boxed", "shipped", "delivered"]
+
+    /// Queries naming orders that are only partly written.
+    public static let halfThere = [
+        // An open cart may be empty (order.create without items); a placed one never is.
+        ("placed without pizzas", """
+            SELECT id FROM carts c
+            WHERE c.status <> 'open' AND NOT EXISTS (SELECT 1 FROM pizzas p WHERE p.cart_id = c.id)
+            """),
+        ("whose history ends elsewhere", """
+            SELECT c.id FROM carts c WHERE c.status IS NOT
+              (SELECT h.to_status FROM status_history h WHERE h.cart_id = c.id ORDER BY h.id DESC LIMIT 1)
+            """),
+        ("whose last audit entry names another status", """
+            SELECT c.id FROM carts c WHERE c.status IS NOT
+              (SELECT a.status_after FROM audit_log a WHERE a.order_id = c.id ORDER BY a.seq DESC LIMIT 1)
+            """),
+    ]
+
+    /// integrity_check, foreign_key_check and the half-there queries; empty when all are clean.
+    public static func problems(in db: Database) throws -> [String] {
+        var problems: [String] = []
+        let integrity = try db.statement("PRAGMA integrity_check").map { $0.string(0) }
+        if integrity != ["ok"] { problems.append("integrity_check: \(integrity.prefix(3))") }
+        let foreign = try db.statement("PRAGMA foreign_key_check").map { $0.string(0) }
+        if !foreign.isEmpty { problems.append("foreign_key_check: \(foreign.prefix(3))") }
+        for (what, sql) in halfThere {
+            let ids = try db.statement(sql).map { $0.int64(0) }
+            if !ids.isEmpty { problems.append("\(ids.count) orders \(what), e.g. \(ids.prefix(5))") }
+        }
+        return problems
+    }
+}
+
+/// A pizzad for the power-cut runs: its socket and log in `run` (off the cut file system), its database anywhere.
+public final class PizzadProcess: Sendable {
+    public let socket: String
+    public let logPath: String
+    private let process: Process
+
+    /// Starts pizzad and waits until its socket answers; throws with its log if it exits first.
+    public init(binary: String, database: String, run: String, environment: [String: String] = [:], wait: Bool = true) throws {
+        socket = run + "/pizzad-\(UInt32.random(in: 0...UInt32.max)).sock"
+        logPath = socket + ".log"
+        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
+        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
+        defer { try? log.close() }
+        process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = ["--database", database, "--socket", socket, "--log-level", "notice"]
+        process.currentDirectoryURL = URL(fileURLWithPath: run)
+        var env = ProcessInfo.processInfo.environment
+        for key in env.keys where key.hasPrefix("PIZZAD_") || key.hasPrefix("LISTEN_") || key == "NOTIFY_SOCKET" {
+            env.removeValue(forKey: key)
+        }
+        env.merge(environment) { $1 }
+        process.environment = env
+        process.standardOutput = log
+        process.standardError = log
+        try process.run()
+        if wait { try waitUntilServing() }
+    }
+
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var isRunning: Bool { process.isRunning }
+    public var status: Int32 { process.terminationStatus }
+
+    public func waitUntilServing(timeout: Double = 60) throws {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            guard process.isRunning else { throw PowerCutFileSystem.Failure("pizzad exited with \(process.terminationStatus) before serving:\n\(log)") }
+            if (try? RawConnection(path: socket)) != nil { return }
+            usleep(10_000)
+        }
+        throw PowerCutFileSystem.Failure("pizzad did not serve within \(timeout) s:\n\(log)")
+    }
+
+    /// Waits for pizzad to exit on its own (at most `timeout` seconds); returns whether it did.
+    public func waitForExit(timeout: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while process.isRunning, Date() < deadline { usleep(5_000) }
+        return !process.isRunning
+    }
+
+    /// SIGKILL, and wait for it to be gone.
+    public func kill() {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
+        process.waitUntilExit()
+    }
+
+    /// SIGTERM; returns the exit status.
+    @discardableResult
+    public func stop() -> Int32 {
+        if process.isRunning { Glibc.kill(process.processIdentifier, SIGTERM) }
+        process.waitUntilExit()
+        return process.terminationStatus
+    }
+
+    deinit {
+        if process.isRunning {
+            Glibc.kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        try? FileManager.default.removeItem(atPath: socket)
+    }
+}

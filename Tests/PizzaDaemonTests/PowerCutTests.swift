@@ -1,0 +1,156 @@
+import Foundation
+import PizzaClient
+import PizzaProtocol
+import PizzaTesting
+import Testing
+
+/// Whether FUSE works here; prints why not when it does not (the tests are then skipped).
+let powerCutAvailable: Bool = {
+    guard let reason = PowerCutFileSystem.unavailableReason else { return true }
+    print("skipping the power-cut tests: \(reason)")
+    return false
+}()
+
+/// powercutfs built from Tests/PowerCut/powercutfs.c into the build folder.
+let powerCutBinary: String = {
+    do {
+        return try PowerCutFileSystem.build(source: Binaries.repository + "/Tests/PowerCut/powercutfs.c", into: Binaries.directory)
+    } catch {
+        return "build failed: \(error)"
+    }
+}()
+
+/// A folder for one test's disk, mount and run folders.
+private func scratch(_ name: String) throws -> String {
+    let root = NSTemporaryDirectory() + "pizzad-powercut-\(name)-" + UUID().uuidString.prefix(8)
+    try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    return root
+}
+
+private func mounted(_ root: String, seed: UInt32? = nil, prefix: Bool = true) throws -> PowerCutFileSystem {
+    try #require(FileManager.default.isExecutableFile(atPath: powerCutBinary), "\(powerCutBinary)")
+    return try PowerCutFileSystem(binary: powerCutBinary, backing: root + "/disk", mountPoint: root + "/mnt", seed: seed, prefix: prefix)
+}
+
+@Suite("Power cuts: a file system that forgets what was not fsynced", .serialized, .enabled(if: powerCutAvailable))
+struct PowerCutTests {
+    // MARK: negative controls: without these a green run proves nothing
+
+    @Test("negative control: rows a program acknowledged with synchronous=OFF are lost at a cut; with FULL they are kept")
+    func unsyncedRowsAreLost() throws {
+        for synchronous in ["OFF", "FULL"] {
+            let root = try scratch("sync-\(synchronous)")
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            var fs = try mounted(root, prefix: false)
+            let data = fs.mountPoint + "/data"
+            try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
+            try PowerCutFileSystem.syncDirectory(fs.mountPoint)
+            // sqlite3, a plain C program on SQLite, "acknowledges" each row once its COMMIT returned.
+            let inserts = (1...50).map { "INSERT INTO t VALUES (\($0)); SELECT 'ack ' || \($0);" }.joined(separator: "\n")
+            let sql = "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous); CREATE TABLE t (x);\n\(inserts)"
+            let written = try run("sqlite3", [data + "/t.sqlite"], input: sql)
+            #expect(written.status == 0, "\(written)")
+            let acknowledged = written.stdout.split(separator: "\n").filter { $0.hasPrefix("ack ") }.count
+            #expect(acknowledged == 50)
+            try fs.cut()
+            let counters = try fs.counters
+            try fs.unmount()
+            fs = try mounted(root)
+            let survived = try run("sqlite3", [data + "/t.sqlite", "SELECT count(*) FROM t"])
+            let rows = survived.status == 0 ? Int(survived.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 : 0
+            if synchronous == "OFF" {
+                #expect(rows < acknowledged, "synchronous=OFF kept all \(rows) rows across a cut: the file system did not bite (\(counters))")
+                #expect(counters.droppedBytes > 0, "\(counters)")
+            } else {
+                #expect(rows == acknowledged, "synchronous=FULL lost rows: \(survived) (\(counters))")
+            }
+            try fs.unmount()
+        }
+    }
+
+    @Test("negative control: a file renamed into place is gone after a cut unless its folder was fsynced")
+    func renameNeedsFolderSync() throws {
+        for syncFolder in [false, true] {
+            let root = try scratch("rename")
+            defer { try? FileManager.default.removeItem(atPath: root) }
+            var fs = try mounted(root, prefix: false)
+            let folder = fs.mountPoint + "/folder"
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            try PowerCutFileSystem.syncDirectory(fs.mountPoint)
+            try PowerCutFileSystem.syncDirectory(folder)
+            // The usual atomic replace: write a temporary file, fsync it, rename it over the name.
+            let fd = open(folder + "/new.tmp", O_WRONLY | O_CREAT | O_EXCL, 0o644)
+            try #require(fd >= 0)
+            let text = Array("the whole new content\n".utf8)
+            #expect(write(fd, text, text.count) == text.count)
+            #expect(fsync(fd) == 0)
+            close(fd)
+            #expect(rename(folder + "/new.tmp", folder + "/final") == 0)
+            if syncFolder { try PowerCutFileSystem.syncDirectory(folder) }
+            try fs.cut()
+            try fs.unmount()
+            fs = try mounted(root)
+            let content = FileManager.default.contents(atPath: folder + "/final")
+            if syncFolder {
+                #expect(content == Data(text), "the renamed file, its folder fsynced, must survive")
+            } else {
+                #expect(content == nil, "a rename whose folder was never fsynced survived the cut: the file system did not bite")
+                #expect(!FileManager.default.fileExists(atPath: folder + "/new.tmp"))
+            }
+            try fs.unmount()
+        }
+    }
+
+    @Test("a torn write keeps whole 512-byte sectors of an unsynced write, and the disk answers EIO after the cut")
+    func tornWritesAndDeadDisk() throws {
+        let root = try scratch("torn")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var fs = try mounted(root)
+        let path = fs.mountPoint + "/file"
+        // Seeds until one tears the single unsynced write (each seed keeps, drops or tears it).
+        var torn = false
+        for seed in 1...64 where !torn {
+            try fs.control("seed \(seed)")
+            let fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+            try #require(fd >= 0)
+            let synced = [UInt8](repeating: UInt8(ascii: "a"), count: 4096)
+            #expect(write(fd, synced, synced.count) == synced.count)
+            #expect(fsync(fd) == 0)
+            try PowerCutFileSystem.syncDirectory(fs.mountPoint)
+            let unsynced = [UInt8](repeating: UInt8(ascii: "b"), count: 4096)
+            #expect(pwrite(fd, unsynced, unsynced.count, 0) == unsynced.count)
+            try fs.cut()
+            #expect(write(fd, synced, 1) == -1 && errno == EIO, "a cut disk must fail writes")
+            close(fd)
+            torn = try fs.counters.tornWrites > 0
+            try fs.unmount()
+            fs = try mounted(root)
+            let after = try #require(FileManager.default.contents(atPath: path))
+            #expect(after.count == 4096)
+            // Whatever the seed chose, the file is some sectors of "b" followed by the rest of "a".
+            let firstA = after.firstIndex(of: UInt8(ascii: "a")) ?? after.count
+            #expect(firstA % 512 == 0, "a cut kept part of a sector")
+            #expect(after[..<firstA].allSatisfy { $0 == UInt8(ascii: "b") } && after[firstA...].allSatisfy { $0 == UInt8(ascii: "a") })
+            if torn { #expect(firstA > 0 && firstA < 4096) }
+        }
+        #expect(torn, "no seed in 1...64 tore the write")
+        try fs.unmount()
+    }
+
+    // MARK: pizzad under power cuts
+
+    @Test("3 power cuts under load: everything acknowledged survives with its audit entries, backups verify, files are clean")
+    func pizzadUnderPowerCuts() async throws {
+        let root = try scratch("pizzad")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let trial = try PowerCutTrial(pizzad: Binaries.pizzad, fileSystem: powerCutBinary, root: root)
+        try trial.prepareFolders()
+        for round in 0..<3 { try await trial.round(round, clients: 4) }
+        let summary = try await trial.finish()
+        print(summary)
+        #expect(summary.lost == 0, "\(summary.problems)")
+        #expect(summary.problems.isEmpty, "\(summary.problems)")
+        #expect(summary.acknowledgedOrders > 0 && summary.acknowledgedBackups > 0, "\(summary)")
+        #expect(summary.droppedBytes > 0, "the cuts dropped nothing: they proved nothing (\(summary))")
+    }
+}
