@@ -42,13 +42,15 @@ let package = Package(
         ),
         // A thin, typed wrapper over libsqlite3: connections, statements, errors.
         .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+        // renameat2(RENAME_NOREPLACE), which Glibc hides from Swift behind _GNU_SOURCE.
+        .target(name: "CSystemShims"),
         // The domain: pizzas, menu, factory, builder, cart, repository, multicast delegate. No SQLite, no NIO.
         .target(name: "PizzaCore", swiftSettings: strict),
         // SQLite storage: migrations, the order store, the persistence layer and the audit logger.
         .target(
             name: "PizzaStorage",
             dependencies: [
-                "PizzaCore", "SQLite",
+                "PizzaCore", "SQLite", "CSystemShims",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict

@@ -154,3 +154,107 @@ struct PowerCutTests {
         #expect(summary.droppedBytes > 0, "the cuts dropped nothing: they proved nothing (\(summary))")
     }
 }
+
+/// Starts pizzad on a mounted disk armed to cut at its `cutAt`-th fsync, lets it get as far as it can (and, if it
+/// serves, acknowledge one order), cuts, then remounts and restarts it; returns what the restart must show.
+private struct ArmedStart {
+    var cutByArm = false
+    var acknowledged: Int64?
+}
+
+private func armedStart(
+    _ trial: PowerCutTrial, cutAt syncs: Int, environment: [String: String] = [:]
+) async throws -> ArmedStart {
+    let fs = try trial.mount()
+    try fs.control("arm-syncs \(syncs)")
+    let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run, environment: environment, wait: false)
+    var result = ArmedStart()
+    if (try? daemon.waitUntilServing(timeout: 30)) != nil {
+        let created = try? await ControlClient.withConnection(socket: daemon.socket) { connection in
+            try await connection.call("order.create", [("items", [["kind": "cheese"]]), ("place", true)])
+        }
+        result.acknowledged = created?["id"]?.intValue
+    }
+    result.cutByArm = try fs.counters.cut
+    if !result.cutByArm { try fs.cut() }
+    daemon.kill()
+    try fs.unmount()
+    return result
+}
+
+/// Removes everything from the disk (the backing folder).
+private func wipe(_ disk: String) throws {
+    for name in try FileManager.default.contentsOfDirectory(atPath: disk) { try FileManager.default.removeItem(atPath: disk + "/" + name) }
+}
+
+extension PowerCutTests {
+    @Test("first start on an empty disk, cut at each of its fsyncs in turn: the restart migrates and serves, and an order acknowledged after the start is kept")
+    func firstStartCutAtEverySync() async throws {
+        let root = try scratch("first")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let trial = try PowerCutTrial(pizzad: Binaries.pizzad, fileSystem: powerCutBinary, root: root)
+        var swept = 0
+        for syncs in 1...80 {
+            // pizzad makes the database's folder itself (mnt/data does not exist).
+            try wipe(trial.disk)
+            let start = try await armedStart(trial, cutAt: syncs)
+            let fs = try trial.mount()
+            let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run)
+            #expect(try sqlite3(trial.database, "SELECT count(*) FROM schema_migrations") == "3", "cut at fsync \(syncs)")
+            #expect(try sqlite3(trial.database, "PRAGMA integrity_check") == "ok", "cut at fsync \(syncs)")
+            if let id = start.acknowledged {
+                #expect(try sqlite3(trial.database, "SELECT status FROM carts WHERE id = \(id)") == "placed",
+                        "cut at fsync \(syncs): acknowledged order \(id) is missing after the cut\n\(daemon.log)")
+            }
+            #expect(daemon.stop() == 0)
+            try fs.unmount()
+            swept = syncs
+            if !start.cutByArm { break }
+        }
+        print("first start: cut at each of \(swept - 1) fsyncs, then one run that finished first")
+        #expect(swept > 1 && swept < 80, "the sweep did not reach the end of the first start")
+    }
+
+    @Test("a schema upgrade cut at each of its fsyncs in turn: the restart finishes it, and the old orders and their audit chain are intact")
+    func upgradeCutAtEverySync() async throws {
+        let root = try scratch("upgrade")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        // A schema-2 database with orders, made on an ordinary folder by pizzad with the first two migrations only.
+        let old = root + "/old"
+        try FileManager.default.createDirectory(atPath: old + "/migrations", withIntermediateDirectories: true)
+        for name in try FileManager.default.contentsOfDirectory(atPath: Binaries.repository + "/migrations") where name < "0003" {
+            try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations/" + name, toPath: old + "/migrations/" + name)
+        }
+        let olderDaemon = try PizzadProcess(binary: Binaries.pizzad, database: old + "/pizzad.sqlite", run: old,
+                                            environment: ["PIZZAD_MIGRATIONS": old + "/migrations"])
+        for _ in 0..<20 {
+            _ = try await ControlClient.withConnection(socket: olderDaemon.socket) { connection in
+                try await connection.call("order.create", [("items", [["kind": "cheese"]]), ("place", true)])
+            }
+        }
+        #expect(olderDaemon.stop() == 0)
+        #expect(try sqlite3(old + "/pizzad.sqlite", "SELECT max(version) FROM schema_migrations") == "2")
+
+        let trial = try PowerCutTrial(pizzad: Binaries.pizzad, fileSystem: powerCutBinary, root: root)
+        var swept = 0
+        for syncs in 1...80 {
+            try wipe(trial.disk)
+            try FileManager.default.createDirectory(atPath: trial.disk + "/data", withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: old + "/pizzad.sqlite", toPath: trial.disk + "/data/pizzad.sqlite")
+            let start = try await armedStart(trial, cutAt: syncs)
+            let fs = try trial.mount()
+            let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run)
+            #expect(try sqlite3(trial.database, "SELECT max(version) FROM schema_migrations") == "3", "cut at fsync \(syncs)")
+            #expect(try sqlite3(trial.database, "SELECT count(*) FROM carts") == (start.acknowledged == nil ? "20" : "21"), "cut at fsync \(syncs)")
+            #expect(try sqlite3(trial.database, "PRAGMA integrity_check") == "ok", "cut at fsync \(syncs)")
+            let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
+            #expect(verify["ok"]?.boolValue == true, "cut at fsync \(syncs): \(verify.jsonText)")
+            #expect(daemon.stop() == 0)
+            try fs.unmount()
+            swept = syncs
+            if !start.cutByArm { break }
+        }
+        print("schema upgrade: cut at each of \(swept - 1) fsyncs, then one run that finished first")
+        #expect(swept > 1 && swept < 80, "the sweep did not reach the end of the upgrade")
+    }
+}

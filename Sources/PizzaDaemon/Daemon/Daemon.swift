@@ -61,10 +61,8 @@ public enum Daemon {
         do {
             migrationsPath = try findMigrations(configuration)
             let migrations = try Migration.load(from: migrationsPath)
-            try FileManager.default.createDirectory(
-                atPath: (configuration.databasePath as NSString).deletingLastPathComponent.isEmpty
-                    ? "." : (configuration.databasePath as NSString).deletingLastPathComponent,
-                withIntermediateDirectories: true, attributes: [.posixPermissions: 0o750])
+            // Made durably: a folder whose own name was never fsynced takes the database with it at a power cut.
+            try DurableFiles.createDirectories(DurableFiles.parent(of: configuration.databasePath))
             store = try SQLiteOrderStore(
                 path: configuration.databasePath, migrations: migrations,
                 settings: ConnectionSettings(

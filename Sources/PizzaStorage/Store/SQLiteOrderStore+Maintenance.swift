@@ -68,22 +68,31 @@ extension SQLiteOrderStore {
         }
     }
 
-    /// Writes a consistent copy of the database to `target` (online backup), fsyncs it, and checks it opens
-    /// and passes `integrity_check`. Refuses to overwrite an existing file. Returns the copy's size.
+    /// Writes a consistent copy of the database to `target` (online backup) so that, once this returns, the copy
+    /// survives a power cut: it is written to `<target>.partial`, checked (`integrity_check`), fsynced, renamed to
+    /// `target` (never over an existing file) and its folder fsynced. A cut before that leaves no file at `target`
+    /// (at most a `.partial` one, replaced by the next backup to the same path). Returns the copy's size.
     public func backup(to target: String) async throws -> Int64 {
         guard !FileManager.default.fileExists(atPath: target) else {
             throw SQLiteError(code: 20, message: "\(target) exists; choose a new path")
         }
-        try await withWriter { db in try db.backup(to: target) }
-        let copy = try Database(path: target, mode: .readWrite)
-        let verdict = try copy.statement("PRAGMA integrity_check").map { $0.string(0) }
-        guard verdict == ["ok"] else {
-            throw SQLiteError(code: 11, message: "the copy at \(target) fails integrity_check")
+        let partial = target + ".partial"
+        // Left by a backup that was cut short (it was never acknowledged).
+        for stale in [partial, partial + "-journal"] where FileManager.default.fileExists(atPath: stale) {
+            try FileManager.default.removeItem(atPath: stale)
         }
-        let fd = open(target, O_RDONLY)
-        if fd >= 0 {
-            fsync(fd)
-            Foundation.close(fd)
+        do {
+            try await withWriter { db in try db.backup(to: partial) }
+            let copy = try Database(path: partial, mode: .readOnly)
+            let verdict = try copy.statement("PRAGMA integrity_check").map { $0.string(0) }
+            guard verdict == ["ok"] else {
+                throw SQLiteError(code: 11, message: "the copy at \(partial) fails integrity_check")
+            }
+            try DurableFiles.syncFile(partial)
+            try DurableFiles.publish(partial, as: target)
+        } catch {
+            try? FileManager.default.removeItem(atPath: partial)
+            throw error
         }
         let attributes = try FileManager.default.attributesOfItem(atPath: target)
         return (attributes[.size] as? NSNumber)?.int64Value ?? 0
