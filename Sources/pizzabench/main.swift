@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import PizzaProtocol
+import PizzaTesting
 
 // pizzabench: pizzad's throughput, latency, CPU and memory beside the SQLite limit on the same machine, in one run.
 //
@@ -18,7 +19,7 @@ var limitSource: String = {
 }()
 var sections: Set<String> = ["create", "kitchen", "big", "multicast"]
 var clientCounts = [1, 4, 16, 64]
-var tortureRounds = 20
+var tortureRounds: Int?
 var hostileLines = 100_000
 var arguments = CommandLine.arguments.dropFirst()
 while let argument = arguments.popFirst() {
@@ -27,12 +28,13 @@ while let argument = arguments.popFirst() {
     case "--orders": bigOrders = Int(arguments.popFirst() ?? "") ?? bigOrders
     case "--limit-source": limitSource = arguments.popFirst() ?? limitSource
     case "--only": sections = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
-    case "--rounds": tortureRounds = Int(arguments.popFirst() ?? "") ?? tortureRounds
+    case "--rounds": tortureRounds = Int(arguments.popFirst() ?? "")
     case "--hostile-lines": hostileLines = Int(arguments.popFirst() ?? "") ?? hostileLines
     case "--clients": clientCounts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
     default:
         print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,multicast] [--clients 1,4,16,64]")
         print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
+        print("       pizzabench --only powercut [--rounds N]")
         exit(2)
     }
 }
@@ -57,7 +59,8 @@ print("client and daemon share the machine; \(Bench.format(seconds, 0)) s per lo
 if sections == ["torture"] {
     let directory = work + "/torture"
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    print("crash loop: \(tortureRounds) rounds of load with a SIGKILL (every fifth a SIGTERM) at a random moment,")
+    let crashRounds = tortureRounds ?? 20
+    print("crash loop: \(crashRounds) rounds of load with a SIGKILL (every fifth a SIGTERM) at a random moment,")
     print("then \(hostileLines) hostile lines over 50 connections, 1000 idle ones and one that never reads, beside 8 clients")
     // The hostile run holds over a thousand connections open from this process too.
     var files = rlimit()
@@ -66,7 +69,7 @@ if sections == ["torture"] {
         _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
     }
     let summary = try await Torture.run(
-        binary: pizzad, directory: directory, rounds: tortureRounds, clients: 8, hostileLines: hostileLines)
+        binary: pizzad, directory: directory, rounds: crashRounds, clients: 8, hostileLines: hostileLines)
     let hostile = summary.hostile
     Bench.table(["rounds", "requests", "faults injected", "acknowledged orders", "acknowledged lost", "unexpected exits"], [[
         "\(summary.rounds)", "\(summary.requests)", "\(summary.faults)", "\(summary.acknowledged)", "\(summary.lost)",
@@ -81,6 +84,39 @@ if sections == ["torture"] {
     for problem in summary.problems { print("problem: \(problem)") }
     let clean = summary.lost == 0 && summary.unexpectedExits == 0 && summary.problems.isEmpty
     print(clean ? "crash loop: clean" : "crash loop: FAILED")
+    exit(clean ? 0 : 1)
+}
+
+// Power cuts, on their own: pizzabench --only powercut [--rounds N]. pizzad's database and backups on powercutfs
+// (Tests/PowerCut/powercutfs.c), load, a cut at a random moment with pizzad killed at once, remount, restart, check.
+if sections == ["powercut"] {
+    if let reason = PowerCutFileSystem.unavailableReason {
+        print("power cuts: cannot run here: \(reason)")
+        exit(1)
+    }
+    var repository = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { repository.deleteLastPathComponent() }
+    let fileSystem = try PowerCutFileSystem.build(source: repository.path + "/Tests/PowerCut/powercutfs.c", into: binaries)
+    let rounds = tortureRounds ?? 50
+    print("power cuts: \(rounds) rounds of load (8 clients creating, placing and advancing, one taking backups) on powercutfs,")
+    print("each cut at a random moment (50-1500 ms after the round's first acknowledgements) with pizzad killed at once,")
+    print("then remount, restart and the checks: acknowledged orders, transitions, audit entries and backups, integrity,")
+    print("foreign keys, nothing half there, audit.verify")
+    let trial = try PowerCutTrial(pizzad: pizzad, fileSystem: fileSystem, root: work + "/powercut")
+    try trial.prepareFolders()
+    let started = Bench.now()
+    for round in 0..<rounds { try await trial.round(round, clients: 8, cutWithin: 50...1500) }
+    let summary = try await trial.finish()
+    Bench.table(["rounds", "acknowledged orders", "acknowledged transitions", "acknowledged backups", "acknowledged lost",
+                 "unsynced bytes dropped", "torn writes injected", "names lost", "seconds"], [[
+        "\(summary.rounds)", "\(summary.acknowledgedOrders)", "\(summary.acknowledgedTransitions)", "\(summary.acknowledgedBackups)",
+        "\(summary.lost)", "\(summary.droppedBytes)", "\(summary.tornWrites)", "\(summary.lostEntries)",
+        Bench.format(Double(Bench.now() - started) / 1e9, 0),
+    ]])
+    for problem in summary.problems { print("problem: \(problem)") }
+    print(summary)
+    let clean = summary.lost == 0 && summary.problems.isEmpty && summary.droppedBytes > 0
+    print(clean ? "power cuts: clean" : summary.droppedBytes == 0 ? "power cuts: FAILED (nothing was dropped: the run proved nothing)" : "power cuts: FAILED")
     exit(clean ? 0 : 1)
 }
 

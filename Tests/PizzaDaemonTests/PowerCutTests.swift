@@ -137,6 +137,37 @@ struct PowerCutTests {
         try fs.unmount()
     }
 
+    @Test("an O_DSYNC write is durable at once; an unsynced truncate or unlink is undone by a cut")
+    func syncWritesTruncateAndUnlink() throws {
+        let root = try scratch("dsync")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        var fs = try mounted(root, prefix: false)
+        let base = fs.mountPoint
+        // A file made durable whole (data, then name), then shortened without an fsync.
+        let kept = open(base + "/kept", O_WRONLY | O_CREAT, 0o644)
+        try #require(kept >= 0)
+        let data = [UInt8](repeating: 7, count: 10_000)
+        #expect(write(kept, data, data.count) == data.count && fsync(kept) == 0)
+        // An O_DSYNC file: each write is durable when it returns.
+        let dsync = open(base + "/dsync", O_WRONLY | O_CREAT | O_DSYNC, 0o644)
+        try #require(dsync >= 0)
+        let doomed = open(base + "/doomed", O_WRONLY | O_CREAT, 0o644)
+        try #require(doomed >= 0)
+        #expect(fsync(doomed) == 0)
+        try PowerCutFileSystem.syncDirectory(base)
+        #expect(write(dsync, data, 1000) == 1000)
+        #expect(ftruncate(kept, 10) == 0)
+        #expect(unlink(base + "/doomed") == 0)
+        try fs.cut()
+        [kept, dsync, doomed].forEach { close($0) }
+        try fs.unmount()
+        fs = try mounted(root)
+        #expect(FileManager.default.contents(atPath: base + "/dsync")?.count == 1000, "an O_DSYNC write was lost")
+        #expect(FileManager.default.contents(atPath: base + "/kept")?.count == 10_000, "an unsynced truncate survived the cut")
+        #expect(FileManager.default.fileExists(atPath: base + "/doomed"), "an unlink whose folder was not fsynced survived the cut")
+        try fs.unmount()
+    }
+
     // MARK: pizzad under power cuts
 
     @Test("3 power cuts under load: everything acknowledged survives with its audit entries, backups verify, files are clean")
