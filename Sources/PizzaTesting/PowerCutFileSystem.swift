@@ -35,7 +35,9 @@ public final class PowerCutFileSystem: Sendable {
     /// Why power-cut tests cannot run here, or nil when they can: FUSE needs `/dev/fuse`, the build needs a C
     /// compiler and libfuse3's headers (Debian: fuse3, libfuse3-dev).
     public static var unavailableReason: String? {
-        guard FileManager.default.fileExists(atPath: "/dev/fuse") else { return "/dev/fuse is missing (no FUSE in this kernel or container)" }
+        guard FileManager.default.fileExists(atPath: "/dev/fuse") else {
+            return "/dev/fuse is missing (no FUSE in this kernel or container)"
+        }
         let fd = open("/dev/fuse", O_RDWR)
         guard fd >= 0 else { return "/dev/fuse cannot be opened: \(String(cString: strerror(errno)))" }
         close(fd)
@@ -48,28 +50,38 @@ public final class PowerCutFileSystem: Sendable {
     /// Builds `powercutfs` from `source` into `directory` unless a build newer than the source is there; returns its path.
     public static func build(source: String, into directory: String) throws -> String {
         let binary = directory + "/powercutfs"
-        let sourceDate = try FileManager.default.attributesOfItem(atPath: source)[.modificationDate] as? Date ?? .distantFuture
-        if let built = (try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date, built > sourceDate {
+        let sourceDate =
+            try FileManager.default.attributesOfItem(atPath: source)[.modificationDate] as? Date ?? .distantFuture
+        if let built = (try? FileManager.default.attributesOfItem(atPath: binary))?[.modificationDate] as? Date,
+            built > sourceDate
+        {
             return binary
         }
         let flags = try command("pkg-config", ["--cflags", "--libs", "fuse3"])
         guard flags.status == 0 else { throw Failure("pkg-config fuse3: \(flags.output) (Debian: libfuse3-dev)") }
         let partial = binary + ".\(getpid()).partial"
-        let arguments = ["-O2", "-Wall", "-Wextra", "-Werror", "-o", partial, source]
+        let arguments =
+            ["-O2", "-Wall", "-Wextra", "-Werror", "-o", partial, source]
             + flags.output.split(whereSeparator: \.isWhitespace).map(String.init)
         let compiled = try command("cc", arguments)
         guard compiled.status == 0 else { throw Failure("cc \(source) failed:\n\(compiled.output)") }
-        guard rename(partial, binary) == 0 else { throw Failure("rename \(partial): \(String(cString: strerror(errno)))") }
+        guard rename(partial, binary) == 0 else {
+            throw Failure("rename \(partial): \(String(cString: strerror(errno)))")
+        }
         return binary
     }
 
     /// Mounts `binary` over `backing` at `mountPoint` (both made if missing) and waits until the mount serves.
     /// `seed` makes a cut's choices repeatable; `torn` lets a cut tear one unsynced write per file at a sector;
     /// `prefix` lets a cut keep a random prefix of each file's unsynced writes (off: every one is dropped).
-    public init(binary: String, backing: String, mountPoint: String, seed: UInt32? = nil, torn: Bool = true, prefix: Bool = true) throws {
+    public init(
+        binary: String, backing: String, mountPoint: String, seed: UInt32? = nil, torn: Bool = true, prefix: Bool = true
+    ) throws {
         self.backing = backing
         self.mountPoint = mountPoint
-        for folder in [backing, mountPoint] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        for folder in [backing, mountPoint] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
         logPath = mountPoint + ".log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
@@ -88,7 +100,9 @@ public final class PowerCutFileSystem: Sendable {
         try process.run()
         let deadline = Date().addingTimeInterval(10)
         while !Self.isMounted(mountPoint) {
-            guard process.isRunning else { throw Failure("powercutfs exited with \(process.terminationStatus) before mounting:\n\(self.log)") }
+            guard process.isRunning else {
+                throw Failure("powercutfs exited with \(process.terminationStatus) before mounting:\n\(self.log)")
+            }
             guard Date() < deadline else {
                 kill(process.processIdentifier, SIGKILL)
                 throw Failure("powercutfs did not mount \(mountPoint) within 10 s:\n\(self.log)")
@@ -156,7 +170,9 @@ public final class PowerCutFileSystem: Sendable {
 
     deinit {
         // Only while this one runs is the mount at mountPoint its own (a later mount may serve the same folder).
-        if process.isRunning, Self.isMounted(mountPoint) { _ = try? Self.command("fusermount3", ["-u", "-z", mountPoint]) }
+        if process.isRunning, Self.isMounted(mountPoint) {
+            _ = try? Self.command("fusermount3", ["-u", "-z", mountPoint])
+        }
         if process.isRunning {
             kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
@@ -197,6 +213,9 @@ public final class PowerCutFileSystem: Sendable {
         try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines))
+        return (
+            process.terminationStatus,
+            String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        )
     }
 }

@@ -53,7 +53,9 @@ public final class PowerCutTrial: Sendable {
         self.pizzad = pizzad
         self.fileSystem = fileSystem
         self.root = root
-        for folder in [disk, mountPoint, run] { try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true) }
+        for folder in [disk, mountPoint, run] {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        }
     }
 
     public var summary: Summary { state.withLock { $0.summary } }
@@ -126,9 +128,12 @@ public final class PowerCutTrial: Sendable {
     private func orders(socket: String, round: Int, client: Int) async {
         _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(10)) { connection in
             for index in 0..<1_000_000 {
-                let created = try await connection.call("order.create", [
-                    ("ref", .string("p\(round)-\(client)-\(index)")), ("items", [["kind": "cheese"]]), ("place", true),
-                ])
+                let created = try await connection.call(
+                    "order.create",
+                    [
+                        ("ref", .string("p\(round)-\(client)-\(index)")), ("items", [["kind": "cheese"]]),
+                        ("place", true),
+                    ])
                 guard let id = created["id"]?.intValue else { continue }
                 state.withLock {
                     $0.orders[id] = "placed"
@@ -179,14 +184,18 @@ public final class PowerCutTrial: Sendable {
                     lost.append("order \(id) (acknowledged \(status)) is missing")
                     continue
                 }
-                if (OrderChecks.statuses.firstIndex(of: actual) ?? -1) < (OrderChecks.statuses.firstIndex(of: status) ?? 99) {
+                if (OrderChecks.statuses.firstIndex(of: actual) ?? -1)
+                    < (OrderChecks.statuses.firstIndex(of: status) ?? 99)
+                {
                     lost.append("order \(id) is \(actual), acknowledged \(status)")
                 } else if !audited.contains("\(id) \(status)") {
                     lost.append("order \(id) has no audit entry for its acknowledged \(status)")
                 }
             }
             for path in backups {
-                if let failure = await Self.verifyBackup(path, pizzad: pizzad, scratch: run) { lost.append("backup \(path): \(failure)") }
+                if let failure = await Self.verifyBackup(path, pizzad: pizzad, scratch: run) {
+                    lost.append("backup \(path): \(failure)")
+                }
                 // Checked: off the disk, so the disk (held in powercutfs's memory) stays the size of one database.
                 try? FileManager.default.removeItem(atPath: path)
             }
@@ -209,7 +218,9 @@ public final class PowerCutTrial: Sendable {
                 $0.summary.lost += lost.count
                 $0.summary.problems += (lost.prefix(5) + problems).map { "after \(after): \($0)" }
             }
-            let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
+            let verify = try await ControlClient.withConnection(socket: daemon.socket) {
+                try await $0.call("audit.verify")
+            }
             if verify["ok"]?.boolValue != true { problem("after \(after): audit.verify: \(verify.jsonText)") }
         } catch {
             problem("after \(after): the checks failed: \(error)\n\(daemon.log)")
@@ -229,7 +240,9 @@ public final class PowerCutTrial: Sendable {
             try FileManager.default.copyItem(atPath: path, toPath: folder + "/copy.sqlite")
             let daemon = try PizzadProcess(binary: pizzad, database: folder + "/copy.sqlite", run: folder)
             defer { daemon.stop() }
-            let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
+            let verify = try await ControlClient.withConnection(socket: daemon.socket) {
+                try await $0.call("audit.verify")
+            }
             return verify["ok"]?.boolValue == true ? nil : "audit.verify: \(verify.jsonText)"
         } catch {
             return "\(error)"
@@ -244,18 +257,27 @@ public enum OrderChecks {
     /// Queries naming orders that are only partly written.
     public static let halfThere = [
         // An open cart may be empty (order.create without items); a placed one never is.
-        ("placed without pizzas", """
+        (
+            "placed without pizzas",
+            """
             SELECT id FROM carts c
             WHERE c.status <> 'open' AND NOT EXISTS (SELECT 1 FROM pizzas p WHERE p.cart_id = c.id)
-            """),
-        ("whose history ends elsewhere", """
+            """
+        ),
+        (
+            "whose history ends elsewhere",
+            """
             SELECT c.id FROM carts c WHERE c.status IS NOT
               (SELECT h.to_status FROM status_history h WHERE h.cart_id = c.id ORDER BY h.id DESC LIMIT 1)
-            """),
-        ("whose last audit entry names another status", """
+            """
+        ),
+        (
+            "whose last audit entry names another status",
+            """
             SELECT c.id FROM carts c WHERE c.status IS NOT
               (SELECT a.status_after FROM audit_log a WHERE a.order_id = c.id ORDER BY a.seq DESC LIMIT 1)
-            """),
+            """
+        ),
     ]
 
     /// integrity_check, foreign_key_check and the half-there queries; empty when all are clean.
@@ -280,7 +302,9 @@ public final class PizzadProcess: Sendable {
     private let process: Process
 
     /// Starts pizzad and waits until its socket answers; throws with its log if it exits first.
-    public init(binary: String, database: String, run: String, environment: [String: String] = [:], wait: Bool = true) throws {
+    public init(binary: String, database: String, run: String, environment: [String: String] = [:], wait: Bool = true)
+        throws
+    {
         socket = run + "/pizzad-\(UInt32.random(in: 0...UInt32.max)).sock"
         logPath = socket + ".log"
         _ = FileManager.default.createFile(atPath: logPath, contents: nil)
@@ -309,7 +333,10 @@ public final class PizzadProcess: Sendable {
     public func waitUntilServing(timeout: Double = 60) throws {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            guard process.isRunning else { throw PowerCutFileSystem.Failure("pizzad exited with \(process.terminationStatus) before serving:\n\(log)") }
+            guard process.isRunning else {
+                throw PowerCutFileSystem.Failure(
+                    "pizzad exited with \(process.terminationStatus) before serving:\n\(log)")
+            }
             if (try? RawConnection(path: socket)) != nil { return }
             usleep(10_000)
         }

@@ -14,7 +14,8 @@ let powerCutAvailable: Bool = {
 /// powercutfs built from Tests/PowerCut/powercutfs.c into the build folder.
 let powerCutBinary: String = {
     do {
-        return try PowerCutFileSystem.build(source: Binaries.repository + "/Tests/PowerCut/powercutfs.c", into: Binaries.directory)
+        return try PowerCutFileSystem.build(
+            source: Binaries.repository + "/Tests/PowerCut/powercutfs.c", into: Binaries.directory)
     } catch {
         return "build failed: \(error)"
     }
@@ -29,14 +30,16 @@ private func scratch(_ name: String) throws -> String {
 
 private func mounted(_ root: String, seed: UInt32? = nil, prefix: Bool = true) throws -> PowerCutFileSystem {
     try #require(FileManager.default.isExecutableFile(atPath: powerCutBinary), "\(powerCutBinary)")
-    return try PowerCutFileSystem(binary: powerCutBinary, backing: root + "/disk", mountPoint: root + "/mnt", seed: seed, prefix: prefix)
+    return try PowerCutFileSystem(
+        binary: powerCutBinary, backing: root + "/disk", mountPoint: root + "/mnt", seed: seed, prefix: prefix)
 }
 
 @Suite("Power cuts: a file system that forgets what was not fsynced", .serialized, .enabled(if: powerCutAvailable))
 struct PowerCutTests {
     // MARK: negative controls: without these a green run proves nothing
 
-    @Test("negative control: rows a program acknowledged with synchronous=OFF are lost at a cut; with FULL they are kept")
+    @Test(
+        "negative control: rows a program acknowledged with synchronous=OFF are lost at a cut; with FULL they are kept")
     func unsyncedRowsAreLost() throws {
         for synchronous in ["OFF", "FULL"] {
             let root = try scratch("sync-\(synchronous)")
@@ -46,7 +49,8 @@ struct PowerCutTests {
             try FileManager.default.createDirectory(atPath: data, withIntermediateDirectories: true)
             try PowerCutFileSystem.syncDirectory(fs.mountPoint)
             // sqlite3, a plain C program on SQLite, "acknowledges" each row once its COMMIT returned.
-            let inserts = (1...50).map { "INSERT INTO t VALUES (\($0)); SELECT 'ack ' || \($0);" }.joined(separator: "\n")
+            let inserts = (1...50).map { "INSERT INTO t VALUES (\($0)); SELECT 'ack ' || \($0);" }.joined(
+                separator: "\n")
             let sql = "PRAGMA journal_mode=WAL; PRAGMA synchronous=\(synchronous); CREATE TABLE t (x);\n\(inserts)"
             let written = try run("sqlite3", [data + "/t.sqlite"], input: sql)
             #expect(written.status == 0, "\(written)")
@@ -57,9 +61,12 @@ struct PowerCutTests {
             try fs.unmount()
             fs = try mounted(root)
             let survived = try run("sqlite3", [data + "/t.sqlite", "SELECT count(*) FROM t"])
-            let rows = survived.status == 0 ? Int(survived.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 : 0
+            let rows =
+                survived.status == 0 ? Int(survived.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1 : 0
             if synchronous == "OFF" {
-                #expect(rows < acknowledged, "synchronous=OFF kept all \(rows) rows across a cut: the file system did not bite (\(counters))")
+                #expect(
+                    rows < acknowledged,
+                    "synchronous=OFF kept all \(rows) rows across a cut: the file system did not bite (\(counters))")
                 #expect(counters.droppedBytes > 0, "\(counters)")
             } else {
                 #expect(rows == acknowledged, "synchronous=FULL lost rows: \(survived) (\(counters))")
@@ -94,7 +101,9 @@ struct PowerCutTests {
             if syncFolder {
                 #expect(content == Data(text), "the renamed file, its folder fsynced, must survive")
             } else {
-                #expect(content == nil, "a rename whose folder was never fsynced survived the cut: the file system did not bite")
+                #expect(
+                    content == nil,
+                    "a rename whose folder was never fsynced survived the cut: the file system did not bite")
                 #expect(!FileManager.default.fileExists(atPath: folder + "/new.tmp"))
             }
             try fs.unmount()
@@ -130,7 +139,9 @@ struct PowerCutTests {
             // Whatever the seed chose, the file is some sectors of "b" followed by the rest of "a".
             let firstA = after.firstIndex(of: UInt8(ascii: "a")) ?? after.count
             #expect(firstA % 512 == 0, "a cut kept part of a sector")
-            #expect(after[..<firstA].allSatisfy { $0 == UInt8(ascii: "b") } && after[firstA...].allSatisfy { $0 == UInt8(ascii: "a") })
+            #expect(
+                after[..<firstA].allSatisfy { $0 == UInt8(ascii: "b") }
+                    && after[firstA...].allSatisfy { $0 == UInt8(ascii: "a") })
             if torn { #expect(firstA > 0 && firstA < 4096) }
         }
         #expect(torn, "no seed in 1...64 tore the write")
@@ -159,18 +170,24 @@ struct PowerCutTests {
         #expect(ftruncate(kept, 10) == 0)
         #expect(unlink(base + "/doomed") == 0)
         try fs.cut()
-        [kept, dsync, doomed].forEach { close($0) }
+        for fd in [kept, dsync, doomed] { close(fd) }
         try fs.unmount()
         fs = try mounted(root)
         #expect(FileManager.default.contents(atPath: base + "/dsync")?.count == 1000, "an O_DSYNC write was lost")
-        #expect(FileManager.default.contents(atPath: base + "/kept")?.count == 10_000, "an unsynced truncate survived the cut")
-        #expect(FileManager.default.fileExists(atPath: base + "/doomed"), "an unlink whose folder was not fsynced survived the cut")
+        #expect(
+            FileManager.default.contents(atPath: base + "/kept")?.count == 10_000,
+            "an unsynced truncate survived the cut")
+        #expect(
+            FileManager.default.fileExists(atPath: base + "/doomed"),
+            "an unlink whose folder was not fsynced survived the cut")
         try fs.unmount()
     }
 
     // MARK: pizzad under power cuts
 
-    @Test("3 power cuts under load: everything acknowledged survives with its audit entries, backups verify, files are clean")
+    @Test(
+        "3 power cuts under load: everything acknowledged survives with its audit entries, backups verify, files are clean"
+    )
     func pizzadUnderPowerCuts() async throws {
         let root = try scratch("pizzad")
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -198,7 +215,8 @@ private func armedStart(
 ) async throws -> ArmedStart {
     let fs = try trial.mount()
     try fs.control("arm-syncs \(syncs)")
-    let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run, environment: environment, wait: false)
+    let daemon = try PizzadProcess(
+        binary: trial.pizzad, database: trial.database, run: trial.run, environment: environment, wait: false)
     var result = ArmedStart()
     if (try? daemon.waitUntilServing(timeout: 30)) != nil {
         let created = try? await ControlClient.withConnection(socket: daemon.socket) { connection in
@@ -215,11 +233,15 @@ private func armedStart(
 
 /// Removes everything from the disk (the backing folder).
 private func wipe(_ disk: String) throws {
-    for name in try FileManager.default.contentsOfDirectory(atPath: disk) { try FileManager.default.removeItem(atPath: disk + "/" + name) }
+    for name in try FileManager.default.contentsOfDirectory(atPath: disk) {
+        try FileManager.default.removeItem(atPath: disk + "/" + name)
+    }
 }
 
 extension PowerCutTests {
-    @Test("first start on an empty disk, cut at each of its fsyncs in turn: the restart migrates and serves, and an order acknowledged after the start is kept")
+    @Test(
+        "first start on an empty disk, cut at each of its fsyncs in turn: the restart migrates and serves, and an order acknowledged after the start is kept"
+    )
     func firstStartCutAtEverySync() async throws {
         let root = try scratch("first")
         defer { try? FileManager.default.removeItem(atPath: root) }
@@ -231,11 +253,13 @@ extension PowerCutTests {
             let start = try await armedStart(trial, cutAt: syncs)
             let fs = try trial.mount()
             let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run)
-            #expect(try sqlite3(trial.database, "SELECT count(*) FROM schema_migrations") == "3", "cut at fsync \(syncs)")
+            #expect(
+                try sqlite3(trial.database, "SELECT count(*) FROM schema_migrations") == "3", "cut at fsync \(syncs)")
             #expect(try sqlite3(trial.database, "PRAGMA integrity_check") == "ok", "cut at fsync \(syncs)")
             if let id = start.acknowledged {
-                #expect(try sqlite3(trial.database, "SELECT status FROM carts WHERE id = \(id)") == "placed",
-                        "cut at fsync \(syncs): acknowledged order \(id) is missing after the cut\n\(daemon.log)")
+                #expect(
+                    try sqlite3(trial.database, "SELECT status FROM carts WHERE id = \(id)") == "placed",
+                    "cut at fsync \(syncs): acknowledged order \(id) is missing after the cut\n\(daemon.log)")
             }
             #expect(daemon.stop() == 0)
             try fs.unmount()
@@ -246,18 +270,23 @@ extension PowerCutTests {
         #expect(swept > 1 && swept < 80, "the sweep did not reach the end of the first start")
     }
 
-    @Test("a schema upgrade cut at each of its fsyncs in turn: the restart finishes it, and the old orders and their audit chain are intact")
+    @Test(
+        "a schema upgrade cut at each of its fsyncs in turn: the restart finishes it, and the old orders and their audit chain are intact"
+    )
     func upgradeCutAtEverySync() async throws {
         let root = try scratch("upgrade")
         defer { try? FileManager.default.removeItem(atPath: root) }
         // A schema-2 database with orders, made on an ordinary folder by pizzad with the first two migrations only.
         let old = root + "/old"
         try FileManager.default.createDirectory(atPath: old + "/migrations", withIntermediateDirectories: true)
-        for name in try FileManager.default.contentsOfDirectory(atPath: Binaries.repository + "/migrations") where name < "0003" {
-            try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations/" + name, toPath: old + "/migrations/" + name)
+        for name in try FileManager.default.contentsOfDirectory(atPath: Binaries.repository + "/migrations")
+        where name < "0003" {
+            try FileManager.default.copyItem(
+                atPath: Binaries.repository + "/migrations/" + name, toPath: old + "/migrations/" + name)
         }
-        let olderDaemon = try PizzadProcess(binary: Binaries.pizzad, database: old + "/pizzad.sqlite", run: old,
-                                            environment: ["PIZZAD_MIGRATIONS": old + "/migrations"])
+        let olderDaemon = try PizzadProcess(
+            binary: Binaries.pizzad, database: old + "/pizzad.sqlite", run: old,
+            environment: ["PIZZAD_MIGRATIONS": old + "/migrations"])
         for _ in 0..<20 {
             _ = try await ControlClient.withConnection(socket: olderDaemon.socket) { connection in
                 try await connection.call("order.create", [("items", [["kind": "cheese"]]), ("place", true)])
@@ -275,10 +304,16 @@ extension PowerCutTests {
             let start = try await armedStart(trial, cutAt: syncs)
             let fs = try trial.mount()
             let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run)
-            #expect(try sqlite3(trial.database, "SELECT max(version) FROM schema_migrations") == "3", "cut at fsync \(syncs)")
-            #expect(try sqlite3(trial.database, "SELECT count(*) FROM carts") == (start.acknowledged == nil ? "20" : "21"), "cut at fsync \(syncs)")
+            #expect(
+                try sqlite3(trial.database, "SELECT max(version) FROM schema_migrations") == "3",
+                "cut at fsync \(syncs)")
+            #expect(
+                try sqlite3(trial.database, "SELECT count(*) FROM carts") == (start.acknowledged == nil ? "20" : "21"),
+                "cut at fsync \(syncs)")
             #expect(try sqlite3(trial.database, "PRAGMA integrity_check") == "ok", "cut at fsync \(syncs)")
-            let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
+            let verify = try await ControlClient.withConnection(socket: daemon.socket) {
+                try await $0.call("audit.verify")
+            }
             #expect(verify["ok"]?.boolValue == true, "cut at fsync \(syncs): \(verify.jsonText)")
             #expect(daemon.stop() == 0)
             try fs.unmount()
