@@ -30,7 +30,13 @@ install -d "$root$PREFIX/bin" "$root$PREFIX/share/pizzad/migrations" "$root$SYSC
   "$root$PREFIX/share/bash-completion/completions" "$root$PREFIX/share/zsh/site-functions" \
   "$root$PREFIX/share/fish/vendor_completions.d" "$root$PREFIX/share/doc/pizzad"
 
+# Stripped: the symbol tables are most of a static Swift binary's size and nothing at run time reads them.
 install -m 0755 "$BUILD_DIR/pizzad" "$BUILD_DIR/pizzactl" "$root$PREFIX/bin/"
+if command -v strip >/dev/null; then
+  strip "$root$PREFIX/bin/pizzad" "$root$PREFIX/bin/pizzactl"
+else
+  echo "strip not found (Debian: binutils): the binaries are installed with their symbol tables"
+fi
 install -m 0644 migrations/*.sql "$root$PREFIX/share/pizzad/migrations/"
 install -d "$root$PREFIX/share/pizzad/monitoring"
 install -m 0644 config/monitoring/pizzad-alerts.yml config/monitoring/pizzad-dashboard.json \
@@ -44,7 +50,7 @@ else
   install -m 0644 config/pizzad.yaml "$config"
 fi
 
-sed "s|/usr/local/bin/pizzad|$PREFIX/bin/pizzad|" systemd/pizzad.service > "$root$PREFIX/lib/systemd/system/pizzad.service"
+sed "s|/usr/local/|$PREFIX/|g" systemd/pizzad.service > "$root$PREFIX/lib/systemd/system/pizzad.service"
 install -m 0644 systemd/pizzad.socket "$root$PREFIX/lib/systemd/system/pizzad.socket"
 install -m 0644 systemd/pizzad-metrics.socket "$root$PREFIX/lib/systemd/system/pizzad-metrics.socket"
 chmod 0644 "$root$PREFIX/lib/systemd/system/pizzad.service"
@@ -62,4 +68,7 @@ if [ -z "$DESTDIR" ] && [ -d /run/systemd/system ]; then
   echo "for Prometheus on 127.0.0.1:9464: systemctl enable --now pizzad-metrics.socket && systemctl restart pizzad"
 else
   echo "installed into ${DESTDIR:-/} with prefix $PREFIX"
+  echo "on the target system (a package's postinst does this), create the user and group and load the units:"
+  echo "  systemd-sysusers $PREFIX/lib/sysusers.d/pizzad.conf && systemctl daemon-reload"
+  echo "then: systemctl enable --now pizzad.socket pizzad"
 fi

@@ -20,6 +20,21 @@ public enum Daemon {
         static let badConfiguration: Int32 = 78
     }
 
+    /// `pizzad --check-config`: loads the configuration exactly as a start or a `SIGHUP` reload reads it and prints
+    /// the verdict, so `systemctl reload` (whose `ExecReload=` runs this before signalling) fails, with the reason on
+    /// the operator's terminal, when the daemon would refuse the file.
+    static func checkConfiguration(_ loader: ConfigurationLoader) async -> Int32 {
+        let file = (try? loader.configurationFile()).flatMap { $0 } ?? "built-in defaults"
+        do {
+            _ = try await loader.load()
+            print("pizzad: configuration OK (\(file))")
+            return ExitCode.ok
+        } catch {
+            FileHandle.standardError.write(Data("pizzad: configuration refused: \(error)\n".utf8))
+            return ExitCode.badConfiguration
+        }
+    }
+
     /// Runs the daemon with `arguments` (without the program name); returns the exit code.
     public static func run(arguments: [String]) async -> Int32 {
         let environment = ProcessInfo.processInfo.environment
@@ -33,6 +48,8 @@ public enum Daemon {
                 print(DaemonCommand.usage)
                 return ExitCode.ok
             case .run(let parsed): flags = parsed
+            case .checkConfiguration(let parsed):
+                return await checkConfiguration(ConfigurationLoader(flags: parsed, environment: environment))
             }
         } catch {
             FileHandle.standardError.write(Data("pizzad: \(error)\n\(DaemonCommand.usage)\n".utf8))

@@ -1,8 +1,10 @@
 /// pizzad's command line: `pizzad [--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]`,
-/// `pizzad --version`, `pizzad --help`.
+/// `pizzad --check-config [--config PATH]`, `pizzad --version`, `pizzad --help`.
 struct DaemonCommand {
     enum Action {
         case run(ConfigurationLoader.Flags)
+        /// Load the configuration as a start would, say whether it is good, exit (systemd's ExecReload runs it).
+        case checkConfiguration(ConfigurationLoader.Flags)
         case version
         case help
     }
@@ -13,6 +15,7 @@ struct DaemonCommand {
 
     static let usage = """
         usage: pizzad [--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]
+               pizzad --check-config [--config PATH]
                pizzad --version
 
         Tracks a pizza shop's orders in SQLite and serves them on a Unix control socket (use pizzactl).
@@ -22,12 +25,15 @@ struct DaemonCommand {
           --database PATH    SQLite database (default: $PIZZAD_DATABASE, .pizzad/pizzad.sqlite)
           --socket PATH      control socket (default: $PIZZAD_SOCKET, .pizzad/pizzad.sock)
           --log-level LEVEL  trace, debug, info, notice, warning, error or critical
+          --check-config     check the configuration (file, environment and flags) as a start or a reload would
+                             read it, print the verdict and exit: 0 good, 78 refused (ExecReload runs this)
           --version          print the version and exit
         """
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Action {
         var flags = ConfigurationLoader.Flags()
         var remaining = arguments[...]
+        var checkOnly = false
         while let argument = remaining.popFirst() {
             var name = argument
             var inlineValue: String?
@@ -45,6 +51,7 @@ struct DaemonCommand {
             switch name {
             case "--version": return .version
             case "--help", "-h": return .help
+            case "--check-config": checkOnly = true
             case "--config": flags.config = try value()
             case "--database": flags.database = try value()
             case "--socket": flags.socket = try value()
@@ -52,6 +59,6 @@ struct DaemonCommand {
             default: throw UsageError(description: "unknown argument '\(argument)'")
             }
         }
-        return .run(flags)
+        return checkOnly ? .checkConfiguration(flags) : .run(flags)
     }
 }

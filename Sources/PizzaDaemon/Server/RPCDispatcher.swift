@@ -276,6 +276,9 @@ final class RPCDispatcher: Sendable {
             guard !FileManager.default.fileExists(atPath: path) else {
                 throw RPCError.validation("path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
             }
+            if let refusal = BackupLocation.refusal(for: path) {
+                throw RPCError.validation("path", refusal.reason, allowed: [refusal.allowed])
+            }
             let bytes = try await store.backup(to: path)
             state.logger.info("backup written", metadata: ["path": "\(path)", "bytes": "\(bytes)"])
             return ["path": .string(path), "bytes": .int(bytes)]

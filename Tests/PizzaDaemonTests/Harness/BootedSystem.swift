@@ -1,0 +1,186 @@
+import Foundation
+
+/// A Debian root file system booted with `systemd-nspawn -b`: a real systemd as PID 1, driven with `nsenter`.
+///
+/// The root file system is made once with `debootstrap` and cached in `.cache/nspawn/` (git-ignored), under a name
+/// that changes with its recipe; every test boots a copy. What this VM needs (found on a first boot): plain
+/// `systemd-nspawn -b` fails with "Failed to open system bus" (no systemd on the host), so it runs with
+/// `--register=no --keep-unit`, and `--private-network` keeps the container off the host's network. With no
+/// machined on the host, `systemctl -M` cannot reach it; `nsenter -t <its PID 1> -a` can.
+final class BootedSystem {
+    static let suite = "bookworm"
+    static let packages = ["systemd", "systemd-sysv", "dbus", "sqlite3", "util-linux", "passwd", "procps", "binutils"]
+    static var mirror: String {
+        ProcessInfo.processInfo.environment["PIZZAD_DEBIAN_MIRROR"] ?? "http://deb.debian.org/debian"
+    }
+
+    /// The recipe's fingerprint: a changed package list makes a new root file system.
+    static var recipe: String {
+        let text = "\(suite) minbase \(packages.joined(separator: ","))"
+        // FNV-1a: a name, not a security boundary.
+        let hash = text.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
+        return String(hash, radix: 16)
+    }
+
+    static var cache: String { Binaries.repository + "/.cache/nspawn" }
+
+    /// Why a booted systemd cannot be had here, or nil.
+    static var unavailableReason: String? {
+        guard getuid() == 0 else { return "not root (systemd-nspawn needs root)" }
+        for program in ["systemd-nspawn", "debootstrap", "nsenter"] where !Binaries.available(program) {
+            return "\(program) is missing (Debian: systemd-container, debootstrap, util-linux)"
+        }
+        guard FileManager.default.fileExists(atPath: "/sys/fs/cgroup") else { return "no cgroup file system" }
+        return nil
+    }
+
+    /// The cached root file system, made with debootstrap if missing (a minute or two, downloading ~60 MB).
+    static func rootFileSystem() throws -> String {
+        let path = cache + "/\(suite)-\(recipe)"
+        if FileManager.default.fileExists(atPath: path + "/usr/lib/systemd/systemd") { return path }
+        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
+        let partial = path + ".partial"
+        try? FileManager.default.removeItem(atPath: partial)
+        let made = try run(
+            "debootstrap",
+            ["--variant=minbase", "--include=" + packages.joined(separator: ","), suite, partial, mirror], timeout: 1200
+        )
+        guard made.status == 0 else {
+            throw HarnessError("debootstrap failed:\n\(made.stdout.suffix(3000))\n\(made.stderr.suffix(3000))")
+        }
+        guard rename(partial, path) == 0 else {
+            throw HarnessError("rename \(partial): \(String(cString: strerror(errno)))")
+        }
+        // Old recipes' folders go; they are a quarter of a gigabyte each.
+        for name in (try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? []
+        where name != (path as NSString).lastPathComponent {
+            try? FileManager.default.removeItem(atPath: cache + "/" + name)
+        }
+        return path
+    }
+
+    /// The release build with the static Swift runtime that `systemd/install.sh` installs, in its own build folder
+    /// (the test runner holds `.build`); incremental after the first time.
+    static func releaseBinaries() throws -> String {
+        let scratch = Binaries.repository + "/.build-system"
+        for product in ["pizzad", "pizzactl"] {
+            let built = try run(
+                "swift",
+                ["build", "-c", "release", "--static-swift-stdlib", "--scratch-path", scratch, "--product", product],
+                directory: Binaries.repository, timeout: 3600)
+            guard built.status == 0 else {
+                throw HarnessError(
+                    "release build of \(product) failed:\n\(built.stdout.suffix(4000))\n\(built.stderr.suffix(2000))")
+            }
+        }
+        let path = try run(
+            "swift", ["build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
+            directory: Binaries.repository)
+        return path.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+
+    let root: String
+    private let nspawn: Process
+    private let consoleLog: String
+    /// The container's PID 1 (systemd), seen from the host.
+    private(set) var leader: Int32 = 0
+
+    /// Copies the cached root file system, lets `prepare` install into it, and boots it; returns once systemd
+    /// reports the system running (or degraded).
+    init(prepare: (_ root: String) throws -> Void) throws {
+        let base = try Self.rootFileSystem()
+        root = NSTemporaryDirectory() + "pizzad-nspawn-" + UUID().uuidString.prefix(8)
+        let copied = try run("cp", ["-a", "--reflink=auto", base, root], timeout: 300)
+        guard copied.status == 0 else { throw HarnessError("cp: \(copied)") }
+        try prepare(root)
+        consoleLog = root + ".console"
+        _ = FileManager.default.createFile(atPath: consoleLog, contents: nil)
+        let console = try FileHandle(forWritingTo: URL(fileURLWithPath: consoleLog))
+        defer { try? console.close() }
+        nspawn = Process()
+        nspawn.executableURL = URL(fileURLWithPath: "/usr/bin/systemd-nspawn")
+        nspawn.arguments = [
+            "-q", "-D", root, "-b", "--register=no", "--keep-unit", "--private-network", "--console=pipe",
+        ]
+        nspawn.standardOutput = console
+        nspawn.standardError = console
+        nspawn.standardInput = FileHandle.nullDevice
+        try nspawn.run()
+        let deadline = Date().addingTimeInterval(60)
+        while leader == 0 {
+            guard nspawn.isRunning else {
+                throw HarnessError("systemd-nspawn exited \(nspawn.terminationStatus):\n\(console)")
+            }
+            guard Date() < deadline else {
+                throw HarnessError("no systemd in the container after 60 s:\n\(self.console)")
+            }
+            leader = Self.child(of: nspawn.processIdentifier, named: "systemd") ?? 0
+            usleep(20_000)
+        }
+        // systemd's bus socket appears a moment after PID 1 starts; until then systemctl "Failed to connect to bus".
+        var state = try sh("systemctl is-system-running --wait", timeout: 120)
+        while state.stderr.contains("Failed to connect to bus"), Date() < deadline {
+            usleep(100_000)
+            state = try sh("systemctl is-system-running --wait", timeout: 120)
+        }
+        guard ["running", "degraded"].contains(state.stdout.trimmingCharacters(in: .whitespacesAndNewlines)) else {
+            throw HarnessError("the container did not finish booting: \(state)\n\(self.console)")
+        }
+    }
+
+    /// What the container printed on its console.
+    var console: String { (try? String(contentsOfFile: consoleLog, encoding: .utf8)) ?? "" }
+
+    /// Runs a program inside, as root or as `user` (with that user's groups from the container's /etc/group).
+    @discardableResult
+    func exec(_ arguments: [String], user: String? = nil, input: String? = nil, timeout: Double = 120) throws
+        -> CommandResult
+    {
+        var command = ["-t", "\(leader)", "-a", "--"]
+        if let user { command += ["setpriv", "--reuid=\(user)", "--regid=\(user)", "--init-groups", "--reset-env"] }
+        command += arguments
+        return try PizzaDaemonTests.run(
+            "nsenter", command,
+            environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "SYSTEMD_PAGER": ""],
+            input: input, timeout: timeout)
+    }
+
+    /// Runs a shell command line inside, as root or as `user`.
+    @discardableResult
+    func sh(_ script: String, user: String? = nil, timeout: Double = 120) throws -> CommandResult {
+        try exec(["/bin/sh", "-c", script], user: user, timeout: timeout)
+    }
+
+    /// Powers the container off and removes its copy of the root file system.
+    func shutdown() {
+        if nspawn.isRunning {
+            _ = try? sh("systemctl poweroff --no-block", timeout: 10)
+            let deadline = Date().addingTimeInterval(30)
+            while nspawn.isRunning, Date() < deadline { usleep(50_000) }
+            if nspawn.isRunning {
+                kill(nspawn.processIdentifier, SIGKILL)
+                nspawn.waitUntilExit()
+            }
+        }
+        try? FileManager.default.removeItem(atPath: root)
+        try? FileManager.default.removeItem(atPath: consoleLog)
+    }
+
+    deinit { shutdown() }
+
+    /// The pid of the child of `parent` whose command name is `name`.
+    static func child(of parent: Int32, named name: String) -> Int32? {
+        guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(parent)/task") else {
+            return nil
+        }
+        for task in tasks {
+            let children = (try? String(contentsOfFile: "/proc/\(parent)/task/\(task)/children", encoding: .utf8)) ?? ""
+            for child in children.split(separator: " ").compactMap({ Int32($0) }) {
+                let comm = (try? String(contentsOfFile: "/proc/\(child)/comm", encoding: .utf8))?
+                    .trimmingCharacters(in: .whitespacesAndNewlines)
+                if comm == name { return child }
+            }
+        }
+        return nil
+    }
+}
