@@ -16,6 +16,8 @@ enum BackupLocation {
             return nil
         }
         let normalized = (path as NSString).standardizingPath
+        let stateFolder = (state as NSString).standardizingPath
+        if normalized.hasPrefix(stateFolder + "/") { return nil }
         guard let folder = volatileFolders.first(where: { normalized == $0 || normalized.hasPrefix($0 + "/") }) else {
             return nil
         }

@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+
+/// What the booted-systemd test found an operator trips over, each also checked without systemd.
+@Suite("Operator fixes: reload check, backup location")
+struct OperatorFixesTests {
+    @Test("pizzad --check-config: 0 and the file for a good configuration, 78 and the reason for a refused one")
+    func checkConfiguration() throws {
+        let directory = NSTemporaryDirectory() + "pizzad-check-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let good = directory + "/good.yaml"
+        try FileManager.default.copyItem(atPath: Binaries.repository + "/config/pizzad.yaml", toPath: good)
+        let accepted = try run(Binaries.pizzad, ["--check-config", "--config", good])
+        #expect(accepted.status == 0 && accepted.stdout.contains("configuration OK (\(good))"), "\(accepted)")
+        let bad = directory + "/bad.yaml"
+        try Data("log:\n  level: loud\n".utf8).write(to: URL(fileURLWithPath: bad))
+        let refused = try run(Binaries.pizzad, ["--check-config", "--config", bad])
+        #expect(refused.status == 78, "\(refused)")
+        #expect(refused.stderr.contains("configuration refused") && refused.stderr.contains("log.level"), "\(refused)")
+    }
+
+    @Test("under systemd (STATE_DIRECTORY set) a backup into /tmp is refused, naming the folder that keeps it")
+    func backupOutsideStateDirectory() throws {
+        let state = NSTemporaryDirectory() + "pizzad-state-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: state) }
+        let daemon = try DaemonProcess(environment: ["STATE_DIRECTORY": state])
+        let lost = "/tmp/pizzad-lost-\(UUID().uuidString.prefix(8)).sqlite"
+        let refused = try daemon.pizzactl(["db", "backup", lost])
+        #expect(refused.status == 1, "\(refused)")
+        #expect((refused.stdout + refused.stderr).contains("back up below \(state)"), "\(refused)")
+        #expect(!FileManager.default.fileExists(atPath: lost))
+        let kept = try daemon.pizzactl(["db", "backup", state + "/kept.sqlite"])
+        #expect(kept.status == 0, "\(kept)")
+    }
+}
