@@ -43,7 +43,10 @@ final class BootedSystem {
         try? FileManager.default.removeItem(atPath: partial)
         let made = try run(
             "nice",
-            ["-n", "19", "debootstrap", "--variant=minbase", "--include=" + packages.joined(separator: ","), suite, partial, mirror], timeout: 1200
+            [
+                "-n", "19", "debootstrap", "--variant=minbase", "--include=" + packages.joined(separator: ","), suite,
+                partial, mirror,
+            ], timeout: 1200
         )
         guard made.status == 0 else {
             throw HarnessError("debootstrap failed:\n\(made.stdout.suffix(3000))\n\(made.stderr.suffix(3000))")
