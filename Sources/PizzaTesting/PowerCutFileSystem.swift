@@ -163,9 +163,10 @@ public final class PowerCutFileSystem: Sendable {
             usleep(50_000)
         }
         if Self.isMounted(mountPoint) { throw Failure("cannot unmount \(mountPoint): \(last)") }
-        let deadline = Date().addingTimeInterval(10)
+        // A clean unmount writes the whole tree to the backing folder: give a loaded machine time.
+        let deadline = Date().addingTimeInterval(120)
         while process.isRunning, Date() < deadline { usleep(5_000) }
-        if process.isRunning { throw Failure("powercutfs still runs after unmounting \(mountPoint)") }
+        if process.isRunning { throw Failure("powercutfs still runs 120 s after unmounting \(mountPoint):\n\(log)") }
     }
 
     deinit {

@@ -1,70 +1,79 @@
 import Foundation
-import PizzaTesting
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
+import PizzaTesting
 import Testing
 
 @Suite("Watchers and health under pressure", .serialized)
 struct HealthTests {
     @Test("a watcher that never reads is dropped with a notice; the kitchen is not slowed")
     func slowWatcher() async throws {
-        let daemon = try DaemonProcess()
-        // The watcher lives on a plain thread of its own: it subscribes, reads nothing while the kitchen works,
-        // then, once the daemon drops it, reads what it was sent, as a screen coming back would. (The daemon
-        // closes a dropped watcher's connection 10 s after the notice, however slow this build is.)
-        let subscribed = Locked(false)
-        let lastLine = Locked<String?>(nil)
-        let ready = DispatchSemaphore(value: 0)
-        let drained = DispatchSemaphore(value: 0)
-        DispatchQueue.global().async {
-            defer { drained.signal() }
-            guard let watcher = try? RawConnection(path: daemon.socket, receiveTimeout: 20),
-                let ack = try? watcher.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
-            else {
+        try await withMachine(heavy: false) {
+            let daemon = try DaemonProcess()
+            // The watcher lives on a plain thread of its own: it subscribes, reads nothing while the kitchen works,
+            // then, once the daemon drops it, reads what it was sent, as a screen coming back would. (The daemon
+            // closes a dropped watcher's connection 10 s after the notice, however slow this build is.)
+            let subscribed = Locked(false)
+            let lastLine = Locked<String?>(nil)
+            let ready = DispatchSemaphore(value: 0)
+            let drained = DispatchSemaphore(value: 0)
+            DispatchQueue.global().async {
+                defer { drained.signal() }
+                guard let watcher = try? RawConnection(path: daemon.socket, receiveTimeout: 20),
+                    let ack = try? watcher.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
+                else {
+                    ready.signal()
+                    return
+                }
+                subscribed.withLock { $0 = ack.result?["watching"] as? Bool == true }
                 ready.signal()
-                return
+                let deadline = Date().addingTimeInterval(600)
+                while !daemon.output.contains("dropped a slow event watcher"), Date() < deadline { usleep(20_000) }
+                var last = ""
+                while let line = try? watcher.readLine() { last = line }
+                lastLine.withLock { $0 = last }
             }
-            subscribed.withLock { $0 = ack.result?["watching"] as? Bool == true }
-            ready.signal()
-            let deadline = Date().addingTimeInterval(600)
-            while !daemon.output.contains("dropped a slow event watcher"), Date() < deadline { usleep(20_000) }
-            var last = ""
-            while let line = try? watcher.readLine() { last = line }
-            lastLine.withLock { $0 = last }
-        }
-        ready.wait()
-        try #require(subscribed.value)
-        // Make far more events than the socket and the daemon's per-connection buffer hold, without reading them.
-        let started = Date()
-        try await withThrowingTaskGroup(of: Void.self) { group in
-            for client in 0..<16 {
-                group.addTask {
-                    try await ControlClient.withConnection(socket: daemon.socket) { connection in
-                        for order in 0..<150 {
-                            _ = try await connection.call("order.create", [
-                                ("customer", .string("client \(client) order \(order) " + String(repeating: "x", count: 200))),
-                                ("items", [["kind": "cheese"], ["kind": "chicken"], ["kind": "seafood"]]), ("place", true),
-                            ])
+            ready.wait()
+            try #require(subscribed.value)
+            // Make far more events than the socket and the daemon's per-connection buffer hold, without reading them.
+            let started = Date()
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for client in 0..<16 {
+                    group.addTask {
+                        try await ControlClient.withConnection(socket: daemon.socket) { connection in
+                            for order in 0..<150 {
+                                _ = try await connection.call(
+                                    "order.create",
+                                    [
+                                        (
+                                            "customer",
+                                            .string(
+                                                "client \(client) order \(order) " + String(repeating: "x", count: 200))
+                                        ),
+                                        ("items", [["kind": "cheese"], ["kind": "chicken"], ["kind": "seafood"]]),
+                                        ("place", true),
+                                    ])
+                            }
                         }
                     }
                 }
+                try await group.waitForAll()
             }
-            try await group.waitForAll()
+            let elapsed = Date().timeIntervalSince(started)
+            let deadline = Date().addingTimeInterval(5)
+            while !daemon.output.contains("dropped a slow event watcher"), Date() < deadline { usleep(20_000) }
+            #expect(daemon.output.contains("dropped a slow event watcher"), "\(daemon.output)")
+            let status = try json(daemon.pizzactl(["--json", "status"]))
+            #expect(status["watchers"] as? Int == 0)
+            #expect((status["orders"] as? [String: Int])?["placed"] == 2400)
+            // Sanitizer builds run the daemon many times slower; the bound is for real builds.
+            #expect(elapsed < (sanitizerIsActive ? 600 : 60), "creating 2400 orders took \(elapsed)s")
+            // What the watcher read ends with the notice, then the connection closed.
+            #expect(drained.wait(timeout: .now() + 60) == .success)
+            let last = lastLine.value ?? ""
+            #expect(last.contains(#""method":"dropped""#), "\(last.prefix(200))")
         }
-        let elapsed = Date().timeIntervalSince(started)
-        let deadline = Date().addingTimeInterval(5)
-        while !daemon.output.contains("dropped a slow event watcher"), Date() < deadline { usleep(20_000) }
-        #expect(daemon.output.contains("dropped a slow event watcher"), "\(daemon.output)")
-        let status = try json(daemon.pizzactl(["--json", "status"]))
-        #expect(status["watchers"] as? Int == 0)
-        #expect((status["orders"] as? [String: Int])?["placed"] == 2400)
-        // Sanitizer builds run the daemon many times slower; the bound is for real builds.
-        #expect(elapsed < (sanitizerIsActive ? 600 : 60), "creating 2400 orders took \(elapsed)s")
-        // What the watcher read ends with the notice, then the connection closed.
-        #expect(drained.wait(timeout: .now() + 60) == .success)
-        let last = lastLine.value ?? ""
-        #expect(last.contains(#""method":"dropped""#), "\(last.prefix(200))")
     }
 
     @Test("events reach a watcher in commit order while many clients change orders at once")
@@ -77,7 +86,8 @@ struct HealthTests {
                 group.addTask {
                     try await ControlClient.withConnection(socket: daemon.socket) { connection in
                         for _ in 0..<50 {
-                            let order = try await connection.call("order.create", [("items", [["kind": "cheese"]]), ("place", true)])
+                            let order = try await connection.call(
+                                "order.create", [("items", [["kind": "cheese"]]), ("place", true)])
                             _ = try await connection.call("order.advance", [("id", order["id"]!)])
                         }
                     }
