@@ -37,7 +37,7 @@ struct MetricsEndpointTests {
         ] {
             #expect(metrics.body.contains(line), "missing \(line)")
         }
-        #expect(metrics.body.contains(#"schema="3""#))
+        #expect(metrics.body.contains(#"schema="\#(Migrations.latestVersion)""#))
         if Binaries.available("promtool") {
             let lint = try run("promtool", ["check", "metrics"], input: metrics.body)
             #expect(lint.status == 0, "\(lint)")

@@ -24,11 +24,11 @@ struct MigrationTests {
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let rows = try Fixtures.sqlite3(path, "SELECT version, name, length(checksum) FROM schema_migrations ORDER BY version")
-        #expect(rows == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64")
-        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "3")
+        #expect(rows == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64")
+        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "4")
         // Opening again applies nothing new.
         _ = try open(path)
-        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "3")
+        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "4")
     }
 
     @Test("schema 2 upgrades a schema 1 database with orders: same rows, same audit chain, same CHECKs, no IN-list b-trees")
@@ -57,7 +57,7 @@ struct MigrationTests {
         #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "1")
 
         let store = try open(path)
-        #expect(store.schemaVersion == 3)
+        #expect(store.schemaVersion == 4)
         #expect(try Fixtures.sqlite3(path, dump) == before, "the rebuilt tables hold exactly the rows they held")
         #expect(try store.verifyAudit().ok)
         #expect(try Fixtures.sqlite3(path, "PRAGMA integrity_check; PRAGMA foreign_key_check") == "ok")

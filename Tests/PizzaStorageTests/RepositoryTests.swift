@@ -31,7 +31,7 @@ struct RepositoryTests {
         let info = try kitchen.store.info()
         #expect(info.journalMode == "wal")
         #expect(info.synchronous == "FULL")
-        #expect(info.schemaVersion == 3)
+        #expect(info.schemaVersion == 4)
     }
 
     @Test("a change whose audit write throws leaves no row in any table")

@@ -168,6 +168,16 @@ public final class SQLiteOrderStore: OrderStore {
         }
     }
 
+    /// Runs `body` on the writer connection inside the next group commit, in its own savepoint like a change;
+    /// returns once that commit is durable. For bookkeeping rows that are not order changes.
+    func enqueue(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
+        try await write({ transaction in
+            // `write` hands every body the writer's own transaction (see `commit`).
+            guard let transaction = transaction as? WriteTransaction else { preconditionFailure("not the writer's transaction") }
+            try body(transaction.db)
+        }, afterCommit: { _ in })
+    }
+
     /// Runs batches until no write is waiting. Only on `queue`.
     private func drain() {
         while true {

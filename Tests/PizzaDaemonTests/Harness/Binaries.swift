@@ -29,3 +29,13 @@ enum Binaries {
         }
     }
 }
+
+/// The repository's own SQLite migrations, so tests follow a new one without editing numbers.
+enum Migrations {
+    /// The highest `NNNN` among `migrations/NNNN_*.sql`, as text (what `sqlite3` prints for it).
+    static let latestVersion: String = {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: Binaries.repository + "/migrations")) ?? []
+        let versions = names.filter { $0.hasSuffix(".sql") }.compactMap { Int($0.prefix(4)) }
+        return String(versions.max() ?? 0)
+    }()
+}
