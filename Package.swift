@@ -32,6 +32,10 @@ let package = Package(
         // Latency percentiles in the benchmark (p50/p99/p999), as issue 5 asks: HdrHistogram's recording is
         // constant-time and its quantiles are exact to three significant digits.
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
+        // Shipping every change to a central PostgreSQL (CONTRACT section 11): the wire protocol, SCRAM and TLS.
+        .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
+        // TLS to the central PostgreSQL (replication.postgres.tls); already in the graph through postgres-nio.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
     ],
     targets: [
         // libsqlite3 from the system (Debian: libsqlite3-dev).
@@ -81,11 +85,26 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The shipper: every audit entry, in order, to a central PostgreSQL; its central schema and ingest checks.
+        .target(
+            name: "PizzaReplication",
+            dependencies: [
+                "PizzaCore", "PizzaStorage",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict
+        ),
         // The daemon: configuration, services, control socket server, access, systemd integration.
         .target(
             name: "PizzaDaemon",
             dependencies: [
-                "PizzaCore", "PizzaStorage", "PizzaMetrics", "PizzaProtocol", "SQLite",
+                "PizzaCore", "PizzaStorage", "PizzaMetrics", "PizzaProtocol", "PizzaReplication", "SQLite",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

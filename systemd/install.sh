@@ -38,6 +38,9 @@ else
   echo "strip not found (Debian: binutils): the binaries are installed with their symbol tables"
 fi
 install -m 0644 migrations/*.sql "$root$PREFIX/share/pizzad/migrations/"
+# The central PostgreSQL's schema (replication.postgres), applied by the shipper or `pizzad --migrate-central`.
+install -d "$root$PREFIX/share/pizzad/migrations/central"
+install -m 0644 migrations/central/*.sql "$root$PREFIX/share/pizzad/migrations/central/"
 install -d "$root$PREFIX/share/pizzad/monitoring"
 install -m 0644 config/monitoring/pizzad-alerts.yml config/monitoring/pizzad-dashboard.json \
   "$root$PREFIX/share/pizzad/monitoring/"
@@ -56,6 +59,8 @@ install -m 0644 systemd/pizzad-metrics.socket "$root$PREFIX/lib/systemd/system/p
 chmod 0644 "$root$PREFIX/lib/systemd/system/pizzad.service"
 install -m 0644 systemd/pizzad.sysusers "$root$PREFIX/lib/sysusers.d/pizzad.conf"
 install -m 0644 README.md "$root$PREFIX/share/doc/pizzad/README.md"
+# An example, not active: see the README, "Replication", for where it goes.
+install -m 0644 systemd/pizzad-replication.conf "$root$PREFIX/share/doc/pizzad/pizzad-replication.conf"
 
 "$BUILD_DIR/pizzactl" --generate-completion-script bash > "$root$PREFIX/share/bash-completion/completions/pizzactl"
 "$BUILD_DIR/pizzactl" --generate-completion-script zsh > "$root$PREFIX/share/zsh/site-functions/_pizzactl"

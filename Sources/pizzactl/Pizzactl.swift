@@ -19,7 +19,7 @@ struct Pizzactl: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            Status.self, MenuCommand.self, OrderCommand.self, Watch.self, AuditCommand.self, Metrics.self, DB.self,
+            Status.self, MenuCommand.self, OrderCommand.self, Watch.self, AuditCommand.self, Metrics.self, DB.self, ReplicationCommand.self,
         ]
     )
 

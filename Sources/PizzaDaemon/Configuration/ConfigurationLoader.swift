@@ -2,6 +2,7 @@ import Configuration
 import Foundation
 import Logging
 import PizzaCore
+import PizzaReplication
 import SQLite
 import SystemPackage
 import Yams
@@ -140,6 +141,36 @@ public struct ConfigurationLoader: Sendable {
             }
             return values
         }
+        /// `replication.*`: nil unless `replication.postgres.host` is set; then the shop id, database and user must be.
+        func replication() throws -> ReplicationConfiguration? {
+            guard let host = text("replication.postgres.host") else {
+                for key in ["replication.shopId", "replication.postgres.database", "replication.postgres.user"] where text(key) != nil {
+                    throw ConfigurationError(
+                        source: source(of: key, file: file), key: "replication.postgres.host",
+                        problem: "is missing, so \(key) has no effect", allowed: "the central PostgreSQL's host name or address")
+                }
+                return nil
+            }
+            func required(_ key: String) throws -> String {
+                guard let value = text(key) else {
+                    throw ConfigurationError(
+                        source: source(of: "replication.postgres.host", file: file), key: key,
+                        problem: "is required when replication.postgres.host is set",
+                        allowed: ConfigurationSchema.allowed(for: key))
+                }
+                return value
+            }
+            return ReplicationConfiguration(
+                shopID: try checked("replication.shopId", default: try required("replication.shopId")) {
+                    ReplicationConfiguration.isShopID($0) ? $0 : nil
+                },
+                host: host,
+                port: try checked("replication.postgres.port", default: 5432) { Int($0).flatMap { (1...65535).contains($0) ? $0 : nil } },
+                database: try required("replication.postgres.database"), user: try required("replication.postgres.user"),
+                passwordFile: text("replication.postgres.passwordFile"),
+                tls: try checked("replication.postgres.tls", default: .prefer) { ReplicationConfiguration.TLSMode(rawValue: $0.lowercased()) },
+                batchSize: try checked("replication.batchSize", default: 500) { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } })
+        }
         let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         let menu = try tree.map { try ConfigurationSchema.menu(from: $0, file: file ?? "") } ?? Menu.standard
@@ -167,6 +198,8 @@ public struct ConfigurationLoader: Sendable {
             operators: try list("access.operators"),
             readers: try list("access.readers"),
             menu: menu,
-            metricsListen: try checked("metrics.listen", default: ListenAddress?.none) { ListenAddress(parsing: $0).map(Optional.some) })
+            metricsListen: try checked("metrics.listen", default: ListenAddress?.none) { ListenAddress(parsing: $0).map(Optional.some) },
+            replication: try replication())
     }
+
 }

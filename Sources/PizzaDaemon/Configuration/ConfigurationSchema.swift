@@ -1,5 +1,6 @@
 import Logging
 import PizzaCore
+import PizzaReplication
 import Yams
 
 /// The keys `pizzad.yaml` may hold, their types and allowed values. `config/pizzad.yaml` documents each one.
@@ -17,6 +18,12 @@ enum ConfigurationSchema {
         "access": .section(["operators": .list, "readers": .list]),
         "shutdown": .section(["graceSeconds": .integer]),
         "metrics": .section(["listen": .text]),
+        "replication": .section([
+            "shopId": .text, "batchSize": .integer,
+            "postgres": .section([
+                "host": .text, "port": .integer, "database": .text, "user": .text, "passwordFile": .text, "tls": .text,
+            ]),
+        ]),
         "menu": .menu,
     ]
 
@@ -29,6 +36,12 @@ enum ConfigurationSchema {
         case "socket.maxConnections": "a whole number from 1 to 100000"
         case "shutdown.graceSeconds": "a whole number of seconds from 0 to 300"
         case "metrics.listen": "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0: any free one)"
+        case "replication.shopId": "lowercase letters, digits, '-' and '_', at most 63, starting with a letter or digit"
+        case "replication.batchSize": "a whole number of audit entries from 1 to 10000"
+        case "replication.postgres.port": "a TCP port from 1 to 65535"
+        case "replication.postgres.tls": ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
+        case "replication.postgres.host", "replication.postgres.database", "replication.postgres.user":
+            "set together: host, database and user (and replication.shopId) turn shipping on"
         case "log.level": Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
         case "access.operators", "access.readers": "a list of user names and @group names"
         default: "see config/pizzad.yaml"

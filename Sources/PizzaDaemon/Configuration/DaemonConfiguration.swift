@@ -1,5 +1,6 @@
 public import Logging
 public import PizzaCore
+public import PizzaReplication
 public import SQLite
 
 /// Everything pizzad is configured with, after layering flags, environment, file and built-in defaults.
@@ -35,6 +36,8 @@ public struct DaemonConfiguration: Sendable {
     /// Where the HTTP metrics endpoint listens (`metrics.listen`); nil keeps it off unless systemd passes a socket
     /// named `metrics`.
     public var metricsListen: ListenAddress? = nil
+    /// Shipping to a central PostgreSQL (`replication.*`); nil keeps it off.
+    public var replication: ReplicationConfiguration? = nil
 
     /// The settings that can change on `SIGHUP`; the rest need a restart.
     public static let liveKeys: Set<String> = ["log.level", "access.operators", "access.readers", "menu"]

@@ -5,6 +5,7 @@ import Foundation
 import Logging
 import NIOPosix
 import PizzaCore
+import PizzaReplication
 import PizzaStorage
 import ServiceLifecycle
 import SQLite
@@ -35,6 +36,27 @@ public enum Daemon {
         }
     }
 
+    /// `pizzad --migrate-central`: brings the central PostgreSQL's schema (`migrations/central`) up to this pizzad's,
+    /// connecting as `replication.postgres.user` (the database owner, once, before shops ship with their own roles).
+    static func migrateCentral(_ loader: ConfigurationLoader) async -> Int32 {
+        LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: false) }
+        do {
+            let configuration = try await loader.load()
+            guard let replication = configuration.replication else {
+                FileHandle.standardError.write(Data("pizzad: replication.postgres.host is not configured\n".utf8))
+                return ExitCode.badConfiguration
+            }
+            let migrations = try Migration.load(from: try findMigrations(configuration) + "/central")
+            let version = try await CentralSchema.migrate(
+                replication, migrations: migrations, environment: loader.environment, logger: Logger(label: "pizzad"))
+            print("pizzad: central schema at version \(version) in \(replication.peer)")
+            return ExitCode.ok
+        } catch {
+            FileHandle.standardError.write(Data("pizzad: \(error)\n".utf8))
+            return ExitCode.failure
+        }
+    }
+
     /// Runs the daemon with `arguments` (without the program name); returns the exit code.
     public static func run(arguments: [String]) async -> Int32 {
         let environment = ProcessInfo.processInfo.environment
@@ -50,6 +72,8 @@ public enum Daemon {
             case .run(let parsed): flags = parsed
             case .checkConfiguration(let parsed):
                 return await checkConfiguration(ConfigurationLoader(flags: parsed, environment: environment))
+            case .migrateCentral(let parsed):
+                return await migrateCentral(ConfigurationLoader(flags: parsed, environment: environment))
             }
         } catch {
             FileHandle.standardError.write(Data("pizzad: \(error)\n\(DaemonCommand.usage)\n".utf8))
@@ -75,9 +99,11 @@ public enum Daemon {
 
         let store: SQLiteOrderStore
         let migrationsPath: String
+        let centralMigrations: [Migration]
         do {
             migrationsPath = try findMigrations(configuration)
             let migrations = try Migration.load(from: migrationsPath)
+            centralMigrations = configuration.replication == nil ? [] : try Migration.load(from: migrationsPath + "/central")
             // Made durably: a folder whose own name was never fsynced takes the database with it at a power cut.
             try DurableFiles.createDirectories(DurableFiles.parent(of: configuration.databasePath))
             store = try SQLiteOrderStore(
@@ -104,7 +130,9 @@ public enum Daemon {
         let server: ControlSocketServer
         let metricsServer: MetricsHTTPServer?
         do {
-            state = try await DaemonState(store: store, configuration: configuration, daemonUID: getuid(), logger: logger)
+            state = try await DaemonState(
+                store: store, configuration: configuration, daemonUID: getuid(), logger: logger,
+                centralMigrations: centralMigrations, environment: environment)
             server = try await ControlSocketServer.bind(
                 configuration: configuration, state: state, group: group, passed: passed.control, logger: logger)
             metricsServer = try await MetricsHTTPServer.bind(
@@ -135,7 +163,11 @@ public enum Daemon {
                     .init(service: server),
                     .init(service: health),
                     .init(service: reload),
-                ] + (metricsServer.map { [.init(service: $0)] } ?? []),
+                ] + (metricsServer.map { [.init(service: $0)] } ?? [])
+                    // Shipping never takes the shop down: whatever becomes of it, the other services go on.
+                    + (state.replicator.map {
+                        [.init(service: $0, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore)]
+                    } ?? []),
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {

@@ -5,6 +5,8 @@ struct DaemonCommand {
         case run(ConfigurationLoader.Flags)
         /// Load the configuration as a start would, say whether it is good, exit (systemd's ExecReload runs it).
         case checkConfiguration(ConfigurationLoader.Flags)
+        /// Bring the central PostgreSQL's schema up to date as `replication.postgres.user`, then exit.
+        case migrateCentral(ConfigurationLoader.Flags)
         case version
         case help
     }
@@ -16,6 +18,7 @@ struct DaemonCommand {
     static let usage = """
         usage: pizzad [--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]
                pizzad --check-config [--config PATH]
+               pizzad --migrate-central [--config PATH]
                pizzad --version
 
         Tracks a pizza shop's orders in SQLite and serves them on a Unix control socket (use pizzactl).
@@ -27,6 +30,8 @@ struct DaemonCommand {
           --log-level LEVEL  trace, debug, info, notice, warning, error or critical
           --check-config     check the configuration (file, environment and flags) as a start or a reload would
                              read it, print the verdict and exit: 0 good, 78 refused (ExecReload runs this)
+          --migrate-central  create or upgrade the central PostgreSQL schema (replication.postgres, connecting as
+                             the database owner), print the version and exit: 0 done, 1 failed
           --version          print the version and exit
         """
 
@@ -34,6 +39,7 @@ struct DaemonCommand {
         var flags = ConfigurationLoader.Flags()
         var remaining = arguments[...]
         var checkOnly = false
+        var migrateCentral = false
         while let argument = remaining.popFirst() {
             var name = argument
             var inlineValue: String?
@@ -52,6 +58,7 @@ struct DaemonCommand {
             case "--version": return .version
             case "--help", "-h": return .help
             case "--check-config": checkOnly = true
+            case "--migrate-central": migrateCentral = true
             case "--config": flags.config = try value()
             case "--database": flags.database = try value()
             case "--socket": flags.socket = try value()
@@ -59,6 +66,8 @@ struct DaemonCommand {
             default: throw UsageError(description: "unknown argument '\(argument)'")
             }
         }
+        if checkOnly && migrateCentral { throw UsageError(description: "--check-config and --migrate-central exclude each other") }
+        if migrateCentral { return .migrateCentral(flags) }
         return checkOnly ? .checkConfiguration(flags) : .run(flags)
     }
 }

@@ -2,6 +2,7 @@ import Logging
 import PizzaCore
 import PizzaMetrics
 import PizzaProtocol
+import PizzaReplication
 import PizzaStorage
 import Synchronization
 
@@ -18,6 +19,8 @@ final class DaemonState: Sendable {
     // The subscribers are held strongly here; the repository holds them weakly.
     let persistence: PersistenceLayer
     let audit: AuditLogger
+    /// The shipper to the central PostgreSQL; nil when replication is off.
+    let replicator: Replicator?
     let logger: Logger
     let startedAt = ContinuousClock.now
     let connections = Atomic<Int>(0)
@@ -27,7 +30,10 @@ final class DaemonState: Sendable {
     private let factoryState: Locked<PizzaFactory>
     private let accessState: Locked<AccessPolicy>
 
-    init(store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger) async throws {
+    init(
+        store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger,
+        centralMigrations: [Migration] = [], environment: [String: String] = [:]
+    ) async throws {
         self.store = store
         self.logger = logger
         repository = OrderRepository(store: store)
@@ -37,6 +43,14 @@ final class DaemonState: Sendable {
         repository.delegates += persistence
         repository.delegates += audit
         repository.delegates += metrics
+        let registry = metrics.registry
+        let replicator = try configuration.replication.map {
+            try Replicator(
+                configuration: $0, store: store, migrations: centralMigrations, registry: registry,
+                environment: environment, logger: logger)
+        }
+        self.replicator = replicator
+        if let replicator { repository.delegates += replicator }
         daemonMetrics = DaemonMetrics(collector: metrics, store: store)
         store.observeGroupCommits { [metrics] changes, duration in metrics.groupCommitted(changes: changes, duration: duration) }
         factoryState = Locked(PizzaFactory(menu: configuration.menu))
@@ -69,7 +83,8 @@ final class DaemonState: Sendable {
 
     /// The Prometheus text of every metric, as `GET /metrics` and `metrics.get` serve it.
     func renderMetrics() -> String {
-        daemonMetrics.render(
+        replicator?.refreshMetrics()
+        return daemonMetrics.render(
             connections: connections.load(ordering: .relaxed), watchers: watchers.load(ordering: .relaxed))
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PizzaCore
 import PizzaProtocol
+import PizzaReplication
 import PizzaStorage
 import SQLite
 
@@ -162,6 +163,7 @@ final class RPCDispatcher: Sendable {
                 "connections": .int(Int64(state.connections.load(ordering: .relaxed))),
                 "watchers": .int(Int64(state.watchers.load(ordering: .relaxed))),
                 "metrics": state.metricsAddress.value.map { .string("http://\($0)/metrics") } ?? .null,
+                "replication": state.replicator.map { $0.status().wire } ?? .null,
             ]
         }
         addImmediate("menu.list", .reader) { params, _ in
@@ -283,6 +285,29 @@ final class RPCDispatcher: Sendable {
             state.logger.info("backup written", metadata: ["path": "\(path)", "bytes": "\(bytes)"])
             return ["path": .string(path), "bytes": .int(bytes)]
         }
+        addImmediate("replication.status", .reader) { params, _ in
+            try params.onlyKnown([])
+            return state.replicator.map { $0.status().wire } ?? ["enabled": false]
+        }
+        add("replication.verify", .reader) { params, _ in
+            try params.onlyKnown([])
+            guard let replicator = state.replicator else {
+                throw RPCError(.validation, "replication is off (set replication.postgres in the configuration)",
+                               data: ["field": "replication.postgres"])
+            }
+            do {
+                let result = try await replicator.verify()
+                return [
+                    "ok": .bool(result.ok), "shop": .string(replicator.configuration.shopID),
+                    "shippedSeq": .int(result.shippedSeq), "centralSeq": .int(result.centralSeq),
+                    "centralHash": .string(result.centralHash), "localHash": .string(result.localHash),
+                    "centralEvents": .int(result.centralEvents), "centralOrders": .int(result.centralOrders),
+                    "problem": .string(result.problem),
+                ]
+            } catch let error as ReplicationError {
+                throw RPCError(.storage, "\(error)", data: ["kind": .string(error.name)])
+            }
+        }
         addImmediate("events.watch", .reader) { params, _ in
             // The connection handler turns the connection into a watcher after this acknowledgement.
             try params.onlyKnown(["status", "after"])
@@ -291,6 +316,19 @@ final class RPCDispatcher: Sendable {
             return ["watching": true]
         }
         return table
+    }
+}
+
+extension ReplicationStatus {
+    /// The status as `replication.status` and `daemon.status` send it.
+    var wire: JSONValue {
+        [
+            "enabled": true, "shop": .string(shopID), "peer": .string(peer), "state": .string(state.rawValue),
+            "connected": .bool(connected), "lastError": .string(lastError), "lastErrorKind": .string(lastErrorKind),
+            "lastErrorAt": .string(lastErrorAt?.description), "shippedSeq": .int(shippedSeq), "latestSeq": .int(latestSeq),
+            "backlogEvents": .int(backlogEvents), "backlogSeconds": .double((backlogSeconds * 1000).rounded() / 1000),
+            "batches": .int(batches), "events": .int(events), "errors": .int(errors),
+        ]
     }
 }
 

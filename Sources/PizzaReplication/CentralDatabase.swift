@@ -1,0 +1,274 @@
+import Foundation
+import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PizzaStorage
+import PostgresNIO
+
+/// One connection to the central PostgreSQL, and the few things a shop asks of it: the schema's state, a batch
+/// ingested, the cursor. Every request is bounded in time, so a slow or partitioned peer fails it instead of
+/// hanging the shipper.
+struct CentralDatabase: Sendable {
+    /// The central answer to a batch or a cursor query.
+    struct Cursor: Sendable, Decodable, Equatable {
+        /// The last sequence number received in order; nil when the shop is not registered yet.
+        var cursor: Int64?
+        var hash: String?
+        /// True when the batch started after cursor + 1 and nothing was written: re-send from the cursor.
+        var rewind: Bool?
+        /// How many of the shop's entries are stored up to the cursor (pizzad_cursor only).
+        var events: Int64?
+        /// How many of the shop's orders are stored (pizzad_cursor only).
+        var orders: Int64?
+    }
+
+    static let requestTimeoutSeconds = 30
+    private static let centralTables = ["shops", "orders", "order_events"]
+    private static let migrationsTable = "pizzad_central_migrations"
+
+    let connection: PostgresConnection
+    let configuration: ReplicationConfiguration
+    let logger: Logger
+
+    /// Connects as the configured role.
+    static func connect(
+        _ configuration: ReplicationConfiguration, password: String?, logger: Logger
+    ) async throws -> CentralDatabase {
+        let tls: PostgresConnection.Configuration.TLS
+        switch configuration.tls {
+        case .disable: tls = .disable
+        case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        }
+        var settings = PostgresConnection.Configuration(
+            host: configuration.host, port: configuration.port, username: configuration.user, password: password,
+            database: configuration.database, tls: tls)
+        settings.options.connectTimeout = .seconds(10)
+        settings.options.additionalStartupParameters = [("application_name", "pizzad \(configuration.shopID)")]
+        do {
+            let connection = try await PostgresConnection.connect(
+                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: settings, id: 1, logger: logger)
+            return CentralDatabase(connection: connection, configuration: configuration, logger: logger)
+        } catch {
+            throw Self.translate(error, peer: configuration.peer)
+        }
+    }
+
+    func close() async { try? await connection.close() }
+
+    // MARK: The schema
+
+    /// Checks the central schema and brings it up to `migrations` (under an advisory lock, each in a transaction)
+    /// when this role may; returns the version in force. Refuses a database whose tables pizzad did not make.
+    @discardableResult
+    func prepareSchema(_ migrations: [Migration]) async throws -> Int {
+        let tables = try await request("checking the central schema") { connection, logger in
+            try await connection.query(
+                """
+                SELECT c.relname FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
+                WHERE n.nspname = 'public' AND c.relname IN ('pizzad_central_migrations', 'shops', 'orders', 'order_events')
+                ORDER BY c.relname
+                """, logger: logger
+            ).collect().map { try $0.decode(String.self) }
+        }
+        if !tables.contains(Self.migrationsTable) {
+            let foreign = tables.filter(Self.centralTables.contains)
+            if !foreign.isEmpty { throw ReplicationError.foreignDatabase(database: configuration.database, tables: foreign) }
+        }
+        let applied = tables.contains(Self.migrationsTable) ? try await appliedMigrations() : []
+        let found = applied.map(\.version).max() ?? 0
+        try Self.check(applied: applied, against: migrations)
+        let needed = migrations.last?.version ?? 0
+        guard found < needed else { return found }
+        do {
+            try await request("migrating the central schema") { connection, logger in
+                try await connection.withTransaction(logger: logger) { connection in
+                    // One shipper migrates; the others wait here, then find nothing left to do.
+                    try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
+                    try await connection.query(
+                        """
+                        CREATE TABLE IF NOT EXISTS pizzad_central_migrations (
+                            version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL CHECK (length(checksum) = 64),
+                            applied_at timestamptz NOT NULL DEFAULT now())
+                        """, logger: logger)
+                    let done = try await connection.query("SELECT max(version) FROM pizzad_central_migrations", logger: logger)
+                        .collect().first.flatMap { try $0.decode(Int?.self) } ?? 0
+                    for migration in migrations where migration.version > done {
+                        try await connection.query(try Self.runScript(migration), logger: logger)
+                        try await connection.query(
+                            "INSERT INTO pizzad_central_migrations (version, name, checksum) VALUES (\(migration.version), \(migration.name), \(migration.checksum))",
+                            logger: logger)
+                    }
+                }
+            }
+        } catch let error as ReplicationError {
+            if case .central(let detail) = error, detail.contains("permission denied") || detail.contains("must be owner") {
+                throw ReplicationError.schemaBehind(found: found, needed: needed, detail: detail)
+            }
+            throw error
+        }
+        logger.notice(
+            "central schema migrated", metadata: ["from": "\(found)", "to": "\(needed)", "peer": "\(configuration.peer)"])
+        return needed
+    }
+
+    /// `pg_advisory_xact_lock` key of the central migrations ('PIZD' as a number, like the SQLite application id).
+    static let migrationLock: Int64 = 1_346_984_516
+
+    private func appliedMigrations() async throws -> [(version: Int, checksum: String)] {
+        try await request("reading the central schema version") { connection, logger in
+            try await connection.query(
+                "SELECT version, checksum FROM pizzad_central_migrations ORDER BY version", logger: logger
+            ).collect().map { try $0.decode((Int, String).self) }.map { (version: $0.0, checksum: $0.1) }
+        }
+    }
+
+    static func check(applied: [(version: Int, checksum: String)], against migrations: [Migration]) throws {
+        let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
+        for (version, checksum) in applied {
+            guard let ours = known[version] else {
+                throw ReplicationError.schemaMismatch(
+                    detail: "it has migration \(version), which this pizzad does not know (upgrade pizzad)")
+            }
+            guard ours.checksum == checksum else {
+                throw ReplicationError.schemaMismatch(
+                    detail: "its migration \(version) differs from this pizzad's \(ours.name) (a changed file)")
+            }
+        }
+    }
+
+    /// A migration file as one statement: PL/pgSQL's EXECUTE runs a script of several, which the extended
+    /// query protocol does not.
+    static func runScript(_ migration: Migration) throws -> PostgresQuery {
+        let quote = "$pizzad_migration_script$"
+        guard !migration.sql.contains(quote) else {
+            throw ReplicationError.schemaMismatch(detail: "\(migration.name) must not contain \(quote)")
+        }
+        return PostgresQuery(unsafeSQL: "DO $pizzad_migration$ BEGIN EXECUTE \(quote)\(migration.sql)\(quote); END $pizzad_migration$")
+    }
+
+    // MARK: Shipping
+
+    /// Ships `entries` (consecutive, oldest first) in one central transaction.
+    func ingest(shop: String, key: String, entries: [AuditEntry]) async throws -> Cursor {
+        let events = String(decoding: try JSONEncoder().encode(entries.map(ShippedEntry.init)), as: UTF8.self)
+        return try await answer("shipping entries \(entries.first?.seq ?? 0)…\(entries.last?.seq ?? 0)") { connection, logger in
+            try await connection.query("SELECT pizzad_ingest(\(shop), \(key), \(events)::jsonb)::text", logger: logger)
+        }
+    }
+
+    /// The shop's central cursor.
+    func cursor(shop: String, key: String) async throws -> Cursor {
+        try await answer("reading the central cursor") { connection, logger in
+            try await connection.query("SELECT pizzad_cursor(\(shop), \(key))::text", logger: logger)
+        }
+    }
+
+    /// A round trip, to notice a dead peer while there is nothing to ship.
+    func ping() async throws {
+        try await request("checking the connection") { connection, logger in
+            _ = try await connection.query("SELECT 1", logger: logger).collect()
+        }
+    }
+
+    private func answer(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> PostgresRowSequence
+    ) async throws -> Cursor {
+        let text = try await request(operation) { connection, logger in
+            try await body(connection, logger).collect().first.map { try $0.decode(String.self) }
+        }
+        guard let text, let cursor = try? JSONDecoder().decode(Cursor.self, from: Data(text.utf8)) else {
+            throw ReplicationError.central(detail: "\(operation): an answer pizzad does not understand: \(text ?? "none")")
+        }
+        return cursor
+    }
+
+    /// Runs `body`, failing with ``ReplicationError/timedOut(operation:seconds:)`` (and closing the connection, which
+    /// ends the request) when PostgreSQL has not answered in time, and with a ``ReplicationError`` for anything else.
+    private func request<T: Sendable>(
+        _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+    ) async throws -> T {
+        let connection = connection, logger = logger, peer = configuration.peer
+        do {
+            return try await withThrowingTaskGroup(of: T?.self) { group in
+                group.addTask { try await body(connection, logger) }
+                group.addTask {
+                    try await Task.sleep(for: .seconds(Self.requestTimeoutSeconds))
+                    try? await connection.close()
+                    return nil
+                }
+                defer { group.cancelAll() }
+                guard let first = try await group.next(), let value = first else {
+                    throw ReplicationError.timedOut(operation: operation, seconds: Self.requestTimeoutSeconds)
+                }
+                return value
+            }
+        } catch {
+            throw Self.translate(error, peer: peer)
+        }
+    }
+
+    /// What went wrong, for an operator.
+    static func translate(_ error: any Error, peer: String) -> any Error {
+        switch error {
+        case let error as ReplicationError: return error
+        case is CancellationError: return error
+        case let error as PSQLError:
+            let state = error.serverInfo?[.sqlState] ?? ""
+            var detail = error.serverInfo?[.message] ?? "\(error.code)"
+            if let hint = error.serverInfo?[.hint] { detail += " (\(hint))" }
+            if error.serverInfo == nil, let underlying = error.underlying { detail += ": \(underlying)" }
+            switch state {
+            case "PZ001": return ReplicationError.diverged(detail: detail)
+            case "PZ002", "PZ003": return ReplicationError.shopCollision(detail: detail)
+            case "28P01", "28000": return ReplicationError.authentication(peer: peer, detail: detail)
+            case "": return ReplicationError.unreachable(peer: peer, detail: detail)
+            case "53100": return ReplicationError.central(detail: "the central disk is full: \(detail)")
+            default: return ReplicationError.central(detail: "\(detail) [SQLSTATE \(state)]")
+            }
+        case let error as PostgresTransactionError:
+            if let inner = error.beginError ?? error.closureError ?? error.commitError ?? error.rollbackError {
+                return translate(inner, peer: peer)
+            }
+            return ReplicationError.central(detail: "\(error)")
+        default:
+            return ReplicationError.unreachable(peer: peer, detail: "\(error)")
+        }
+    }
+}
+
+/// An audit entry as `pizzad_ingest` reads it: the order before and after as the JSON text the shop stored.
+private struct ShippedEntry: Encodable {
+    var seq: Int64
+    var at: String
+    var actor: ActorFields
+    var action: String
+    var order: Int64
+    var status: String
+    var reason: String?
+    var before: String?
+    var after: String
+    var prevHash: String
+    var hash: String
+
+    struct ActorFields: Encodable {
+        var uid: UInt32
+        var name: String
+        var pid: Int32
+    }
+
+    init(_ entry: AuditEntry) {
+        seq = entry.seq
+        at = entry.at
+        actor = ActorFields(uid: entry.actor.uid, name: entry.actor.name, pid: entry.actor.pid)
+        action = entry.action
+        order = entry.orderID
+        status = entry.statusAfter
+        reason = entry.reason
+        before = entry.before
+        after = entry.after
+        prevHash = entry.prevHash
+        hash = entry.hash
+    }
+}

@@ -1,0 +1,249 @@
+import Foundation
+public import Logging
+public import PizzaCore
+public import PizzaStorage
+public import Prometheus
+public import ServiceLifecycle
+
+/// Ships every change of this shop, in order and exactly once in effect, to a central PostgreSQL.
+///
+/// `audit_log` is the outbox: each change's complete entry is committed with the change. The replicator reads the
+/// entries after the shipped mark from the read pool, sends them in batches to `pizzad_ingest` (one central
+/// transaction per batch), and records the new mark here only after the centre committed, so a crash in between
+/// ships a batch twice and the centre ignores the copy. As a repository subscriber it is woken after each commit,
+/// so under load the lag is about one batch. It never slows the kitchen: it only reads, its mark rides along in
+/// the next group commit, and when the centre is down the backlog simply waits in `audit_log` while it retries
+/// with capped exponential backoff and jitter, logging each distinct error once.
+public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
+    public let configuration: ReplicationConfiguration
+    private let store: SQLiteOrderStore
+    private let migrations: [Migration]
+    private let environment: [String: String]
+    private let logger: Logger
+    private let metrics: ReplicationMetrics
+    private let doorbell = Doorbell()
+    private let state: Locked<Progress>
+
+    /// The longest wait between attempts.
+    static let maximumBackoff: Duration = .seconds(30)
+    /// How often an idle connection is checked.
+    static let idleCheck: Duration = .seconds(5)
+
+    private struct Progress {
+        var state: ReplicationStatus.State = .connecting
+        var connected = false
+        var lastError: ReplicationError?
+        var lastErrorAt: Timestamp?
+        var shippedSeq: Int64 = 0
+        var batches: Int64 = 0
+        var events: Int64 = 0
+        var errors: Int64 = 0
+    }
+
+    /// A shipper for `store`'s changes; `migrations` are the central schema's (`migrations/central`).
+    public init(
+        configuration: ReplicationConfiguration, store: SQLiteOrderStore, migrations: [Migration],
+        registry: PrometheusCollectorRegistry, environment: [String: String], logger: Logger
+    ) throws {
+        self.configuration = configuration
+        self.store = store
+        self.migrations = migrations
+        self.environment = environment
+        var logger = logger
+        logger[metadataKey: "peer"] = "\(configuration.peer)"
+        self.logger = logger
+        self.metrics = ReplicationMetrics(registry: registry)
+        self.state = Locked(Progress(shippedSeq: try store.replicationMark().shippedSeq))
+    }
+
+    // MARK: Subscriber
+
+    public func repository(didCommit change: OrderChange, latency: Duration) { doorbell.ring() }
+
+    // MARK: Status
+
+    /// Where shipping stands now.
+    public func status() -> ReplicationStatus {
+        let progress = state.value
+        let backlog = try? store.replicationBacklog(after: progress.shippedSeq)
+        let oldest = backlog?.oldestUnshippedAt.map { Double(max(0, Timestamp.now().millisecondsSince1970 - $0.millisecondsSince1970)) / 1000 }
+        return ReplicationStatus(
+            peer: configuration.peer, shopID: configuration.shopID, state: progress.state,
+            connected: progress.connected, lastError: progress.lastError?.description,
+            lastErrorKind: progress.lastError?.name, lastErrorAt: progress.lastErrorAt,
+            shippedSeq: progress.shippedSeq, latestSeq: max(backlog?.latestSeq ?? 0, progress.shippedSeq),
+            backlogSeconds: oldest ?? 0, batches: progress.batches, events: progress.events, errors: progress.errors)
+    }
+
+    /// Sets the backlog, lag and connection gauges; called when the metrics are rendered.
+    public func refreshMetrics() { metrics.update(status()) }
+
+    /// The verdict of `pizzactl replication verify`.
+    public struct Verification: Sendable {
+        public var ok: Bool
+        public var centralSeq: Int64?
+        public var centralHash: String?
+        public var localHash: String?
+        public var centralEvents: Int64?
+        public var centralOrders: Int64?
+        public var shippedSeq: Int64
+        public var problem: String?
+    }
+
+    /// Compares this shop's audit chain with the centre's at the centre's cursor: same hash there, and every entry
+    /// up to it stored centrally.
+    public func verify() async throws -> Verification {
+        let mark = try store.replicationMark()
+        let password = try configuration.password(environment: environment)
+        let central = try await CentralDatabase.connect(configuration, password: password, logger: logger)
+        let cursor: CentralDatabase.Cursor
+        do {
+            cursor = try await central.cursor(shop: configuration.shopID, key: mark.shopKey)
+            await central.close()
+        } catch {
+            await central.close()
+            throw error
+        }
+        var result = Verification(
+            ok: false, centralSeq: cursor.cursor, centralHash: cursor.hash, localHash: nil, centralEvents: cursor.events,
+            centralOrders: cursor.orders, shippedSeq: mark.shippedSeq, problem: nil)
+        guard let seq = cursor.cursor else {
+            result.ok = mark.shippedSeq == 0
+            result.problem = result.ok ? nil : "the centre does not know shop \(configuration.shopID)"
+            return result
+        }
+        if seq == 0 {
+            result.ok = true
+            return result
+        }
+        result.localHash = try store.auditHash(seq: seq)
+        if result.localHash == nil {
+            result.problem = "the centre has entries up to \(seq), beyond this shop's audit log"
+        } else if result.localHash != cursor.hash {
+            result.problem = "entry \(seq) has another hash centrally: the histories diverged"
+        } else if cursor.events != seq {
+            result.problem = "the centre holds \(cursor.events ?? 0) of this shop's first \(seq) entries"
+        } else {
+            result.ok = true
+        }
+        return result
+    }
+
+    // MARK: Running
+
+    public func run() async throws {
+        logger.info("replication on", metadata: ["shop": "\(configuration.shopID)"])
+        await cancelWhenGracefulShutdown { await self.ship() }
+    }
+
+    private func ship() async {
+        var failures = 0
+        while !Task.isCancelled {
+            do {
+                try await session { failures = 0 }
+            } catch {
+                if Task.isCancelled || error is CancellationError { break }
+                let failure = error as? ReplicationError ?? .central(detail: "\(error)")
+                report(failure)
+                if failure.isFatal {
+                    // Only an operator can fix this; until the next start, stay out of the centre's way.
+                    while !Task.isCancelled { try? await Task.sleep(for: .seconds(3600)) }
+                    break
+                }
+                failures += 1
+                try? await Task.sleep(for: Self.backoff(after: failures))
+            }
+        }
+        state.withLock { $0.connected = false }
+    }
+
+    /// The wait before attempt `failures + 1`: 0.25 s doubling to ``maximumBackoff``, each drawn between half and
+    /// all of it, so many shops do not come back at the same instant.
+    static func backoff(after failures: Int) -> Duration {
+        let ceiling = min(Self.maximumBackoff, .milliseconds(250) * (1 << min(failures - 1, 16)))
+        return ceiling * Double.random(in: 0.5...1.0)
+    }
+
+    /// One connection's life: connect, check the central schema, ship until an error or the end.
+    private func session(shipped: () -> Void) async throws {
+        state.withLock { $0.state = .connecting }
+        let password = try configuration.password(environment: environment)
+        let central = try await CentralDatabase.connect(configuration, password: password, logger: logger)
+        do {
+            try await central.prepareSchema(migrations)
+            try await shipBatches(central, shipped: shipped)
+            await central.close()
+        } catch {
+            await central.close()
+            throw error
+        }
+    }
+
+    private func shipBatches(_ central: CentralDatabase, shipped: () -> Void) async throws {
+        let mark = try store.replicationMark()
+        var position = mark.shippedSeq
+        connected()
+        while !Task.isCancelled {
+            let entries = try store.auditEntries(after: position, limit: configuration.batchSize)
+            guard let last = entries.last else {
+                state.withLock { $0.state = .idle }
+                await doorbell.wait(timeout: Self.idleCheck)
+                if try store.replicationBacklog(after: position).latestSeq == position { try await central.ping() }
+                continue
+            }
+            state.withLock { $0.state = .shipping }
+            let answer = try await central.ingest(shop: configuration.shopID, key: mark.shopKey, entries: entries)
+            if answer.rewind == true {
+                let cursor = answer.cursor ?? 0
+                logger.notice(
+                    "the centre is behind this shop: re-sending from its cursor",
+                    metadata: ["cursor": "\(cursor)", "sent": "\(entries[0].seq)"])
+                position = cursor
+                continue
+            }
+            guard let cursor = answer.cursor, cursor >= last.seq else {
+                throw ReplicationError.central(detail: "the centre answered cursor \(answer.cursor ?? -1) for entries up to \(last.seq)")
+            }
+            position = last.seq
+            try await store.recordShipped(seq: last.seq, hash: last.hash)
+            state.withLock {
+                $0.shippedSeq = last.seq
+                $0.batches += 1
+                $0.events += Int64(entries.count)
+            }
+            metrics.shippedBatch(events: entries.count)
+            shipped()
+        }
+    }
+
+    private func connected() {
+        let recovered = state.withLock { progress -> ReplicationError? in
+            progress.connected = true
+            progress.state = .shipping
+            defer { progress.lastError = nil }
+            return progress.lastError
+        }
+        if let recovered {
+            logger.notice("replication connected again", metadata: ["after": "\(recovered.name)"])
+        } else {
+            logger.info("replication connected")
+        }
+    }
+
+    private func report(_ error: ReplicationError) {
+        let isNew = state.withLock { progress -> Bool in
+            let isNew = progress.lastError != error
+            progress.lastError = error
+            progress.lastErrorAt = .now()
+            progress.errors += 1
+            progress.connected = false
+            progress.state = error.isFatal ? .stopped : .retrying
+            return isNew
+        }
+        metrics.failed(error)
+        if isNew {
+            logger.log(level: error.isFatal ? .error : .warning, "replication: \(error)", metadata: ["kind": "\(error.name)"])
+        }
+    }
+}
+
