@@ -1,0 +1,157 @@
+import Foundation
+
+/// A throw-away PostgreSQL for tests and the benchmark: `initdb` in a folder of its own, listening on 127.0.0.1 at
+/// a free port (password logins, SCRAM) and on a Unix socket in that folder (the superuser `postgres`, trusted),
+/// stopped and removed at the end. Run as root, the server runs as the `postgres` user (Debian's `postgresql`).
+public final class PostgresServer: Sendable {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+        public init(_ description: String) { self.description = description }
+    }
+
+    /// The folder: `data/` holds the cluster, the socket and the log sit beside it.
+    public let directory: String
+    public let port: Int
+    /// Where the server binaries are (`/usr/lib/postgresql/N/bin`).
+    public let bin: String
+    private let asPostgres: Bool
+
+    /// Why no PostgreSQL can run here, or nil when one can.
+    public static var unavailableReason: String? {
+        guard serverBinaries() != nil else { return "no PostgreSQL server in /usr/lib/postgresql (Debian: postgresql)" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/psql") else { return "psql is missing (Debian: postgresql-client)" }
+        if getuid() == 0, getpwnam("postgres") == nil { return "running as root and there is no postgres user to run the server" }
+        return nil
+    }
+
+    static func serverBinaries() -> String? {
+        let root = "/usr/lib/postgresql"
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        return versions.reversed().map { "\(root)/\($0)/bin" }.first {
+            FileManager.default.isExecutableFile(atPath: $0 + "/initdb") && FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl")
+        }
+    }
+
+    /// Makes and starts a cluster in a new folder under `parent`. `durable` keeps PostgreSQL's fsyncs (the
+    /// benchmark's peer); tests turn them off. `settings` are more `postgresql.conf` lines.
+    public init(parent: String? = nil, durable: Bool = false, settings: [String] = []) throws {
+        guard let bin = Self.serverBinaries() else { throw Failure(Self.unavailableReason ?? "no PostgreSQL") }
+        self.bin = bin
+        asPostgres = getuid() == 0
+        directory = (parent ?? NSTemporaryDirectory()) + "/pg-\(UUID().uuidString.prefix(8))"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        port = try Self.freePort()
+        if asPostgres {
+            guard let user = getpwnam("postgres") else { throw Failure("no postgres user") }
+            guard chown(directory, user.pointee.pw_uid, user.pointee.pw_gid) == 0 else {
+                throw Failure("chown \(directory): \(String(cString: strerror(errno)))")
+            }
+        }
+        let passwordFile = directory + "/superuser.pw"
+        try Data("postgres-secret\n".utf8).write(to: URL(fileURLWithPath: passwordFile))
+        chmod(passwordFile, 0o644)
+        let initdb = try serverCommand(
+            "initdb",
+            ["-D", directory + "/data", "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
+             "--pwfile=\(passwordFile)", "-E", "UTF8", "--locale=C", "--no-instructions"])
+        guard initdb.status == 0 else { throw Failure("initdb failed:\n\(initdb.output)") }
+        var lines = [
+            "listen_addresses = '127.0.0.1'", "port = \(port)", "unix_socket_directories = '\(directory)'",
+            "max_connections = 200", "logging_collector = off",
+        ]
+        if !durable { lines += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"] }
+        lines += settings
+        let configuration = try FileHandle(forWritingTo: URL(fileURLWithPath: directory + "/data/postgresql.conf"))
+        try configuration.seekToEnd()
+        try configuration.write(contentsOf: Data(("\n" + lines.joined(separator: "\n") + "\n").utf8))
+        try configuration.close()
+        try start()
+    }
+
+    /// Starts the server (again) and waits until it accepts connections.
+    public func start() throws {
+        let started = try serverCommand("pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start"])
+        guard started.status == 0 else { throw Failure("pg_ctl start failed:\n\(started.output)\n\(log)") }
+    }
+
+    /// Stops the server: `fast` ends sessions and shuts down cleanly, `immediate` is a crash.
+    public func stop(mode: String = "fast") throws {
+        let stopped = try serverCommand("pg_ctl", ["-D", directory + "/data", "-m", mode, "-w", "-t", "60", "stop"])
+        guard stopped.status == 0 else { throw Failure("pg_ctl stop failed:\n\(stopped.output)") }
+    }
+
+    /// The server's log.
+    public var log: String { (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? "" }
+
+    /// Runs `sql` with psql as the superuser over the Unix socket; returns the unaligned, tuples-only output.
+    @discardableResult
+    public func psql(_ sql: String, database: String = "postgres") throws -> String {
+        let result = try Self.run(
+            "/usr/bin/psql",
+            ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port), "-U", "postgres",
+             "-d", database, "-c", sql])
+        guard result.status == 0 else { throw Failure("psql \(sql.prefix(200)): \(result.output)") }
+        return result.output
+    }
+
+    /// A new database owned by a new login role `owner` with `password`.
+    public func createDatabase(_ name: String, owner: String, password: String) throws {
+        try psql("CREATE ROLE \(owner) LOGIN PASSWORD '\(password)'")
+        try psql("CREATE DATABASE \(name) OWNER \(owner)")
+    }
+
+    /// A shop's login role: a member of `pizzad_shop` (made by the central schema's first migration), nothing else.
+    public func createShopRole(_ name: String, password: String) throws {
+        try psql("CREATE ROLE \(name) LOGIN PASSWORD '\(password)' IN ROLE pizzad_shop")
+    }
+
+    private func serverCommand(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        if asPostgres {
+            return try Self.run("/usr/sbin/runuser", ["-u", "postgres", "--", bin + "/" + program] + arguments)
+        }
+        return try Self.run(bin + "/" + program, arguments)
+    }
+
+    static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        process.currentDirectoryURL = URL(fileURLWithPath: "/")
+        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).out")
+        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
+        defer { try? FileManager.default.removeItem(at: output) }
+        let handle = try FileHandle(forWritingTo: output)
+        process.standardOutput = handle
+        process.standardError = handle
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        process.waitUntilExit()
+        try handle.close()
+        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
+        return (process.terminationStatus, text.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// A TCP port on 127.0.0.1 that nothing listens on now.
+    static func freePort() throws -> Int {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failure("socket: \(String(cString: strerror(errno)))") }
+        defer { close(fd) }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        address.sin_port = 0
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard bound else { throw Failure("bind: \(String(cString: strerror(errno)))") }
+        return Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit {
+        _ = try? serverCommand("pg_ctl", ["-D", directory + "/data", "-m", "immediate", "-w", "stop"])
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+}

@@ -1,0 +1,369 @@
+import Foundation
+import PizzaClient
+import PizzaProtocol
+import PizzaTesting
+import Testing
+
+private let postgresMissing: String? = {
+    let reason = PostgresServer.unavailableReason
+    if let reason { print("Replication tests skipped: \(reason)") }
+    return reason
+}()
+
+/// A central PostgreSQL for one test: a database `central` owned by `central_owner`, migrated by
+/// `pizzad --migrate-central`, and a login role per shop that may only call the ingest functions.
+private final class Centre: Sendable {
+    let server: PostgresServer
+    let folder: String
+
+    init(migrate: Bool = true) throws {
+        folder = NSTemporaryDirectory() + "pizzad-central-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        server = try PostgresServer(parent: folder)
+        try server.createDatabase("central", owner: "central_owner", password: "owner-secret")
+        if migrate {
+            let migrated = try run(
+                Binaries.pizzad, ["--migrate-central"],
+                environment: environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
+                directory: folder)
+            #expect(migrated.status == 0, "pizzad --migrate-central: \(migrated.stderr)")
+            #expect(migrated.stdout.contains("central schema at version 1"), "\(migrated.stdout)")
+        }
+    }
+
+    /// A shop role (`name`, password `<name>-secret`) and the environment a pizzad ships with as that role.
+    func shop(_ shop: String, role: String? = nil, password: String? = nil, batchSize: Int? = nil) throws -> [String: String] {
+        let role = role ?? "shop_" + shop.replacingOccurrences(of: "-", with: "_")
+        if try server.psql("SELECT count(*) FROM pg_roles WHERE rolname = '\(role)'") == "0" {
+            try server.createShopRole(role, password: role + "-secret")
+        }
+        var environment = environment(shop: shop, user: role, password: password ?? role + "-secret")
+        if let batchSize { environment["PIZZAD_REPLICATION_BATCH_SIZE"] = String(batchSize) }
+        return environment
+    }
+
+    func environment(shop: String, user: String, password: String, database: String = "central") -> [String: String] {
+        let passwordFile = folder + "/\(user)-\(UUID().uuidString.prefix(4)).pw"
+        FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8))
+        return [
+            "PIZZAD_REPLICATION_SHOP_ID": shop, "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1",
+            "PIZZAD_REPLICATION_POSTGRES_PORT": String(server.port), "PIZZAD_REPLICATION_POSTGRES_DATABASE": database,
+            "PIZZAD_REPLICATION_POSTGRES_USER": user, "PIZZAD_REPLICATION_POSTGRES_PASSWORD_FILE": passwordFile,
+            "PIZZAD_REPLICATION_POSTGRES_TLS": "disable",
+        ]
+    }
+
+    func sql(_ query: String) throws -> String { try server.psql(query, database: "central") }
+
+    /// `seq|hash` of every central entry of `shop`, in order.
+    func entries(_ shop: String) throws -> String {
+        try sql("SELECT seq || '|' || hash FROM order_events WHERE shop_id = '\(shop)' ORDER BY seq")
+    }
+
+    deinit { try? FileManager.default.removeItem(atPath: folder) }
+}
+
+/// `seq|hash` of every local audit entry, in order (what the centre must hold).
+private func localEntries(_ daemon: DaemonProcess) throws -> String {
+    try sqlite3(daemon.database, "SELECT seq || '|' || hash FROM audit_log ORDER BY seq")
+}
+
+/// `pizzactl --json replication status`, parsed.
+private func replicationStatus(_ daemon: DaemonProcess) throws -> [String: Any] {
+    let result = try daemon.pizzactl(["--json", "replication", "status"])
+    guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+        throw HarnessError("replication status: \(result.status) \(result.stdout) \(result.stderr)")
+    }
+    return object
+}
+
+/// Waits until `daemon` has shipped everything it holds (backlog 0 and connected), or fails after `timeout`.
+private func waitUntilShipped(_ daemon: DaemonProcess, timeout: Double = 60) async throws {
+    let deadline = Date().addingTimeInterval(timeout)
+    var status: [String: Any] = [:]
+    while Date() < deadline {
+        status = try replicationStatus(daemon)
+        if status["backlogEvents"] as? Int == 0, status["connected"] as? Bool == true,
+            (status["latestSeq"] as? Int ?? 0) > 0
+        {
+            return
+        }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw HarnessError("not shipped within \(timeout) s: \(status)\n\(daemon.output.suffix(3000))")
+}
+
+/// Waits until the replication status satisfies `condition`.
+private func waitForStatus(
+    _ daemon: DaemonProcess, timeout: Double = 30, _ what: String, _ condition: ([String: Any]) -> Bool
+) async throws -> [String: Any] {
+    let deadline = Date().addingTimeInterval(timeout)
+    var status: [String: Any] = [:]
+    while Date() < deadline {
+        status = try replicationStatus(daemon)
+        if condition(status) { return status }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw HarnessError("\(what) did not happen within \(timeout) s: \(status)\n\(daemon.output.suffix(3000))")
+}
+
+/// `count` orders on `clients` connections at once, each created placed and advanced `advances` times; returns how
+/// long each create took.
+@discardableResult
+private func load(_ daemon: DaemonProcess, clients: Int = 4, orders count: Int, advances: Int = 2) async throws -> [Duration] {
+    try await withThrowingTaskGroup(of: [Duration].self) { group in
+        for client in 0..<clients {
+            group.addTask {
+                try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(60)) { connection in
+                    var latencies: [Duration] = []
+                    for index in stride(from: client, to: count, by: clients) {
+                        let started = ContinuousClock.now
+                        let order = try await connection.call(
+                            "order.create",
+                            [("customer", .string("guest \(index)")), ("items", [["kind": "cheese", "quantity": 2]]),
+                             ("place", true)])
+                        latencies.append(ContinuousClock.now - started)
+                        guard let id = order["id"]?.intValue else { throw HarnessError("no id in \(order)") }
+                        for _ in 0..<(index % (advances + 1)) {
+                            _ = try await connection.call("order.advance", [("id", .int(id))])
+                        }
+                    }
+                    return latencies
+                }
+            }
+        }
+        return try await group.reduce(into: []) { $0 += $1 }
+    }
+}
+
+private func median(_ values: [Duration]) -> Duration { values.sorted()[values.count / 2] }
+
+@Suite("Replication: every change shipped to a central PostgreSQL, in order, exactly once", .serialized,
+       .enabled(if: postgresMissing == nil))
+struct ReplicationTests {
+    @Test("two shops under load ship into one PostgreSQL: the same entries and hashes, no gap, no duplicate, the same latest states")
+    func twoShops() async throws {
+        let centre = try Centre()
+        let berlin = try DaemonProcess(environment: try centre.shop("berlin"))
+        let paris = try DaemonProcess(environment: try centre.shop("paris", batchSize: 7))
+        async let a: Void = { try await load(berlin, orders: 240) }()
+        async let b: Void = { try await load(paris, orders: 180) }()
+        _ = try await (a, b)
+        try await waitUntilShipped(berlin)
+        try await waitUntilShipped(paris)
+
+        for (shop, daemon) in [("berlin", berlin), ("paris", paris)] {
+            let local = try localEntries(daemon)
+            #expect(local.split(separator: "\n").count > 300)
+            #expect(try centre.entries(shop) == local, "\(shop): central entries differ from the audit log")
+            #expect(
+                try centre.sql("SELECT count(*) = max(seq) AND min(seq) = 1 FROM order_events WHERE shop_id = '\(shop)'") == "t",
+                "\(shop): a gap")
+            let orders = "id || '|' || status || '|' || total || '|' || currency"
+            #expect(
+                try centre.sql(
+                    "SELECT \(orders.replacingOccurrences(of: "id ||", with: "order_id ||")) FROM orders WHERE shop_id = '\(shop)' ORDER BY order_id")
+                    == (try sqlite3(daemon.database, "SELECT \(orders) FROM carts ORDER BY id")),
+                "\(shop): central orders differ from the shop's")
+            #expect(try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") == String(local.split(separator: "\n").count))
+            let verify = try daemon.pizzactl(["replication", "verify"])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+            #expect(verify.stdout.contains("replication ok"), "\(verify.stdout)")
+            let status = try daemon.pizzactl(["replication", "status"])
+            #expect(status.stdout.contains("connected") && status.stdout.contains("backlog: 0 events"), "\(status.stdout)")
+            let metrics = try daemon.pizzactl(["metrics"]).stdout
+            #expect(metrics.contains("pizzad_replication_backlog_events 0"), "\(metrics)")
+            #expect(metrics.contains("pizzad_replication_events_total"), "\(metrics)")
+            let daemonStatus = try daemon.pizzactl(["--json", "status"]).stdout
+            #expect(daemonStatus.contains("\"replication\""), "\(daemonStatus)")
+        }
+        // The shops' roles may call the ingest functions and read nothing.
+        #expect(try centre.sql("SELECT has_table_privilege('shop_berlin', 'orders', 'SELECT')") == "f")
+        #expect(try centre.sql("SELECT has_table_privilege('shop_berlin', 'order_events', 'INSERT')") == "f")
+        #expect(try centre.sql("SELECT has_function_privilege('shop_berlin', 'pizzad_ingest(text, text, jsonb)', 'EXECUTE')") == "t")
+        #expect(try centre.sql("SELECT string_agg(shop_id || ':' || role_name, ',' ORDER BY shop_id) FROM shops")
+                == "berlin:shop_berlin,paris:shop_paris")
+        #expect(try berlin.stop() == 0)
+        #expect(try paris.stop() == 0)
+    }
+
+    @Test("PostgreSQL stopped under load: the kitchen's latency does not change, errors say so once, and everything arrives when it is back")
+    func centreDown() async throws {
+        let centre = try Centre()
+        let shop = try DaemonProcess(environment: try centre.shop("lyon"))
+        let (up, down) = try await withMachine(heavy: false) {
+            try await load(shop, clients: 1, orders: 40)  // warm up
+            let up = median(try await load(shop, clients: 1, orders: 150))
+            try centre.server.stop()
+            let down = median(try await load(shop, clients: 1, orders: 150))
+            return (up, down)
+        }
+        print("order.create median with the centre up: \(up), down: \(down)")
+        #expect(down < up * 3 + .milliseconds(5), "the kitchen slowed while the centre was down: \(up) → \(down)")
+        let status = try await waitForStatus(shop, "an error while PostgreSQL is down") { $0["lastError"] is String }
+        #expect((status["lastErrorKind"] as? String) == "unreachable", "\(status)")
+        #expect((status["backlogEvents"] as? Int ?? 0) > 0, "\(status)")
+        let text = try shop.pizzactl(["replication", "status"]).stdout
+        #expect(text.contains("cannot reach PostgreSQL at shop_lyon@127.0.0.1"), "\(text)")
+        try await load(shop, clients: 2, orders: 60)
+        try centre.server.start()
+        try await waitUntilShipped(shop, timeout: 90)
+        #expect(try centre.entries("lyon") == (try localEntries(shop)))
+        // Logged once per distinct error, not once per attempt.
+        let lines = shop.output.split(separator: "\n").filter { $0.contains("replication: cannot reach PostgreSQL") }
+        #expect((1...3).contains(lines.count), "\(lines.count) log lines:\n\(lines.prefix(5).joined(separator: "\n"))")
+        #expect(shop.output.contains("replication connected again"), "\(shop.output.suffix(2000))")
+        #expect(try shop.stop() == 0)
+    }
+
+    @Test("pizzad SIGKILLed in the middle of shipping: after the restart it resumes from its mark, with no gap and no duplicate")
+    func killedWhileShipping() async throws {
+        let centre = try Centre()
+        let environment = try centre.shop("rome", batchSize: 3)
+        let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
+        try centre.server.stop()
+        let first = try DaemonProcess(environment: environment, directory: directory)
+        try await load(first, orders: 200)
+        try centre.server.start()
+        // Kill it while batches of three are going out.
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, Int(try centre.sql("SELECT count(*) FROM order_events")) ?? 0 < 30 {
+            try await Task.sleep(for: .milliseconds(5))
+        }
+        async let more: Void = { _ = try? await load(first, clients: 2, orders: 100) }()
+        try await Task.sleep(for: .milliseconds(100))
+        kill(first.pid, SIGKILL)
+        _ = await more
+        _ = try first.waitForExit()
+        let shippedBefore = try centre.sql("SELECT count(*) FROM order_events")
+        let markBefore = try sqlite3(first.database, "SELECT shipped_seq FROM replication_state")
+        print("killed with \(shippedBefore) entries central, \(markBefore) marked shipped locally")
+
+        let second = try DaemonProcess(environment: environment, directory: directory)
+        try await load(second, orders: 20)
+        try await waitUntilShipped(second, timeout: 90)
+        #expect(try centre.entries("rome") == (try localEntries(second)))
+        #expect(try centre.sql("SELECT count(*) = max(seq) FROM order_events WHERE shop_id = 'rome'") == "t")
+        #expect(try second.stop() == 0)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test("a wrong password, a database that is not ours, a bad replication setting: clear errors, nothing written, orders still taken")
+    func refusals() async throws {
+        let centre = try Centre()
+        let wrong = try DaemonProcess(environment: try centre.shop("oslo", password: "not-the-password"))
+        try await load(wrong, orders: 5)
+        let status = try await waitForStatus(wrong, "a refused login") { $0["lastError"] is String }
+        #expect((status["lastErrorKind"] as? String) == "authentication", "\(status)")
+        #expect((status["lastError"] as? String ?? "").contains("refused the login"), "\(status)")
+        #expect(try centre.sql("SELECT count(*) FROM order_events") == "0")
+        #expect(try wrong.stop() == 0)
+
+        // A database with tables of the central schema's names that pizzad did not make, even for its owner.
+        try centre.server.psql("CREATE DATABASE foreign_app OWNER central_owner")
+        try centre.server.psql(
+            "CREATE TABLE orders (id serial PRIMARY KEY, item text); INSERT INTO orders (item) VALUES ('kept'); CREATE TABLE shops (name text); ALTER TABLE orders OWNER TO central_owner",
+            database: "foreign_app")
+        var foreign = centre.environment(shop: "oslo", user: "central_owner", password: "owner-secret", database: "foreign_app")
+        let migrate = try run(Binaries.pizzad, ["--migrate-central"], environment: foreign, directory: centre.folder)
+        #expect(migrate.status == 1)
+        #expect(migrate.stderr.contains("already holds orders, shops that pizzad did not create"), "\(migrate.stderr)")
+        foreign["PIZZAD_LOG_LEVEL"] = "info"
+        let intruder = try DaemonProcess(environment: foreign)
+        try await load(intruder, orders: 3)
+        let refused = try await waitForStatus(intruder, "the foreign database refused") { $0["state"] as? String == "stopped" }
+        #expect((refused["lastErrorKind"] as? String) == "foreign_database", "\(refused)")
+        #expect(try centre.server.psql("SELECT string_agg(item, ',') FROM orders", database: "foreign_app") == "kept")
+        #expect(try centre.server.psql("SELECT to_regclass('order_events') IS NULL AND to_regclass('pizzad_central_migrations') IS NULL", database: "foreign_app") == "t")
+        #expect(try intruder.stop() == 0)
+
+        // Settings are checked at start: a host with no shop id, a shop id the centre would refuse.
+        for (variables, message) in [
+            (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u"],
+             "replication.shopId: is required when replication.postgres.host is set"),
+            (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u",
+              "PIZZAD_REPLICATION_SHOP_ID": "Berlin Mitte"], "'Berlin Mitte' is not allowed"),
+            (["PIZZAD_REPLICATION_SHOP_ID": "berlin"], "replication.postgres.host: is missing"),
+        ] {
+            let checked = try run(Binaries.pizzad, ["--check-config"], environment: variables, directory: centre.folder)
+            #expect(checked.status == 78, "\(variables)")
+            #expect(checked.stderr.contains(message), "\(checked.stderr)")
+        }
+    }
+
+    @Test("a shop restored from an older backup reuses sequence numbers: shipping stops with diverged and nothing central changes")
+    func restoredFromOldBackup() async throws {
+        let centre = try Centre()
+        let environment = try centre.shop("madrid")
+        let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
+        let shop = try DaemonProcess(environment: environment, directory: directory)
+        try await load(shop, orders: 10)
+        try await waitUntilShipped(shop)
+        let backup = directory + "/old-copy.sqlite"
+        #expect(try shop.pizzactl(["db", "backup", backup]).status == 0)
+        try await load(shop, orders: 10)
+        try await waitUntilShipped(shop)
+        #expect(try shop.stop() == 0)
+        let centralBefore = try centre.entries("madrid")
+
+        // The shop's disk is replaced by the older copy, and the kitchen goes on: new changes, old numbers.
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: shop.database + suffix) }
+        try FileManager.default.copyItem(atPath: backup, toPath: shop.database)
+        let restored = try DaemonProcess(environment: environment, directory: directory)
+        try await load(restored, orders: 3)
+        let status = try await waitForStatus(restored, "diverged") { $0["state"] as? String == "stopped" }
+        #expect((status["lastErrorKind"] as? String) == "diverged", "\(status)")
+        #expect((status["lastError"] as? String ?? "").contains("nothing central was overwritten"), "\(status)")
+        #expect(try centre.entries("madrid") == centralBefore)
+        let verify = try restored.pizzactl(["replication", "verify"])
+        #expect(verify.status == 1 && verify.stderr.contains("diverged"), "\(verify.stdout)\(verify.stderr)")
+        // The kitchen is not affected.
+        try await load(restored, orders: 3)
+        #expect(try restored.stop() == 0)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    @Test("the central cursor set back or deleted (a failover that lost batches): the shipper re-sends and the centre heals")
+    func centreLostBatches() async throws {
+        let centre = try Centre()
+        let shop = try DaemonProcess(environment: try centre.shop("vienna"))
+        try await load(shop, orders: 30)
+        try await waitUntilShipped(shop)
+        try centre.sql("DELETE FROM order_events WHERE shop_id = 'vienna' AND seq > 10; UPDATE shops SET cursor_seq = 10 WHERE shop_id = 'vienna'")
+        try await load(shop, orders: 2)
+        try await waitUntilShipped(shop)
+        try await Task.sleep(for: .milliseconds(300))
+        #expect(try centre.entries("vienna") == (try localEntries(shop)), "set back: not healed")
+        #expect(shop.output.contains("re-sending from its cursor"), "\(shop.output.suffix(2000))")
+
+        try centre.sql("DELETE FROM order_events WHERE shop_id = 'vienna'; DELETE FROM orders WHERE shop_id = 'vienna'; DELETE FROM shops WHERE shop_id = 'vienna'")
+        try await load(shop, orders: 2)
+        let deadline = Date().addingTimeInterval(60)
+        while Date() < deadline, try centre.entries("vienna") != (try localEntries(shop)) {
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        #expect(try centre.entries("vienna") == (try localEntries(shop)), "deleted: not healed")
+        #expect(try centre.sql("SELECT count(*) FROM orders WHERE shop_id = 'vienna'") == (try sqlite3(shop.database, "SELECT count(*) FROM carts")))
+        #expect(try shop.pizzactl(["replication", "verify"]).status == 0)
+        #expect(try shop.stop() == 0)
+    }
+
+    @Test("two databases configured with one shop id: the second stops with a shop collision and mixes nothing in")
+    func shopIDCollision() async throws {
+        let centre = try Centre()
+        let environment = try centre.shop("zurich")
+        let first = try DaemonProcess(environment: environment)
+        try await load(first, orders: 5)
+        try await waitUntilShipped(first)
+        let before = try centre.entries("zurich")
+        let second = try DaemonProcess(environment: environment)
+        try await load(second, orders: 5)
+        let status = try await waitForStatus(second, "a shop collision") { $0["state"] as? String == "stopped" }
+        #expect((status["lastErrorKind"] as? String) == "shop_collision", "\(status)")
+        #expect((status["lastError"] as? String ?? "").contains("shop id zurich is taken by another pizzad database"), "\(status)")
+        #expect(try centre.entries("zurich") == before)
+        #expect(second.output.contains("shop collision"), "\(second.output.suffix(2000))")
+        #expect(try first.stop() == 0)
+        #expect(try second.stop() == 0)
+    }
+}
