@@ -184,28 +184,42 @@ struct CentralDatabase: Sendable {
         return cursor
     }
 
-    /// Runs `body`, failing with ``ReplicationError/timedOut(operation:seconds:)`` (and closing the connection, which
-    /// ends the request) when PostgreSQL has not answered in time, and with a ``ReplicationError`` for anything else.
+    /// Runs `body`, failing with ``ReplicationError/timedOut(operation:seconds:)`` when PostgreSQL has not answered
+    /// in time, and with a ``ReplicationError`` for anything else. On a closed connection it fails at once.
     private func request<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let connection = connection, logger = logger, peer = configuration.peer
+        guard !connection.isClosed else {
+            throw ReplicationError.unreachable(peer: peer, detail: "the connection was closed (\(operation))")
+        }
         do {
-            return try await withThrowingTaskGroup(of: T?.self) { group in
-                group.addTask { try await body(connection, logger) }
-                group.addTask {
-                    try await Task.sleep(for: .seconds(Self.requestTimeoutSeconds))
-                    try? await connection.close()
-                    return nil
-                }
-                defer { group.cancelAll() }
-                guard let first = try await group.next(), let value = first else {
-                    throw ReplicationError.timedOut(operation: operation, seconds: Self.requestTimeoutSeconds)
-                }
-                return value
-            }
+            return try await Deadline.run(
+                seconds: Self.requestTimeoutSeconds,
+                onTimeout: {
+                    // Closing the connection ends the request on PostgreSQL's side too.
+                    Task { try? await connection.close() }
+                    return ReplicationError.timedOut(operation: operation, seconds: Self.requestTimeoutSeconds)
+                },
+                { try await body(connection, logger) })
         } catch {
             throw Self.translate(error, peer: peer)
+        }
+    }
+
+    /// Why a connection could not be made, in a few words ("connection refused", "cannot resolve host …").
+    static func describeConnectionFailure(_ error: any Error) -> String {
+        switch error {
+        case let error as NIOConnectionError:
+            if let dns = error.dnsAError ?? error.dnsAAAAError { return "cannot resolve \(error.host): \(dns)" }
+            let failures = error.connectionErrors.map { "\($0.target.ipAddress ?? "\($0.target)"): \(describeConnectionFailure($0.error))" }
+            return failures.isEmpty ? "\(error)" : Array(Set(failures)).sorted().joined(separator: "; ")
+        case let error as IOError:
+            return String(cString: strerror(error.errnoCode)).lowercased()
+        case ChannelError.connectTimeout(let limit):
+            return "no answer within \(limit.nanoseconds / 1_000_000_000) s"
+        default:
+            return "\(error)"
         }
     }
 
@@ -218,12 +232,17 @@ struct CentralDatabase: Sendable {
             let state = error.serverInfo?[.sqlState] ?? ""
             var detail = error.serverInfo?[.message] ?? "\(error.code)"
             if let hint = error.serverInfo?[.hint] { detail += " (\(hint))" }
-            if error.serverInfo == nil, let underlying = error.underlying { detail += ": \(underlying)" }
+            if error.serverInfo == nil, let underlying = error.underlying {
+                detail = error.code == .connectionError ? Self.describeConnectionFailure(underlying) : detail + ": \(underlying)"
+            }
             switch state {
             case "PZ001": return ReplicationError.diverged(detail: detail)
             case "PZ002", "PZ003": return ReplicationError.shopCollision(detail: detail)
             case "28P01", "28000": return ReplicationError.authentication(peer: peer, detail: detail)
             case "": return ReplicationError.unreachable(peer: peer, detail: detail)
+            case _ where state.hasPrefix("08") || state.hasPrefix("57"):
+                // Connection exceptions and operator intervention (a shutdown, a crash, not accepting connections yet).
+                return ReplicationError.unreachable(peer: peer, detail: "\(detail) [SQLSTATE \(state)]")
             case "53100": return ReplicationError.central(detail: "the central disk is full: \(detail)")
             default: return ReplicationError.central(detail: "\(detail) [SQLSTATE \(state)]")
             }

@@ -118,7 +118,10 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         }
         result.localHash = try store.auditHash(seq: seq)
         if result.localHash == nil {
-            result.problem = "the centre has entries up to \(seq), beyond this shop's audit log"
+            let latest = try store.replicationBacklog(after: 0).latestSeq
+            result.problem =
+                "the histories diverged: the centre holds entries up to \(seq), beyond this shop's audit log (which ends at "
+                + "\(latest)); was this database restored from an older copy?"
         } else if result.localHash != cursor.hash {
             result.problem = "entry \(seq) has another hash centrally: the histories diverged"
         } else if cursor.events != seq {

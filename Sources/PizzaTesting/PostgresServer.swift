@@ -94,9 +94,10 @@ public final class PostgresServer: Sendable {
         return result.output
     }
 
-    /// A new database owned by a new login role `owner` with `password`.
+    /// A new database owned by a new login role `owner` with `password`. The owner may create roles, as the central
+    /// schema's first migration makes the group role `pizzad_shop` unless a superuser made it before.
     public func createDatabase(_ name: String, owner: String, password: String) throws {
-        try psql("CREATE ROLE \(owner) LOGIN PASSWORD '\(password)'")
+        try psql("CREATE ROLE \(owner) LOGIN CREATEROLE PASSWORD '\(password)'")
         try psql("CREATE DATABASE \(name) OWNER \(owner)")
     }
 
@@ -113,22 +114,7 @@ public final class PostgresServer: Sendable {
     }
 
     static func run(_ program: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        process.currentDirectoryURL = URL(fileURLWithPath: "/")
-        let output = FileManager.default.temporaryDirectory.appendingPathComponent("pg-\(UUID().uuidString).out")
-        _ = FileManager.default.createFile(atPath: output.path, contents: nil)
-        defer { try? FileManager.default.removeItem(at: output) }
-        let handle = try FileHandle(forWritingTo: output)
-        process.standardOutput = handle
-        process.standardError = handle
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        process.waitUntilExit()
-        try handle.close()
-        let text = (try? String(contentsOf: output, encoding: .utf8)) ?? ""
-        return (process.terminationStatus, text.trimmingCharacters(in: .whitespacesAndNewlines))
+        try ChildProcess.run(program, arguments)
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on now.

@@ -44,7 +44,7 @@ private final class Centre: Sendable {
 
     func environment(shop: String, user: String, password: String, database: String = "central") -> [String: String] {
         let passwordFile = folder + "/\(user)-\(UUID().uuidString.prefix(4)).pw"
-        FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8))
+        _ = FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8))
         return [
             "PIZZAD_REPLICATION_SHOP_ID": shop, "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1",
             "PIZZAD_REPLICATION_POSTGRES_PORT": String(server.port), "PIZZAD_REPLICATION_POSTGRES_DATABASE": database,
@@ -53,6 +53,7 @@ private final class Centre: Sendable {
         ]
     }
 
+    @discardableResult
     func sql(_ query: String) throws -> String { try server.psql(query, database: "central") }
 
     /// `seq|hash` of every central entry of `shop`, in order.
@@ -280,10 +281,10 @@ struct ReplicationTests {
         // Settings are checked at start: a host with no shop id, a shop id the centre would refuse.
         for (variables, message) in [
             (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u"],
-             "replication.shopId: is required when replication.postgres.host is set"),
+             "key 'replication.shopId': is required when replication.postgres.host is set"),
             (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u",
               "PIZZAD_REPLICATION_SHOP_ID": "Berlin Mitte"], "'Berlin Mitte' is not allowed"),
-            (["PIZZAD_REPLICATION_SHOP_ID": "berlin"], "replication.postgres.host: is missing"),
+            (["PIZZAD_REPLICATION_SHOP_ID": "berlin"], "key 'replication.postgres.host': is missing"),
         ] {
             let checked = try run(Binaries.pizzad, ["--check-config"], environment: variables, directory: centre.folder)
             #expect(checked.status == 78, "\(variables)")

@@ -1,0 +1,42 @@
+import Foundation
+
+/// Runs a program to completion with `posix_spawn` and `waitpid`, its standard output and error in one file.
+///
+/// Foundation's `Process` reaps its children from a SIGCHLD handler of its own and was seen to miss an exit
+/// (`waitUntilExit` hung after `runuser … pg_ctl start` had long returned); a child spawned here is waited for by
+/// its own pid and by nobody else, so the wait ends when the child does.
+public enum ChildProcess {
+    public struct Failure: Error, CustomStringConvertible {
+        public let description: String
+    }
+
+    /// Runs `program` (an absolute path) with `arguments` in `/`, standard input from `/dev/null`; returns the exit
+    /// status (128 + the signal when killed) and the trimmed output. Killed after `timeout` seconds.
+    public static func run(_ program: String, _ arguments: [String], timeout: Double = 120) throws -> (status: Int32, output: String) {
+        let outputPath = NSTemporaryDirectory() + "child-\(UUID().uuidString).out"
+        defer { unlink(outputPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // `env -C /` starts it in `/` (a server run as another user may not enter the caller's folder).
+        let argv = (["/usr/bin/env", "-C", "/", program] + arguments).map { strdup($0) } + [nil]
+        defer { for pointer in argv { free(pointer) } }
+        var pid: pid_t = 0
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        guard spawned == 0 else { throw Failure(description: "\(program): \(String(cString: strerror(spawned)))") }
+        let killer = DispatchWorkItem { kill(pid, SIGKILL) }
+        DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
+        defer { killer.cancel() }
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) < 0 {
+            guard errno == EINTR else { throw Failure(description: "waitpid \(program): \(String(cString: strerror(errno)))") }
+        }
+        let signal = status & 0x7f
+        let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal
+        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        return (code, output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+}
