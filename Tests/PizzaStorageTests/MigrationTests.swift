@@ -65,8 +65,8 @@ struct MigrationTests {
         #expect(try Fixtures.sqlite3(path, objects).split(separator: "\n") == [
             "index audit_log_by_order", "index carts_active_by_status_age", "index carts_by_created_at",
             "index carts_by_status", "index pizzas_by_cart",
-            "index status_history_by_cart", "table audit_log", "table carts", "table pizzas", "table schema_migrations",
-            "table status_history", "trigger audit_log_no_delete", "trigger audit_log_no_update",
+            "index status_history_by_cart", "table audit_log", "table carts", "table pizzas", "table replication_state",
+            "table schema_migrations", "table status_history", "trigger audit_log_no_delete", "trigger audit_log_no_update",
         ])
         // Nothing points at the tables' temporary names.
         #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%_new%'") == "0")

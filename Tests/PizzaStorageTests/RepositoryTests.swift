@@ -6,21 +6,23 @@ import Testing
 
 @Suite("Repository over SQLite")
 struct RepositoryTests {
-    @Test("a database the code created: five tables, WAL, clean foreign keys (checked with sqlite3)")
+    @Test("a database the code created: the contract's five tables and replication_state, WAL, clean foreign keys (checked with sqlite3)")
     func inspectWithSQLite3() async throws {
         let kitchen = try Kitchen()
         let cart = try await kitchen.newOrder(place: true)
         _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor)
         let tables = try Fixtures.sqlite3(
             kitchen.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        #expect(tables.split(separator: "\n") == ["audit_log", "carts", "pizzas", "schema_migrations", "status_history"])
+        #expect(tables.split(separator: "\n") == [
+            "audit_log", "carts", "pizzas", "replication_state", "schema_migrations", "status_history",
+        ])
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA journal_mode") == "wal")
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA foreign_key_check") == "")
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA integrity_check") == "ok")
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT status FROM carts WHERE id = \(cart.id)") == "preparing")
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM status_history") == "3")
         let strict = try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM pragma_table_list WHERE strict = 1")
-        #expect(strict == "5")
+        #expect(strict == "6")
         let createdAt = try Fixtures.sqlite3(kitchen.path, "SELECT created_at FROM carts")
         #expect(Timestamp(iso8601: createdAt) != nil, "created_at reads as ISO-8601: \(createdAt)")
     }
