@@ -89,7 +89,7 @@ let package = Package(
         .target(
             name: "PizzaReplication",
             dependencies: [
-                "PizzaCore", "PizzaStorage",
+                "PizzaCore", "PizzaStorage", "PizzaProtocol",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -152,7 +152,7 @@ struct CentralDatabase: Sendable {
 
     /// Ships `entries` (consecutive, oldest first) in one central transaction.
     func ingest(shop: String, key: String, entries: [AuditEntry]) async throws -> Cursor {
-        let events = String(decoding: try JSONEncoder().encode(entries.map(ShippedEntry.init)), as: UTF8.self)
+        let events = ShippedBatch.text(entries)
         return try await answer("shipping entries \(entries.first?.seq ?? 0)…\(entries.last?.seq ?? 0)") { connection, logger in
             try await connection.query("SELECT pizzad_ingest(\(shop), \(key), \(events)::jsonb)::text", logger: logger)
         }
@@ -254,40 +254,5 @@ struct CentralDatabase: Sendable {
         default:
             return ReplicationError.unreachable(peer: peer, detail: "\(error)")
         }
-    }
-}
-
-/// An audit entry as `pizzad_ingest` reads it: the order before and after as the JSON text the shop stored.
-private struct ShippedEntry: Encodable {
-    var seq: Int64
-    var at: String
-    var actor: ActorFields
-    var action: String
-    var order: Int64
-    var status: String
-    var reason: String?
-    var before: String?
-    var after: String
-    var prevHash: String
-    var hash: String
-
-    struct ActorFields: Encodable {
-        var uid: UInt32
-        var name: String
-        var pid: Int32
-    }
-
-    init(_ entry: AuditEntry) {
-        seq = entry.seq
-        at = entry.at
-        actor = ActorFields(uid: entry.actor.uid, name: entry.actor.name, pid: entry.actor.pid)
-        action = entry.action
-        order = entry.orderID
-        status = entry.statusAfter
-        reason = entry.reason
-        before = entry.before
-        after = entry.after
-        prevHash = entry.prevHash
-        hash = entry.hash
     }
 }

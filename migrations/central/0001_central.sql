@@ -70,8 +70,8 @@ CREATE INDEX orders_by_status ON orders (status, updated_at);
 CREATE INDEX orders_by_created_at ON orders (created_at);
 
 -- pizzad_ingest(shop, key, events): one batch, one transaction. events is a JSON array of audit entries, in
--- sequence: {seq, at, actor: {uid, name, pid}, action, order, status, reason?, before?, after, prevHash, hash}, before and
--- after being the order as JSON text, exactly as the shop's audit_log holds them.
+-- sequence: {seq, at, actor: {uid, name, pid}, action, order, status, reason, before, after, prevHash, hash}, before and
+-- after being the order as JSON (before null for a creation), as the shop's audit_log holds them.
 -- Answers {"cursor": N, "hash": H}: the shop's cursor after the batch. A batch that starts after cursor + 1 writes
 -- nothing and answers the cursor, so the shipper rewinds (a central failover lost batches) and re-sends.
 -- Raises (nothing written):
@@ -79,16 +79,22 @@ CREATE INDEX orders_by_created_at ON orders (created_at);
 --   PZ002 shop collision  the shop id is registered by another database (another shop key)
 --   PZ003 wrong role      the shop id is registered to another PostgreSQL role
 --   PZ004 bad batch       a gap or a malformed entry inside the batch
+-- An audit entry as a shop sends it (before and after: the order as JSON, null before for a creation).
+CREATE TYPE pizzad_entry AS (
+    seq bigint, at timestamptz, actor jsonb, action text, "order" bigint, status text, reason text,
+    before jsonb, after jsonb, "prevHash" text, hash text
+);
+
 CREATE FUNCTION pizzad_ingest(p_shop text, p_key text, p_events jsonb) RETURNS jsonb
-LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
     v_shop     shops%ROWTYPE;
-    v_event    jsonb;
-    v_after    jsonb;
-    v_expected bigint;
-    v_existing text;
-    v_previous text;
+    v_first    bigint;
     v_count    integer;
+    v_previous text;
+    v_bad      record;
+    v_last     record;
+    v_batch    pizzad_entry[];
 BEGIN
     IF p_shop IS NULL OR p_shop !~ '^[a-z0-9][a-z0-9_-]{0,62}$' THEN
         RAISE EXCEPTION USING ERRCODE = 'PZ004', MESSAGE = format('bad shop id %L', p_shop);
@@ -114,69 +120,75 @@ BEGIN
     IF v_count = 0 THEN
         RETURN jsonb_build_object('cursor', v_shop.cursor_seq, 'hash', v_shop.cursor_hash);
     END IF;
-    v_expected := (p_events -> 0 ->> 'seq')::bigint;
-    IF v_expected IS NULL OR v_expected < 1 THEN
-        RAISE EXCEPTION USING ERRCODE = 'PZ004', MESSAGE = 'the first entry has no sequence number';
+
+    -- The batch, parsed once, set-based from here on (a row at a time costs several times more per entry).
+    SELECT array_agg(e ORDER BY e.seq) INTO v_batch FROM jsonb_populate_recordset(NULL::pizzad_entry, p_events) e;
+
+    SELECT min(seq) INTO v_first FROM unnest(v_batch);
+    IF v_first IS NULL OR v_first < 1 THEN
+        RAISE EXCEPTION USING ERRCODE = 'PZ004', MESSAGE = 'an entry has no sequence number';
     END IF;
-    IF v_expected > v_shop.cursor_seq + 1 THEN
+    IF v_first > v_shop.cursor_seq + 1 THEN
         RETURN jsonb_build_object('cursor', v_shop.cursor_seq, 'hash', v_shop.cursor_hash, 'rewind', true);
     END IF;
-    -- The hash the next entry in order must link to: the stored entry at the cursor (the cursor row's own hash
-    -- when that entry is not here).
+    IF (SELECT count(DISTINCT seq) <> v_count OR max(seq) <> v_first + v_count - 1 FROM unnest(v_batch)) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PZ004', MESSAGE = format('the batch from entry %s has a gap or a repeat', v_first);
+    END IF;
+    IF EXISTS (SELECT FROM unnest(v_batch) WHERE hash IS NULL OR length(hash) <> 64 OR "prevHash" IS NULL
+               OR after IS NULL OR "order" IS NULL OR at IS NULL OR action IS NULL OR status IS NULL) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PZ004', MESSAGE = format('the batch from entry %s has a malformed entry', v_first);
+    END IF;
+
+    -- The entry right after the cursor must link to the entry at the cursor (the cursor row's own hash when that
+    -- entry is not here).
     SELECT hash INTO v_previous FROM order_events WHERE shop_id = p_shop AND seq = v_shop.cursor_seq;
     v_previous := coalesce(v_previous, v_shop.cursor_hash);
+    IF EXISTS (SELECT FROM unnest(v_batch) WHERE seq = v_shop.cursor_seq + 1 AND "prevHash" <> v_previous) THEN
+        RAISE EXCEPTION USING ERRCODE = 'PZ001',
+            MESSAGE = format('diverged: entry %s of shop %s does not link to the entry %s received before',
+                             v_shop.cursor_seq + 1, p_shop, v_shop.cursor_seq),
+            HINT = 'the shop''s database was replaced by an older copy; see the README, "Replication"';
+    END IF;
+    -- An entry already here must be the same entry: a resent batch is fine, a rewritten history is not.
+    SELECT b.seq, b.hash AS sent, e.hash AS held INTO v_bad
+    FROM unnest(v_batch) b JOIN order_events e ON e.shop_id = p_shop AND e.seq = b.seq
+    WHERE e.hash <> b.hash ORDER BY b.seq LIMIT 1;
+    IF FOUND THEN
+        RAISE EXCEPTION USING ERRCODE = 'PZ001',
+            MESSAGE = format('diverged: shop %s sent entry %s with hash %s, but entry %s here has hash %s',
+                             p_shop, v_bad.seq, left(v_bad.sent, 12), v_bad.seq, left(v_bad.held, 12)),
+            HINT = 'the shop''s database was replaced by an older copy; see the README, "Replication"';
+    END IF;
 
-    FOR v_event IN SELECT value FROM jsonb_array_elements(p_events) LOOP
-        IF (v_event ->> 'seq')::bigint IS DISTINCT FROM v_expected THEN
-            RAISE EXCEPTION USING ERRCODE = 'PZ004',
-                MESSAGE = format('entry %s follows entry %s: the batch has a gap', v_event ->> 'seq', v_expected - 1);
-        END IF;
-        IF v_expected = v_shop.cursor_seq + 1 AND (v_event ->> 'prevHash') IS DISTINCT FROM v_previous THEN
-            RAISE EXCEPTION USING ERRCODE = 'PZ001',
-                MESSAGE = format('diverged: entry %s of shop %s does not link to the entry %s received before',
-                                 v_expected, p_shop, v_expected - 1),
-                HINT = 'the shop''s database was replaced by an older copy; see the README, "Replication"';
-        END IF;
-        v_after := (v_event ->> 'after')::jsonb;
-        INSERT INTO order_events (shop_id, seq, order_id, action, status_after, at, actor_uid, actor_name, actor_pid,
-                                  reason, before, after, prev_hash, hash)
-        VALUES (p_shop, v_expected, (v_event ->> 'order')::bigint, v_event ->> 'action', v_event ->> 'status',
-                (v_event ->> 'at')::timestamptz, (v_event -> 'actor' ->> 'uid')::bigint,
-                v_event -> 'actor' ->> 'name', (v_event -> 'actor' ->> 'pid')::integer, v_event ->> 'reason',
-                (v_event ->> 'before')::jsonb, v_after, v_event ->> 'prevHash', v_event ->> 'hash')
-        ON CONFLICT (shop_id, seq) DO NOTHING;
-        IF NOT FOUND THEN
-            SELECT hash INTO v_existing FROM order_events WHERE shop_id = p_shop AND seq = v_expected;
-            IF v_existing <> v_event ->> 'hash' THEN
-                RAISE EXCEPTION USING ERRCODE = 'PZ001',
-                    MESSAGE = format('diverged: shop %s sent entry %s with hash %s, but entry %s here has hash %s',
-                                     p_shop, v_expected, left(v_event ->> 'hash', 12), v_expected, left(v_existing, 12)),
-                    HINT = 'the shop''s database was replaced by an older copy; see the README, "Replication"';
-            END IF;
-        ELSE
-            INSERT INTO orders AS o (shop_id, order_id, ref, customer, note, status, currency, total, items,
-                                     created_at, updated_at, last_seq)
-            VALUES (p_shop, (v_event ->> 'order')::bigint, v_after ->> 'ref', v_after ->> 'customer',
-                    v_after ->> 'note', v_after ->> 'status', v_after ->> 'currency',
-                    (SELECT coalesce(sum((i -> 'pizza' ->> 'unitPrice')::bigint * (i -> 'pizza' ->> 'quantity')::bigint), 0)
-                     FROM jsonb_array_elements(v_after -> 'items') AS i),
-                    v_after -> 'items', (v_after ->> 'createdAt')::timestamptz,
-                    (v_after ->> 'updatedAt')::timestamptz, v_expected)
-            ON CONFLICT (shop_id, order_id) DO UPDATE
-                SET ref = EXCLUDED.ref, customer = EXCLUDED.customer, note = EXCLUDED.note, status = EXCLUDED.status,
-                    currency = EXCLUDED.currency, total = EXCLUDED.total, items = EXCLUDED.items,
-                    created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq
-                WHERE o.last_seq < EXCLUDED.last_seq;
-        END IF;
-        IF v_expected > v_shop.cursor_seq THEN
-            v_shop.cursor_seq := v_expected;
-            v_shop.cursor_hash := v_event ->> 'hash';
-        END IF;
-        v_previous := v_event ->> 'hash';
-        v_expected := v_expected + 1;
-    END LOOP;
-    UPDATE shops SET cursor_seq = v_shop.cursor_seq, cursor_hash = v_shop.cursor_hash, last_ingest_at = now()
-    WHERE shop_id = p_shop;
+    INSERT INTO order_events (shop_id, seq, order_id, action, status_after, at, actor_uid, actor_name, actor_pid,
+                              reason, before, after, prev_hash, hash)
+    SELECT p_shop, seq, "order", action, status, at, (actor ->> 'uid')::bigint, actor ->> 'name',
+           (actor ->> 'pid')::integer, reason, before, after, "prevHash", hash
+    FROM unnest(v_batch) ORDER BY seq
+    ON CONFLICT (shop_id, seq) DO NOTHING;
+
+    -- Each order's latest state in the batch; an order's row only moves forward (last_seq), so a resent or
+    -- rewound batch cannot put an older state over a newer one.
+    INSERT INTO orders AS o (shop_id, order_id, ref, customer, note, status, currency, total, items,
+                             created_at, updated_at, last_seq)
+    SELECT p_shop, latest."order", a ->> 'ref', a ->> 'customer', a ->> 'note', a ->> 'status', a ->> 'currency',
+           (SELECT coalesce(sum((i -> 'pizza' ->> 'unitPrice')::bigint * (i -> 'pizza' ->> 'quantity')::bigint), 0)
+            FROM jsonb_array_elements(a -> 'items') AS i),
+           a -> 'items', (a ->> 'createdAt')::timestamptz, (a ->> 'updatedAt')::timestamptz, latest.seq
+    FROM (SELECT DISTINCT ON ("order") "order", seq, after AS a FROM unnest(v_batch) ORDER BY "order", seq DESC) latest
+    ON CONFLICT (shop_id, order_id) DO UPDATE
+        SET ref = EXCLUDED.ref, customer = EXCLUDED.customer, note = EXCLUDED.note, status = EXCLUDED.status,
+            currency = EXCLUDED.currency, total = EXCLUDED.total, items = EXCLUDED.items,
+            created_at = EXCLUDED.created_at, updated_at = EXCLUDED.updated_at, last_seq = EXCLUDED.last_seq
+        WHERE o.last_seq < EXCLUDED.last_seq;
+
+    SELECT seq, hash INTO v_last FROM unnest(v_batch) ORDER BY seq DESC LIMIT 1;
+    IF v_last.seq > v_shop.cursor_seq THEN
+        UPDATE shops SET cursor_seq = v_last.seq, cursor_hash = v_last.hash, last_ingest_at = now()
+        WHERE shop_id = p_shop;
+        RETURN jsonb_build_object('cursor', v_last.seq, 'hash', v_last.hash);
+    END IF;
+    UPDATE shops SET last_ingest_at = now() WHERE shop_id = p_shop;
     RETURN jsonb_build_object('cursor', v_shop.cursor_seq, 'hash', v_shop.cursor_hash);
 END
 $$;
@@ -184,7 +196,7 @@ $$;
 -- pizzad_cursor(shop, key): the shop's cursor, its hash, and how many of its entries are here (equal to the
 -- cursor when nothing is missing), for `pizzactl replication verify`. NULL cursor: the shop is not registered.
 CREATE FUNCTION pizzad_cursor(p_shop text, p_key text) RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public AS $$
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 DECLARE
     v_shop shops%ROWTYPE;
 BEGIN

@@ -1,0 +1,48 @@
+import PizzaProtocol
+import PizzaStorage
+
+/// A batch of audit entries as `pizzad_ingest` reads it: a JSON array of
+/// `{seq, at, actor: {uid, name, pid}, action, order, status, reason, before, after, prevHash, hash}`.
+///
+/// `before` and `after` are the order as the shop's audit log holds it, already JSON: they are embedded as they
+/// are, not escaped into strings and parsed twice (they are most of the bytes, and this runs for every entry).
+enum ShippedBatch {
+    static func text(_ entries: [AuditEntry]) -> String {
+        var output: [UInt8] = []
+        output.reserveCapacity(entries.reduce(2) { $0 + $1.after.utf8.count + ($1.before?.utf8.count ?? 4) + 320 })
+        func raw(_ text: String) { output.append(contentsOf: text.utf8) }
+        func quoted(_ text: String) { JSONValue.string(text).write(into: &output) }
+        raw("[")
+        for (index, entry) in entries.enumerated() {
+            raw(index == 0 ? #"{"seq":"# : #",{"seq":"#)
+            raw(String(entry.seq))
+            raw(#","at":"#)
+            quoted(entry.at)
+            raw(#","actor":{"uid":"#)
+            raw(String(entry.actor.uid))
+            raw(#","name":"#)
+            quoted(entry.actor.name)
+            raw(#","pid":"#)
+            raw(String(entry.actor.pid))
+            raw(#"},"action":"#)
+            quoted(entry.action)
+            raw(#","order":"#)
+            raw(String(entry.orderID))
+            raw(#","status":"#)
+            quoted(entry.statusAfter)
+            raw(#","reason":"#)
+            if let reason = entry.reason { quoted(reason) } else { raw("null") }
+            raw(#","before":"#)
+            raw(entry.before ?? "null")
+            raw(#","after":"#)
+            raw(entry.after)
+            raw(#","prevHash":"#)
+            quoted(entry.prevHash)
+            raw(#","hash":"#)
+            quoted(entry.hash)
+            raw("}")
+        }
+        raw("]")
+        return String(decoding: output, as: UTF8.self)
+    }
+}
