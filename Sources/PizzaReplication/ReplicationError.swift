@@ -17,6 +17,9 @@ public enum ReplicationError: Error, CustomStringConvertible, Sendable, Equatabl
     case diverged(detail: String)
     /// Another pizzad database ships under this shop id (or another role does).
     case shopCollision(detail: String)
+    /// An audit entry no longer matches its hash (it was edited behind pizzad's back): it is not shipped, so the
+    /// centre never holds a forged entry.
+    case tampered(seq: Int64, detail: String)
     /// A central request took longer than allowed (a slow or partitioned peer).
     case timedOut(operation: String, seconds: Int)
     /// PostgreSQL refused a request (a full disk, a dropped function, …).
@@ -25,7 +28,7 @@ public enum ReplicationError: Error, CustomStringConvertible, Sendable, Equatabl
     /// Whether retrying cannot help until an operator acts: shipping stops until the next start.
     public var isFatal: Bool {
         switch self {
-        case .foreignDatabase, .schemaMismatch, .diverged, .shopCollision: true
+        case .foreignDatabase, .schemaMismatch, .diverged, .shopCollision, .tampered: true
         default: false
         }
     }
@@ -41,6 +44,7 @@ public enum ReplicationError: Error, CustomStringConvertible, Sendable, Equatabl
         case .schemaMismatch: "schema_mismatch"
         case .diverged: "diverged"
         case .shopCollision: "shop_collision"
+        case .tampered: "tampered"
         case .timedOut: "timed_out"
         case .central: "central"
         }
@@ -63,6 +67,9 @@ public enum ReplicationError: Error, CustomStringConvertible, Sendable, Equatabl
         case .diverged(let detail):
             "diverged: \(detail); shipping stopped, nothing central was overwritten (see the README, \"Replication\")"
         case .shopCollision(let detail): "shop collision: \(detail); shipping stopped"
+        case .tampered(let seq, let detail):
+            "audit entry \(seq) \(detail); shipping stopped before it, everything earlier is central "
+                + "(run `pizzactl audit verify` and see the README, \"Replication\")"
         case .timedOut(let operation, let seconds): "\(operation) got no answer from PostgreSQL within \(seconds) s"
         case .central(let detail): "PostgreSQL refused the batch: \(detail)"
         }

@@ -187,7 +187,11 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         var position = mark.shippedSeq
         connected()
         while !Task.isCancelled {
-            let entries = try store.auditEntries(after: position, limit: configuration.batchSize)
+            var entries = try store.auditEntries(after: position, limit: configuration.batchSize)
+            if let bad = Self.firstAltered(entries) {
+                guard bad.index > 0 else { throw ReplicationError.tampered(seq: entries[0].seq, detail: bad.problem) }
+                entries.removeSubrange(bad.index...)  // ship what is sound; the next round stops at the bad one
+            }
             guard let last = entries.last else {
                 state.withLock { $0.state = .idle }
                 await doorbell.wait(timeout: Self.idleCheck)
@@ -217,6 +221,18 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
             metrics.shippedBatch(events: entries.count)
             shipped()
         }
+    }
+
+    /// The first entry of `entries` that does not match its own hash or does not link to the one before it.
+    /// The centre checks the link to what it holds; this catches an entry edited in the shop's file.
+    static func firstAltered(_ entries: [AuditEntry]) -> (index: Int, problem: String)? {
+        for (index, entry) in entries.enumerated() {
+            if entry.computedHash != entry.hash { return (index, "was changed after it was written") }
+            if index > 0, entry.prevHash != entries[index - 1].hash {
+                return (index, "does not link to entry \(entries[index - 1].seq)")
+            }
+        }
+        return nil
     }
 
     private func connected() {

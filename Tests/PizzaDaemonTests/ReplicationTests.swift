@@ -367,4 +367,35 @@ struct ReplicationTests {
         #expect(try first.stop() == 0)
         #expect(try second.stop() == 0)
     }
+
+    @Test("an audit entry edited in the shop's file is not shipped: everything before it arrives, then shipping stops with tampered")
+    func editedEntryIsNotShipped() async throws {
+        let centre = try Centre()
+        let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
+        // The kitchen runs without replication first, so nothing is central yet.
+        let kitchen = try DaemonProcess(directory: directory)
+        try await load(kitchen, orders: 10)
+        #expect(try kitchen.stop() == 0)
+        let total = Int(try sqlite3(kitchen.database, "SELECT count(*) FROM audit_log")) ?? 0
+        #expect(total > 12)
+        // Somebody with write access changes entry 7's order (valid JSON, a lower price) and hides the trigger.
+        _ = try sqlite3(
+            kitchen.database,
+            """
+            DROP TRIGGER audit_log_no_update;
+            UPDATE audit_log SET after = replace(after, '"customer":"', '"customer":"forged ') WHERE seq = 7;
+            """)
+        #expect(try sqlite3(kitchen.database, "SELECT count(*) FROM audit_log WHERE after LIKE '%forged%'") == "1")
+
+        let shop = try DaemonProcess(environment: try centre.shop("porto"), directory: directory)
+        let status = try await waitForStatus(shop, "tampered") { $0["state"] as? String == "stopped" }
+        #expect((status["lastErrorKind"] as? String) == "tampered", "\(status)")
+        #expect((status["lastError"] as? String ?? "").contains("audit entry 7 was changed after it was written"), "\(status)")
+        #expect(try centre.sql("SELECT coalesce(max(seq), 0) || ' ' || count(*) FROM order_events WHERE shop_id = 'porto'") == "6 6")
+        #expect(try centre.sql("SELECT count(*) FROM order_events WHERE after::text LIKE '%forged%'") == "0")
+        // The kitchen goes on taking orders.
+        try await load(shop, orders: 2)
+        #expect(try shop.stop() == 0)
+        try? FileManager.default.removeItem(atPath: directory)
+    }
 }
