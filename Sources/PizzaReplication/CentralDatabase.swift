@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PizzaCore
 import PizzaStorage
 import PostgresNIO
 
@@ -23,7 +24,6 @@ struct CentralDatabase: Sendable {
         var orders: Int64?
     }
 
-    static let requestTimeoutSeconds = 30
     private static let centralTables = ["shops", "orders", "order_events"]
     private static let migrationsTable = "pizzad_central_migrations"
 
@@ -44,11 +44,31 @@ struct CentralDatabase: Sendable {
         var settings = PostgresConnection.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.user, password: password,
             database: configuration.database, tls: tls)
-        settings.options.connectTimeout = .seconds(10)
+        let seconds = configuration.timeoutSeconds
+        settings.options.connectTimeout = .seconds(Int64(min(seconds, 10)))
         settings.options.additionalStartupParameters = [("application_name", "pizzad \(configuration.shopID)")]
+        // The TCP connect has its own limit, but a stalled server (frozen, overloaded) accepts the connection in
+        // its kernel and never answers the start-up: the whole handshake runs under the deadline. A connection
+        // that completes after the deadline is closed by whichever side comes second.
+        let late = Locked<(abandoned: Bool, connection: PostgresConnection?)>((false, nil))
         do {
-            let connection = try await PostgresConnection.connect(
-                on: MultiThreadedEventLoopGroup.singleton.next(), configuration: settings, id: 1, logger: logger)
+            let settings = settings
+            let connection = try await Deadline.run(
+                seconds: seconds,
+                onTimeout: {
+                    if let connection = late.withLock({ state in state.abandoned = true; return state.connection }) {
+                        Task { try? await connection.close() }
+                    }
+                    return ReplicationError.timedOut(operation: "connecting to \(configuration.peer)", seconds: seconds)
+                },
+                {
+                    let connection = try await PostgresConnection.connect(
+                        on: MultiThreadedEventLoopGroup.singleton.next(), configuration: settings, id: 1, logger: logger)
+                    if late.withLock({ state in state.connection = connection; return state.abandoned }) {
+                        try? await connection.close()
+                    }
+                    return connection
+                })
             return CentralDatabase(connection: connection, configuration: configuration, logger: logger)
         } catch {
             throw Self.translate(error, peer: configuration.peer)
@@ -189,17 +209,17 @@ struct CentralDatabase: Sendable {
     private func request<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
-        let connection = connection, logger = logger, peer = configuration.peer
+        let connection = connection, logger = logger, peer = configuration.peer, seconds = configuration.timeoutSeconds
         guard !connection.isClosed else {
             throw ReplicationError.unreachable(peer: peer, detail: "the connection was closed (\(operation))")
         }
         do {
             return try await Deadline.run(
-                seconds: Self.requestTimeoutSeconds,
+                seconds: seconds,
                 onTimeout: {
                     // Closing the connection ends the request on PostgreSQL's side too.
                     Task { try? await connection.close() }
-                    return ReplicationError.timedOut(operation: operation, seconds: Self.requestTimeoutSeconds)
+                    return ReplicationError.timedOut(operation: operation, seconds: seconds)
                 },
                 { try await body(connection, logger) })
         } catch {

@@ -26,10 +26,12 @@ public struct ReplicationConfiguration: Sendable, Equatable {
     public var tls: TLSMode
     /// At most this many audit entries per central transaction.
     public var batchSize: Int
+    /// How long connecting or one central request may take before the peer counts as partitioned or stalled.
+    public var timeoutSeconds: Int
 
     public init(
         shopID: String, host: String, port: Int = 5432, database: String, user: String, passwordFile: String? = nil,
-        tls: TLSMode = .prefer, batchSize: Int = 500
+        tls: TLSMode = .prefer, batchSize: Int = 500, timeoutSeconds: Int = 30
     ) {
         self.shopID = shopID
         self.host = host
@@ -39,6 +41,7 @@ public struct ReplicationConfiguration: Sendable, Equatable {
         self.passwordFile = passwordFile
         self.tls = tls
         self.batchSize = batchSize
+        self.timeoutSeconds = timeoutSeconds
     }
 
     /// `user@host:port/database`, for status lines and logs (never the password).

@@ -80,6 +80,52 @@ public final class PostgresServer: Sendable {
         guard stopped.status == 0 else { throw Failure("pg_ctl stop failed:\n\(stopped.output)") }
     }
 
+    /// Freezes the whole server (the postmaster and every backend) with `SIGSTOP`, as a stalled machine or a
+    /// partition looks from the client: connections are accepted by the kernel and nothing answers.
+    public func freeze() throws { try signalAll(SIGSTOP) }
+
+    /// Lets a frozen server go on (`SIGCONT`).
+    public func thaw() throws { try signalAll(SIGCONT) }
+
+    /// The postmaster's pid, from `postmaster.pid`.
+    func postmasterPID() throws -> pid_t {
+        let text = try String(contentsOfFile: directory + "/data/postmaster.pid", encoding: .utf8)
+        guard let first = text.split(separator: "\n").first, let pid = pid_t(first) else {
+            throw Failure("no pid in \(directory)/data/postmaster.pid")
+        }
+        return pid
+    }
+
+    /// Sets the scheduling niceness of the whole server; backends started later inherit it from the postmaster.
+    /// The benchmark uses 19 to approximate a centre on another machine (it then takes only idle CPU).
+    public func renice(_ niceness: Int32) throws {
+        for pid in try processes() where setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), niceness) != 0 && errno != ESRCH {
+            throw Failure("setpriority \(pid): \(String(cString: strerror(errno)))")
+        }
+    }
+
+    /// The postmaster, then its children.
+    private func processes() throws -> [pid_t] {
+        let postmaster = try postmasterPID()
+        var pids = [postmaster]
+        for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
+            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+                let close = stat.lastIndex(of: ")")
+            else { continue }
+            // After "pid (comm) ": state, then the parent's pid.
+            let fields = stat[stat.index(after: close)...].split(separator: " ")
+            if fields.count > 1, pid_t(fields[1]) == postmaster { pids.append(pid) }
+        }
+        return pids
+    }
+
+    private func signalAll(_ signal: Int32) throws {
+        // The postmaster first, so it forks no new backend while its children are signalled.
+        for pid in try processes() where kill(pid, signal) != 0 && errno != ESRCH {
+            throw Failure("kill \(pid): \(String(cString: strerror(errno)))")
+        }
+    }
+
     /// The server's log.
     public var log: String { (try? String(contentsOfFile: directory + "/server.log", encoding: .utf8)) ?? "" }
 

@@ -217,6 +217,44 @@ struct ReplicationTests {
         #expect(try shop.stop() == 0)
     }
 
+    @Test("a stalled centre (PostgreSQL frozen, as a partition looks): requests give up after replication.timeoutSeconds, the kitchen goes on, everything arrives after it thaws")
+    func stalledCentre() async throws {
+        let centre = try Centre()
+        var environment = try centre.shop("oslo")
+        environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
+        let shop = try DaemonProcess(environment: environment)
+        try await load(shop, orders: 10)
+        try await waitUntilShipped(shop)
+
+        try centre.server.freeze()
+        var thawed = false
+        defer { if !thawed { try? centre.server.thaw() } }
+        let started = ContinuousClock.now
+        let frozenLatencies = try await load(shop, orders: 40)
+        let status = try await waitForStatus(shop, "a timeout") { $0["lastErrorKind"] as? String == "timed_out" }
+        #expect((status["lastError"] as? String ?? "").contains("got no answer from PostgreSQL within 2 s"), "\(status)")
+        // Reconnecting finds the server just as stalled: the connection (or its start-up handshake) gives up in
+        // time too, nothing hangs, and the retries go on.
+        try await Task.sleep(for: .seconds(5))
+        let later = try replicationStatus(shop)
+        #expect(later["connected"] as? Bool == false, "\(later)")
+        #expect(["timed_out", "unreachable"].contains(later["lastErrorKind"] as? String ?? ""), "\(later)")
+        #expect((later["lastError"] as? String ?? "").contains("within 2 s"), "\(later)")
+        #expect((later["backlogEvents"] as? Int ?? 0) > 0, "\(later)")
+        #expect(median(frozenLatencies) < .milliseconds(500), "the kitchen slowed with the centre stalled")
+        let elapsed = ContinuousClock.now - started
+        try await load(shop, orders: 10)
+
+        try centre.server.thaw()
+        thawed = true
+        try await waitUntilShipped(shop, timeout: 90)
+        #expect(try centre.entries("oslo") == (try localEntries(shop)))
+        // Each distinct error is logged once, not once per retry (the stall lasted \(elapsed)).
+        let timeouts = shop.output.components(separatedBy: "got no answer from PostgreSQL").count - 1
+        #expect((1...3).contains(timeouts), "\(timeouts) timeout lines over \(elapsed):\n\(shop.output.suffix(3000))")
+        #expect(try shop.stop() == 0)
+    }
+
     @Test("pizzad SIGKILLed in the middle of shipping: after the restart it resumes from its mark, with no gap and no duplicate")
     func killedWhileShipping() async throws {
         let centre = try Centre()
@@ -285,6 +323,8 @@ struct ReplicationTests {
             (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u",
               "PIZZAD_REPLICATION_SHOP_ID": "Berlin Mitte"], "'Berlin Mitte' is not allowed"),
             (["PIZZAD_REPLICATION_SHOP_ID": "berlin"], "key 'replication.postgres.host': is missing"),
+            (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u",
+              "PIZZAD_REPLICATION_SHOP_ID": "berlin", "PIZZAD_REPLICATION_TIMEOUT_SECONDS": "0"], "a whole number of seconds from 1 to 600"),
         ] {
             let checked = try run(Binaries.pizzad, ["--check-config"], environment: variables, directory: centre.folder)
             #expect(checked.status == 78, "\(variables)")

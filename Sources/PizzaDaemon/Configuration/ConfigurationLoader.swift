@@ -169,7 +169,8 @@ public struct ConfigurationLoader: Sendable {
                 database: try required("replication.postgres.database"), user: try required("replication.postgres.user"),
                 passwordFile: text("replication.postgres.passwordFile"),
                 tls: try checked("replication.postgres.tls", default: .prefer) { ReplicationConfiguration.TLSMode(rawValue: $0.lowercased()) },
-                batchSize: try checked("replication.batchSize", default: 500) { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } })
+                batchSize: try checked("replication.batchSize", default: 500) { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } },
+                timeoutSeconds: try checked("replication.timeoutSeconds", default: 30) { Int($0).flatMap { (1...600).contains($0) ? $0 : nil } })
         }
         let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)

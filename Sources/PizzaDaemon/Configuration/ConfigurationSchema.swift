@@ -19,7 +19,7 @@ enum ConfigurationSchema {
         "shutdown": .section(["graceSeconds": .integer]),
         "metrics": .section(["listen": .text]),
         "replication": .section([
-            "shopId": .text, "batchSize": .integer,
+            "shopId": .text, "batchSize": .integer, "timeoutSeconds": .integer,
             "postgres": .section([
                 "host": .text, "port": .integer, "database": .text, "user": .text, "passwordFile": .text, "tls": .text,
             ]),
@@ -38,6 +38,7 @@ enum ConfigurationSchema {
         case "metrics.listen": "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0: any free one)"
         case "replication.shopId": "lowercase letters, digits, '-' and '_', at most 63, starting with a letter or digit"
         case "replication.batchSize": "a whole number of audit entries from 1 to 10000"
+        case "replication.timeoutSeconds": "a whole number of seconds from 1 to 600"
         case "replication.postgres.port": "a TCP port from 1 to 65535"
         case "replication.postgres.tls": ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
         case "replication.postgres.host", "replication.postgres.database", "replication.postgres.user":
