@@ -64,6 +64,17 @@ private final class Centre: Sendable {
     deinit { try? FileManager.default.removeItem(atPath: folder) }
 }
 
+/// The statements of the README's "Head-office queries" block.
+private func headOfficeQueries() throws -> [String] {
+    let readme = try String(contentsOfFile: Binaries.repository + "/README.md", encoding: .utf8)
+    guard let marker = readme.range(of: "<!-- head-office queries -->\n```sql\n"),
+        let end = readme.range(of: "\n```", range: marker.upperBound..<readme.endIndex)
+    else { throw HarnessError("README.md has no head-office queries block") }
+    return readme[marker.upperBound..<end.lowerBound].components(separatedBy: ";\n").map {
+        $0.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: "\n")
+    }.filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
+}
+
 /// `seq|hash` of every local audit entry, in order (what the centre must hold).
 private func localEntries(_ daemon: DaemonProcess) throws -> String {
     try sqlite3(daemon.database, "SELECT seq || '|' || hash FROM audit_log ORDER BY seq")
@@ -166,7 +177,13 @@ struct ReplicationTests {
                     "SELECT \(orders.replacingOccurrences(of: "id ||", with: "order_id ||")) FROM orders WHERE shop_id = '\(shop)' ORDER BY order_id")
                     == (try sqlite3(daemon.database, "SELECT \(orders) FROM carts ORDER BY id")),
                 "\(shop): central orders differ from the shop's")
-            #expect(try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") == String(local.split(separator: "\n").count))
+            // The mark is written behind the batches, and at once when the shipper is caught up.
+            let total = String(local.split(separator: "\n").count)
+            let markDeadline = Date().addingTimeInterval(10)
+            while Date() < markDeadline, try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") != total {
+                try await Task.sleep(for: .milliseconds(50))
+            }
+            #expect(try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") == total)
             let verify = try daemon.pizzactl(["replication", "verify"])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             #expect(verify.stdout.contains("replication ok"), "\(verify.stdout)")
@@ -178,6 +195,24 @@ struct ReplicationTests {
             let daemonStatus = try daemon.pizzactl(["--json", "status"]).stdout
             #expect(daemonStatus.contains("\"replication\""), "\(daemonStatus)")
         }
+        // The README's head-office queries run and add up: every order counted once per shop, a delivered order's
+        // revenue, nothing late yet.
+        for _ in 0..<5 where try sqlite3(berlin.database, "SELECT status FROM carts WHERE id = 1") != "delivered" {
+            #expect(try berlin.pizzactl(["order", "advance", "1"]).status == 0)
+        }
+        #expect(try sqlite3(berlin.database, "SELECT status FROM carts WHERE id = 1") == "delivered")
+        try await waitUntilShipped(berlin)
+        let queries = try headOfficeQueries()
+        #expect(queries.count == 4, "\(queries)")
+        let perHour = try centre.sql(
+            "SELECT shop_id || ':' || sum(orders) FROM (\(queries[0].trimmingCharacters(in: .init(charactersIn: ";")))) q GROUP BY shop_id ORDER BY shop_id")
+        #expect(perHour == "berlin:240\nparis:180", "\(perHour)")
+        let revenue = try centre.sql(queries[1])
+        let delivered = try sqlite3(berlin.database, "SELECT currency || '|' || printf('%.2f', total / 100.0) FROM carts WHERE id = 1")
+        #expect(revenue == "berlin|\(delivered)|1", "\(revenue)")
+        #expect(try centre.sql(queries[2]) == "")
+        #expect(try centre.sql(queries[3]).split(separator: "\n").count == 2)
+
         // The shops' roles may call the ingest functions and read nothing.
         #expect(try centre.sql("SELECT has_table_privilege('shop_berlin', 'orders', 'SELECT')") == "f")
         #expect(try centre.sql("SELECT has_table_privilege('shop_berlin', 'order_events', 'INSERT')") == "f")
