@@ -185,41 +185,97 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     private func shipBatches(_ central: CentralDatabase, shipped: () -> Void) async throws {
         let mark = try store.replicationMark()
         var position = mark.shippedSeq
+        var marks = MarkWriter(store: store, recorded: mark.shippedSeq)
         connected()
-        while !Task.isCancelled {
-            var entries = try store.auditEntries(after: position, limit: configuration.batchSize)
-            if let bad = Self.firstAltered(entries) {
-                guard bad.index > 0 else { throw ReplicationError.tampered(seq: entries[0].seq, detail: bad.problem) }
-                entries.removeSubrange(bad.index...)  // ship what is sound; the next round stops at the bad one
+        do {
+            while !Task.isCancelled {
+                var entries = try store.auditEntries(after: position, limit: configuration.batchSize)
+                if let bad = Self.firstAltered(entries) {
+                    guard bad.index > 0 else { throw ReplicationError.tampered(seq: entries[0].seq, detail: bad.problem) }
+                    entries.removeSubrange(bad.index...)  // ship what is sound; the next round stops at the bad one
+                }
+                guard let last = entries.last else {
+                    try await marks.flush()
+                    state.withLock { $0.state = .idle }
+                    await doorbell.wait(timeout: Self.idleCheck)
+                    if try store.replicationBacklog(after: position).latestSeq == position { try await central.ping() }
+                    continue
+                }
+                state.withLock { $0.state = .shipping }
+                let answer = try await central.ingest(shop: configuration.shopID, key: mark.shopKey, entries: entries)
+                if answer.rewind == true {
+                    let cursor = answer.cursor ?? 0
+                    logger.notice(
+                        "the centre is behind this shop: re-sending from its cursor",
+                        metadata: ["cursor": "\(cursor)", "sent": "\(entries[0].seq)"])
+                    position = cursor
+                    continue
+                }
+                guard let cursor = answer.cursor, cursor >= last.seq else {
+                    throw ReplicationError.central(detail: "the centre answered cursor \(answer.cursor ?? -1) for entries up to \(last.seq)")
+                }
+                position = last.seq
+                try await marks.shipped(seq: last.seq, hash: last.hash)
+                state.withLock {
+                    $0.shippedSeq = last.seq
+                    $0.batches += 1
+                    $0.events += Int64(entries.count)
+                }
+                metrics.shippedBatch(events: entries.count)
+                shipped()
             }
-            guard let last = entries.last else {
-                state.withLock { $0.state = .idle }
-                await doorbell.wait(timeout: Self.idleCheck)
-                if try store.replicationBacklog(after: position).latestSeq == position { try await central.ping() }
-                continue
+            try? await marks.flush()
+        } catch {
+            try? await marks.flush()
+            throw error
+        }
+    }
+
+    /// Records the shipped mark in SQLite without holding up the next batch, at most every ``interval`` while
+    /// batches keep coming, and at once when the shipper catches up, stops or fails. The mark is only where a
+    /// restart begins: one that lags re-ships a few batches, which the centre ignores; it is never ahead of
+    /// what PostgreSQL committed.
+    struct MarkWriter {
+        static let interval: Duration = .milliseconds(250)
+        let store: SQLiteOrderStore
+        private(set) var recorded: Int64
+        private var latest: (seq: Int64, hash: String)?
+        private var writing: Task<Result<Void, any Error>, Never>?
+        private var lastWrite = ContinuousClock.now - Self.interval
+
+        init(store: SQLiteOrderStore, recorded: Int64) {
+            self.store = store
+            self.recorded = recorded
+        }
+
+        mutating func shipped(seq: Int64, hash: String) async throws {
+            latest = (seq, hash)
+            if ContinuousClock.now - lastWrite >= Self.interval { try await write(waiting: false) }
+        }
+
+        /// Writes the latest mark and waits for it.
+        mutating func flush() async throws { try await write(waiting: true) }
+
+        private mutating func write(waiting: Bool) async throws {
+            // One write at a time: the one before must be done (and have worked) before the next is queued.
+            if let writing {
+                self.writing = nil
+                try await writing.value.get()
             }
-            state.withLock { $0.state = .shipping }
-            let answer = try await central.ingest(shop: configuration.shopID, key: mark.shopKey, entries: entries)
-            if answer.rewind == true {
-                let cursor = answer.cursor ?? 0
-                logger.notice(
-                    "the centre is behind this shop: re-sending from its cursor",
-                    metadata: ["cursor": "\(cursor)", "sent": "\(entries[0].seq)"])
-                position = cursor
-                continue
+            if let latest, latest.seq > recorded {
+                let store = store
+                let task = Task { () -> Result<Void, any Error> in
+                    do {
+                        try await store.recordShipped(seq: latest.seq, hash: latest.hash)
+                        return .success(())
+                    } catch {
+                        return .failure(error)
+                    }
+                }
+                recorded = latest.seq
+                lastWrite = .now
+                if waiting { try await task.value.get() } else { writing = task }
             }
-            guard let cursor = answer.cursor, cursor >= last.seq else {
-                throw ReplicationError.central(detail: "the centre answered cursor \(answer.cursor ?? -1) for entries up to \(last.seq)")
-            }
-            position = last.seq
-            try await store.recordShipped(seq: last.seq, hash: last.hash)
-            state.withLock {
-                $0.shippedSeq = last.seq
-                $0.batches += 1
-                $0.events += Int64(entries.count)
-            }
-            metrics.shippedBatch(events: entries.count)
-            shipped()
         }
     }
 
