@@ -171,9 +171,9 @@ struct CentralDatabase: Sendable {
     // MARK: Shipping
 
     /// Ships `entries` (consecutive, oldest first) in one central transaction.
-    func ingest(shop: String, key: String, entries: [AuditEntry]) async throws -> Cursor {
-        let events = ShippedBatch.text(entries)
-        return try await answer("shipping entries \(entries.first?.seq ?? 0)…\(entries.last?.seq ?? 0)") { connection, logger in
+    func ingest(shop: String, key: String, batch: Replicator.Batch) async throws -> Cursor {
+        let events = batch.text
+        return try await answer("shipping entries \(batch.first)…\(batch.last?.seq ?? 0)") { connection, logger in
             try await connection.query("SELECT pizzad_ingest(\(shop), \(key), \(events)::jsonb)::text", logger: logger)
         }
     }

@@ -22,6 +22,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     private let logger: Logger
     private let metrics: ReplicationMetrics
     private let doorbell = Doorbell()
+    private let background = BackgroundThread()
     private let state: Locked<Progress>
 
     /// The longest wait between attempts.
@@ -189,12 +190,10 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         connected()
         do {
             while !Task.isCancelled {
-                var entries = try store.auditEntries(after: position, limit: configuration.batchSize)
-                if let bad = Self.firstAltered(entries) {
-                    guard bad.index > 0 else { throw ReplicationError.tampered(seq: entries[0].seq, detail: bad.problem) }
-                    entries.removeSubrange(bad.index...)  // ship what is sound; the next round stops at the bad one
+                let batch = try await background.run { [store, configuration, position] in
+                    try Batch(store.auditEntries(after: position, limit: configuration.batchSize))
                 }
-                guard let last = entries.last else {
+                guard let last = batch.last else {
                     try await marks.flush()
                     state.withLock { $0.state = .idle }
                     await doorbell.wait(timeout: Self.idleCheck)
@@ -202,12 +201,12 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                     continue
                 }
                 state.withLock { $0.state = .shipping }
-                let answer = try await central.ingest(shop: configuration.shopID, key: mark.shopKey, entries: entries)
+                let answer = try await central.ingest(shop: configuration.shopID, key: mark.shopKey, batch: batch)
                 if answer.rewind == true {
                     let cursor = answer.cursor ?? 0
                     logger.notice(
                         "the centre is behind this shop: re-sending from its cursor",
-                        metadata: ["cursor": "\(cursor)", "sent": "\(entries[0].seq)"])
+                        metadata: ["cursor": "\(cursor)", "sent": "\(batch.first)"])
                     position = cursor
                     continue
                 }
@@ -219,9 +218,9 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                 state.withLock {
                     $0.shippedSeq = last.seq
                     $0.batches += 1
-                    $0.events += Int64(entries.count)
+                    $0.events += Int64(batch.count)
                 }
-                metrics.shippedBatch(events: entries.count)
+                metrics.shippedBatch(events: batch.count)
                 shipped()
             }
             try? await marks.flush()
@@ -276,6 +275,29 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                 lastWrite = .now
                 if waiting { try await task.value.get() } else { writing = task }
             }
+        }
+    }
+
+    /// A batch ready to send: the sound entries read after a position, checked and encoded off the kitchen's threads.
+    struct Batch: Sendable {
+        var first: Int64 = 0
+        var last: (seq: Int64, hash: String)?
+        var count = 0
+        /// The JSON array `pizzad_ingest` reads.
+        var text = ""
+
+        /// Keeps the entries before the first altered one; throws when that is the first of all.
+        init(_ read: [AuditEntry]) throws {
+            var entries = read
+            if let bad = Replicator.firstAltered(entries) {
+                guard bad.index > 0 else { throw ReplicationError.tampered(seq: entries[0].seq, detail: bad.problem) }
+                entries.removeSubrange(bad.index...)  // ship what is sound; the next round stops at the bad one
+            }
+            guard let final = entries.last else { return }
+            first = entries[0].seq
+            last = (final.seq, final.hash)
+            count = entries.count
+            text = ShippedBatch.text(entries)
         }
     }
 
