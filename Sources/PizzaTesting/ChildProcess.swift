@@ -10,9 +10,12 @@ public enum ChildProcess {
         public let description: String
     }
 
-    /// Runs `program` (an absolute path) with `arguments` in `/`, standard input from `/dev/null`; returns the exit
-    /// status (128 + the signal when killed) and the trimmed output. Killed after `timeout` seconds.
-    public static func run(_ program: String, _ arguments: [String], timeout: Double = 120) throws -> (status: Int32, output: String) {
+    /// Runs `program` (an absolute path) with `arguments` in `/`, standard input from `/dev/null` and this process's
+    /// environment plus `environment`; returns the exit status (128 + the signal when killed) and the trimmed output.
+    /// Killed after `timeout` seconds.
+    public static func run(
+        _ program: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 120
+    ) throws -> (status: Int32, output: String) {
         let outputPath = NSTemporaryDirectory() + "child-\(UUID().uuidString).out"
         defer { unlink(outputPath) }
         var actions = posix_spawn_file_actions_t()
@@ -24,8 +27,11 @@ public enum ChildProcess {
         // `env -C /` starts it in `/` (a server run as another user may not enter the caller's folder).
         let argv = (["/usr/bin/env", "-C", "/", program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
+        let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
+        defer { for pointer in envp { free(pointer) } }
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, environ)
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, envp)
         guard spawned == 0 else { throw Failure(description: "\(program): \(String(cString: strerror(spawned)))") }
         let killer = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)

@@ -98,9 +98,19 @@ public final class PostgresServer: Sendable {
 
     /// Sets the scheduling niceness of the whole server; backends started later inherit it from the postmaster.
     /// The benchmark uses 19 to approximate a centre on another machine (it then takes only idle CPU).
+    /// With the kernel's autogroups on (`kernel.sched_autogroup_enabled`), niceness only ranks processes within
+    /// their session's group, so the server's group is reniced too when it is not this process's own.
     public func renice(_ niceness: Int32) throws {
-        for pid in try processes() where setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), niceness) != 0 && errno != ESRCH {
+        let processes = try processes()
+        for pid in processes where setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), niceness) != 0 && errno != ESRCH {
             throw Failure("setpriority \(pid): \(String(cString: strerror(errno)))")
+        }
+        let group = "/proc/\(processes[0])/autogroup"
+        func name(_ file: String) -> Substring? {
+            (try? String(contentsOfFile: file, encoding: .utf8))?.split(separator: " ").first
+        }
+        if let server = name(group), server != name("/proc/self/autogroup") {
+            try Data("\(niceness)".utf8).write(to: URL(fileURLWithPath: group))
         }
     }
 

@@ -8,9 +8,11 @@ final class BenchDaemon {
     /// Nanoseconds from spawn to READY=1.
     private(set) var readyAfter: UInt64 = 0
 
-    /// Starts pizzad on `database` (default: in `directory`), with `config` (YAML text) if given, and waits for
-    /// READY=1.
-    init(binary: String, directory: String, database: String? = nil, config: String? = nil) throws {
+    /// Starts pizzad on `database` (default: in `directory`), with `config` (YAML text) and more `environment`
+    /// variables if given, and waits for READY=1.
+    init(
+        binary: String, directory: String, database: String? = nil, config: String? = nil, environment extra: [String: String] = [:]
+    ) throws {
         socket = directory + "/pizzad.sock"
         self.database = database ?? directory + "/pizzad.sqlite"
         let notifyPath = directory + "/notify-\(UInt32.random(in: 0...UInt32.max)).sock"
@@ -28,6 +30,7 @@ final class BenchDaemon {
         }
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         var environment = ProcessInfo.processInfo.environment
+        environment.merge(extra) { $1 }
         environment["NOTIFY_SOCKET"] = notifyPath
         process.environment = environment
         let started = Bench.now()

@@ -17,7 +17,7 @@ var limitSource: String = {
     for _ in 0..<3 { url.deleteLastPathComponent() }
     return url.appendingPathComponent("../shared/bench/sqlite-limit.c").standardized.path
 }()
-var sections: Set<String> = ["create", "kitchen", "big", "multicast"]
+var sections: Set<String> = ["create", "kitchen", "big", "replication", "multicast"]
 var clientCounts = [1, 4, 16, 64]
 var tortureRounds: Int?
 var hostileLines = 100_000
@@ -32,7 +32,7 @@ while let argument = arguments.popFirst() {
     case "--hostile-lines": hostileLines = Int(arguments.popFirst() ?? "") ?? hostileLines
     case "--clients": clientCounts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
     default:
-        print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,multicast] [--clients 1,4,16,64]")
+        print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,replication,multicast] [--clients 1,4,16,64]")
         print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
         print("       pizzabench --only powercut [--rounds N]")
         exit(2)
@@ -208,7 +208,38 @@ if sections.contains("big") {
     print("")
 }
 
-// 5. Multicast dispatch.
+// 5. Shipping to a central PostgreSQL.
+if sections.contains("replication") {
+    if let reason = PostgresServer.unavailableReason {
+        print("replication: skipped, \(reason)\n")
+    } else {
+        let clients = 16
+        let (runs, shipping) = try await ReplicationBench.run(pizzad: pizzad, work: work, clients: clients, seconds: seconds)
+        print("replication to a central PostgreSQL on this machine (synchronous_commit=on), order.create from \(clients) clients,")
+        print("back to back; each shipping run is compared with the mean of the off runs beside it. \"centre niced\": the")
+        print("PostgreSQL server at nice 19, so it takes only idle CPU, as a centre on another machine would take none:")
+        Bench.table(["run", "orders/s", "p50", "p99", "daemon CPU µs/order", "× replication off"], runs.map { name, run, ratio in
+            let result = run.result
+            return [name, Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
+                    us(result.latency.valueAtPercentile(99)), Bench.format(result.daemonCPU / Double(result.operations) * 1e6, 0),
+                    ratio.map { Bench.format($0, 2) } ?? ""]
+        })
+        print("")
+        Bench.table(["run", "entries shipped", "batches", "shipped/s", "backlog at load end", "caught up after", "lag p50", "lag p99", "lag max"],
+            shipping.map { run in [
+                run.name, "\(run.on.events)", "\(run.on.batches)", Bench.format(run.shippedPerSecond, 0), "\(run.on.backlogAtEnd)",
+                Bench.format(run.on.drainSeconds, 2) + " s", Bench.format(run.lagP50, 2) + " ms", Bench.format(run.lagP99, 2) + " ms",
+                Bench.format(run.lagMax, 2) + " ms",
+            ] })
+        print("(lag: the entry's commit time in the shop to its insert at the centre; shipped/s: entries over load plus catch-up time)")
+        for run in shipping {
+            print("replication \(run.name)/off order.create ratio: \(Bench.format(run.ratio, 2)) (target ≥ 0.90)")
+        }
+        print("")
+    }
+}
+
+// 6. Multicast dispatch.
 if sections.contains("multicast") {
 print("multicast dispatch, ns per delegate call (best of 7 rounds, the four ways taking turns):")
 Bench.table(
@@ -220,6 +251,7 @@ Bench.table(
 print("")
 }
 
-print("peak RSS of pizzad through the whole run: \(Bench.format(peakRSS, 1)) MiB")
-let ratio = (sixteen?.perSecond ?? 0) / limit.modeA
-print("pizzad/sqlite-limit durable orders/s ratio: \(String(format: "%.2f", ratio))")
+if peakRSS > 0 { print("peak RSS of pizzad through the whole run: \(Bench.format(peakRSS, 1)) MiB") }
+if let sixteen {
+    print("pizzad/sqlite-limit durable orders/s ratio: \(String(format: "%.2f", sixteen.perSecond / limit.modeA))")
+}
