@@ -154,6 +154,33 @@ struct SystemdTests {
         #expect((score ?? 10) <= 1.0, "\(line)")
     }
 
+    @Test("with the replication drop-in, only the network opens: the rest of the hardening stays",
+          .enabled(if: Binaries.available("systemd-analyze")))
+    func replicationDropIn() throws {
+        let folder = NSTemporaryDirectory() + "pizzad-dropin-" + UUID().uuidString.prefix(8)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createDirectory(atPath: folder + "/pizzad.service.d", withIntermediateDirectories: true)
+        try FileManager.default.copyItem(atPath: Binaries.repository + "/systemd/pizzad.service", toPath: folder + "/pizzad.service")
+        try FileManager.default.copyItem(
+            atPath: Binaries.repository + "/systemd/pizzad-replication.conf", toPath: folder + "/pizzad.service.d/replication.conf")
+        let result = try run(
+            // --threshold counts in tenths of the printed exposure: 15 is 1.5.
+            "systemd-analyze", ["security", "--offline=true", "--threshold=15", folder + "/pizzad.service"],
+            environment: ["SYSTEMD_UNIT_PATH": folder + ":"])
+        #expect(result.status == 0, "\(result)")
+        let failed = result.stdout.split(separator: "\n").filter { $0.hasPrefix("✗") }.map { $0.split(separator: " ")[1] }
+        // What the drop-in opens, and nothing else than the unit alone has open.
+        for opened in ["PrivateNetwork=", "RestrictAddressFamilies=~AF_(INET|INET6)", "IPAddressDeny="] {
+            #expect(failed.contains(Substring(opened)), "\(opened) not opened: \(result.stdout)")
+        }
+        let alone = try run("systemd-analyze", ["security", "--offline=true", "--threshold=10", Binaries.repository + "/systemd/pizzad.service"])
+        let failedAlone = Set(alone.stdout.split(separator: "\n").filter { $0.hasPrefix("✗") }.map { $0.split(separator: " ")[1] })
+        #expect(Set(failed).subtracting(failedAlone) == ["PrivateNetwork=", "RestrictAddressFamilies=~AF_(INET|INET6)", "IPAddressDeny="],
+                "\(result.stdout)")
+        let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") })
+        #expect((line.split(separator: " ").compactMap { Double($0) }.first ?? 10) <= 1.5, "\(line)")
+    }
+
     @Test("install into a DESTDIR: systemd-analyze verify passes, and the installed pizzad runs on the installed files",
           .enabled(if: Binaries.available("systemd-analyze")))
     func install() throws {
