@@ -33,6 +33,12 @@ enum ReplicationBench {
 
         var offRate: Double { (offBefore.result.perSecond + offAfter.result.perSecond) / 2 }
         var ratio: Double { on.result.perSecond / offRate }
+        /// pizzad's CPU per order with replication off (the mean of the runs beside) over with it on: what shipping
+        /// costs pizzad itself, whatever the centre takes from the shared cores.
+        var cpuRatio: Double {
+            func perOrder(_ run: Run) -> Double { run.result.daemonCPU / Double(run.result.operations) }
+            return (perOrder(offBefore) + perOrder(offAfter)) / 2 / perOrder(on)
+        }
         /// Entries per second from the start of the load until the last one was at the centre.
         var shippedPerSecond: Double { Double(on.events) / (on.result.seconds + on.drainSeconds) }
     }

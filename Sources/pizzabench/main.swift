@@ -233,7 +233,8 @@ if sections.contains("replication") {
             ] })
         print("(lag: the entry's commit time in the shop to its insert at the centre; shipped/s: entries over load plus catch-up time)")
         for run in shipping {
-            print("replication \(run.name)/off order.create ratio: \(Bench.format(run.ratio, 2)) (target ≥ 0.90)")
+            print("replication \(run.name)/off order.create ratio: \(Bench.format(run.ratio, 2)) (target ≥ 0.90); "
+                + "pizzad's own CPU per order off/on: \(Bench.format(run.cpuRatio, 2))")
         }
         print("")
     }
