@@ -149,9 +149,12 @@ BEGIN
                              v_shop.cursor_seq + 1, p_shop, v_shop.cursor_seq),
             HINT = 'the shop''s database was replaced by an older copy; see the README, "Replication"';
     END IF;
-    -- An entry already here must be the same entry: a resent batch is fine, a rewritten history is not.
+    -- An entry already here must be the same entry: a resent batch is fine, a rewritten history is not. The range
+    -- on seq keeps this to a primary-key range scan of the batch's own entries, however the planner guesses the
+    -- size of unnest() and of order_events (a join on seq alone was planned as a scan of the shop's whole history).
     SELECT b.seq, b.hash AS sent, e.hash AS held INTO v_bad
-    FROM unnest(v_batch) b JOIN order_events e ON e.shop_id = p_shop AND e.seq = b.seq
+    FROM unnest(v_batch) b
+    JOIN order_events e ON e.shop_id = p_shop AND e.seq = b.seq AND e.seq BETWEEN v_first AND v_first + v_count - 1
     WHERE e.hash <> b.hash ORDER BY b.seq LIMIT 1;
     IF FOUND THEN
         RAISE EXCEPTION USING ERRCODE = 'PZ001',
