@@ -29,6 +29,10 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     static let maximumBackoff: Duration = .seconds(30)
     /// How often an idle connection is checked.
     static let idleCheck: Duration = .seconds(5)
+    /// Under steady load, batches start at least this far apart, so they grow with the load instead of shipping
+    /// a few entries each (every batch costs a central transaction and a round trip). The first change after a
+    /// quiet spell still goes at once; a full batch is followed at once by the next (catching up).
+    static let batchSpacing: Duration = .milliseconds(50)
 
     private struct Progress {
         var state: ReplicationStatus.State = .connecting
@@ -188,8 +192,12 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         var position = mark.shippedSeq
         var marks = MarkWriter(store: store, recorded: mark.shippedSeq)
         connected()
+        var previousStart: ContinuousClock.Instant?
         do {
             while !Task.isCancelled {
+                if let previousStart {
+                    try? await Task.sleep(until: previousStart + Self.batchSpacing, clock: .continuous)
+                }
                 let batch = try await background.run { [store, configuration, position] in
                     try Batch(store.auditEntries(after: position, limit: configuration.batchSize))
                 }
@@ -201,6 +209,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                     continue
                 }
                 state.withLock { $0.state = .shipping }
+                previousStart = batch.count < configuration.batchSize ? .now : nil
                 let answer = try await central.ingest(shop: configuration.shopID, key: mark.shopKey, batch: batch)
                 if answer.rewind == true {
                     let cursor = answer.cursor ?? 0
