@@ -8,6 +8,7 @@ struct AccessMatrixTests {
     static let commands: [(arguments: [String], changes: Bool)] = [
         (["status"], false), (["menu"], false), (["order", "show", "1"], false), (["order", "list"], false),
         (["audit", "list"], false), (["audit", "verify"], false), (["metrics"], false), (["db", "check"], false),
+        (["replication", "status"], false), (["replication", "verify"], false),
         (["order", "new", "cheese"], true), (["order", "add", "1", "chicken"], true), (["order", "remove", "1", "1"], true),
         (["order", "place", "1"], true), (["order", "advance", "1"], true), (["order", "cancel", "1", "--reason", "test"], true),
         (["db", "backup", "/tmp/pizzad-matrix-backup-UNIQUE.sqlite"], true),

@@ -558,3 +558,30 @@ struct ReplicationTests {
         try? FileManager.default.removeItem(atPath: directory)
     }
 }
+
+@Suite("Replication off: a shop without a centre")
+struct ReplicationOffTests {
+    @Test("replication status says off, verify and bad parameters are named errors, the kitchen is untouched")
+    func off() async throws {
+        let daemon = try DaemonProcess()
+        let status = try daemon.pizzactl(["replication", "status"])
+        #expect(status.status == 0 && status.stdout.contains("replication: off"), "\(status)")
+        let verify = try daemon.pizzactl(["replication", "verify"])
+        #expect(verify.status == 1, "\(verify)")
+        #expect(verify.stderr.contains("validation") && verify.stderr.contains("replication.postgres.host"), "\(verify)")
+        let usage = try daemon.pizzactl(["replication", "restart"])
+        #expect(usage.status == 2, "\(usage)")
+
+        let connection = try RawConnection(path: daemon.socket)
+        let off = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"replication.status"}"#)
+        #expect(off.result?["enabled"] as? Bool == false, "\(off)")
+        for method in ["replication.status", "replication.verify"] {
+            let bad = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"\#(method)","params":{"shop":"x"}}"#)
+            #expect(bad.errorCode == -32602, "\(method): \(bad)")  // invalid params, as for every method
+        }
+        // Nothing was written, and orders go on.
+        #expect(try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") == "0")
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        #expect(try daemon.stop() == 0)
+    }
+}

@@ -292,8 +292,8 @@ final class RPCDispatcher: Sendable {
         add("replication.verify", .reader) { params, _ in
             try params.onlyKnown([])
             guard let replicator = state.replicator else {
-                throw RPCError(.validation, "replication is off (set replication.postgres in the configuration)",
-                               data: ["field": "replication.postgres"])
+                throw RPCError(.validation, "replication is off (set replication.postgres.host in the configuration)",
+                               data: ["field": "replication.postgres.host"])
             }
             do {
                 let result = try await replicator.verify()

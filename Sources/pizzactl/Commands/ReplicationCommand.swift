@@ -14,7 +14,7 @@ struct ReplicationCommand: AsyncParsableCommand {
         func run() async throws {
             try await global.call("replication.status") { status in
                 guard status["enabled"]?.boolValue == true else {
-                    print("replication: off (set replication.postgres in pizzad.yaml)")
+                    print("replication: off (set replication.postgres.host, .database, .user and replication.shopId in pizzad.yaml)")
                     return
                 }
                 print("shop \(Output.text(status["shop"])) → \(Output.text(status["peer"]))")
