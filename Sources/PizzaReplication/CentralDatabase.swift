@@ -123,7 +123,8 @@ struct CentralDatabase: Sendable {
                 }
             }
         } catch let error as ReplicationError {
-            if case .central(let detail) = error, detail.contains("permission denied") || detail.contains("must be owner") {
+            // insufficient_privilege: not the owner, no CREATE on the schema, no CREATEROLE for pizzad_shop.
+            if case .central(let detail) = error, detail.hasSuffix("[SQLSTATE 42501]") {
                 throw ReplicationError.schemaBehind(found: found, needed: needed, detail: detail)
             }
             throw error

@@ -451,6 +451,29 @@ struct ReplicationTests {
         }
     }
 
+    @Test("a centre not yet migrated and a shop role that may not migrate it: schema_behind, then shipping once the owner migrates")
+    func schemaBehind() async throws {
+        let centre = try Centre(migrate: false)
+        try centre.server.psql("CREATE ROLE shop_graz LOGIN PASSWORD 'shop_graz-secret'")
+        let shop = try DaemonProcess(
+            environment: centre.environment(shop: "graz", user: "shop_graz", password: "shop_graz-secret"))
+        try await load(shop, orders: 5)
+        let status = try await waitForStatus(shop, "schema_behind") { $0["lastErrorKind"] as? String == "schema_behind" }
+        #expect((status["lastError"] as? String ?? "").contains("pizzad --migrate-central"), "\(status)")
+        #expect(try centre.sql("SELECT to_regclass('order_events') IS NULL") == "t", "the shop's role created tables")
+
+        let migrated = try run(
+            Binaries.pizzad, ["--migrate-central"],
+            environment: centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
+            directory: centre.folder)
+        #expect(migrated.status == 0, "\(migrated.stderr)")
+        try centre.server.psql("GRANT pizzad_shop TO shop_graz")
+        try await waitUntilShipped(shop, timeout: 90)
+        #expect(try centre.entries("graz") == (try localEntries(shop)))
+        #expect(shop.output.contains("replication connected again"), "\(shop.output.suffix(2000))")
+        #expect(try shop.stop() == 0)
+    }
+
     @Test("a shop restored from an older backup reuses sequence numbers: shipping stops with diverged and nothing central changes")
     func restoredFromOldBackup() async throws {
         let centre = try Centre()
