@@ -445,9 +445,11 @@ struct ReplicationTests {
             (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u",
               "PIZZAD_REPLICATION_SHOP_ID": "berlin", "PIZZAD_REPLICATION_TIMEOUT_SECONDS": "0"], "a whole number of seconds from 1 to 600"),
         ] {
-            let checked = try run(Binaries.pizzad, ["--check-config"], environment: variables, directory: centre.folder)
-            #expect(checked.status == 78, "\(variables)")
-            #expect(checked.stderr.contains(message), "\(checked.stderr)")
+            for command in ["--check-config", "--migrate-central"] {
+                let checked = try run(Binaries.pizzad, [command], environment: variables, directory: centre.folder)
+                #expect(checked.status == 78, "\(command) \(variables)")
+                #expect(checked.stderr.contains(message), "\(command): \(checked.stderr)")
+            }
         }
     }
 

@@ -40,8 +40,14 @@ public enum Daemon {
     /// connecting as `replication.postgres.user` (the database owner, once, before shops ship with their own roles).
     static func migrateCentral(_ loader: ConfigurationLoader) async -> Int32 {
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: false) }
+        let configuration: DaemonConfiguration
         do {
-            let configuration = try await loader.load()
+            configuration = try await loader.load()
+        } catch {
+            FileHandle.standardError.write(Data("pizzad: configuration refused: \(error)\n".utf8))
+            return ExitCode.badConfiguration
+        }
+        do {
             guard let replication = configuration.replication else {
                 FileHandle.standardError.write(Data("pizzad: replication.postgres.host is not configured\n".utf8))
                 return ExitCode.badConfiguration

@@ -31,7 +31,7 @@ struct DaemonCommand {
           --check-config     check the configuration (file, environment and flags) as a start or a reload would
                              read it, print the verdict and exit: 0 good, 78 refused (ExecReload runs this)
           --migrate-central  create or upgrade the central PostgreSQL schema (replication.postgres, connecting as
-                             the database owner), print the version and exit: 0 done, 1 failed
+                             the database owner), print the version and exit: 0 done, 1 failed, 78 bad configuration
           --version          print the version and exit
         """
 
