@@ -202,5 +202,4 @@ public struct ConfigurationLoader: Sendable {
             metricsListen: try checked("metrics.listen", default: ListenAddress?.none) { ListenAddress(parsing: $0).map(Optional.some) },
             replication: try replication())
     }
-
 }
