@@ -12,6 +12,8 @@ final class DaemonProcess: Sendable {
     /// Whether the folder was made for this daemon (and goes with it); a folder passed in is the caller's.
     private let ownsDirectory: Bool
     private let log = Locked(Data())
+    /// Set when the output pipe reached its end: everything pizzad wrote is in `log`.
+    private let logEnded = Locked(false)
 
     /// Starts pizzad with `config` (YAML text, written to the folder) and `extraArguments`, and waits until
     /// its socket accepts connections.
@@ -44,11 +46,14 @@ final class DaemonProcess: Sendable {
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [log] handle in
+        pipe.fileHandleForReading.readabilityHandler = { [log, logEnded] handle in
             let data = handle.availableData
-            // End of file: the daemon is gone; drop the handler so the pipe and its source are released.
-            if data.isEmpty { handle.readabilityHandler = nil }
             log.withLock { $0.append(data) }
+            // End of file: the daemon is gone; drop the handler so the pipe and its source are released.
+            if data.isEmpty {
+                handle.readabilityHandler = nil
+                logEnded.withLock { $0 = true }
+            }
         }
         self.process = process
         try process.run()
@@ -77,6 +82,7 @@ final class DaemonProcess: Sendable {
         let deadline = Date().addingTimeInterval(timeout)
         while process.isRunning, Date() < deadline { usleep(10_000) }
         guard !process.isRunning else { throw HarnessError("pizzad still runs after \(timeout)s:\n\(output)") }
+        waitForOutputEnd()
         return process.terminationStatus
     }
 
@@ -104,7 +110,15 @@ final class DaemonProcess: Sendable {
             kill(process.processIdentifier, SIGKILL)
             throw HarnessError("pizzad did not exit within \(timeout)s after signal \(signal):\n\(output)")
         }
+        waitForOutputEnd()
         return process.terminationReason == .uncaughtSignal ? -process.terminationStatus : process.terminationStatus
+    }
+
+    /// After the exit, the pipe's last bytes may still be on their way to `log`: wait for its end (briefly, as a
+    /// child that inherited the pipe could hold it open).
+    private func waitForOutputEnd() {
+        let deadline = Date().addingTimeInterval(5)
+        while !logEnded.withLock({ $0 }), Date() < deadline { usleep(5_000) }
     }
 
     deinit {
