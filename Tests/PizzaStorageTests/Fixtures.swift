@@ -51,19 +51,15 @@ enum Fixtures {
 /// A repository over a real SQLite file with its persistence layer and audit logger subscribed.
 final class Kitchen {
     let directory = TemporaryDirectory()
-    let store: SQLiteOrderStore
-    let repository: OrderRepository
-    let persistence: PersistenceLayer
-    let audit: AuditLogger
+    /// The store, repository and storage subscribers, wired as the daemon wires them.
+    let orders: OrderBook
+    var store: SQLiteOrderStore { orders.store }
+    var repository: OrderRepository { orders.repository }
     var path: String { store.path }
 
     init() throws {
-        store = try SQLiteOrderStore(path: directory.path + "/pizzad.sqlite", migrations: Fixtures.migrations)
-        repository = OrderRepository(store: store)
-        persistence = PersistenceLayer(store: store)
-        audit = AuditLogger(store: store)
-        repository.delegates += persistence
-        repository.delegates += audit
+        orders = OrderBook(
+            store: try SQLiteOrderStore(path: directory.path + "/pizzad.sqlite", migrations: Fixtures.migrations))
     }
 
     func newOrder(_ kinds: [String] = ["cheese", "chicken"], place: Bool = false) async throws -> Cart {
@@ -77,5 +73,5 @@ final class Kitchen {
 /// A subscriber that refuses every change inside the transaction, like a failing audit write.
 final class FailingSubscriber: OrderRepositoryDelegate {
     struct Refused: Error {}
-    func repository(willCommit change: OrderChange) throws { throw Refused() }
+    func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws { throw Refused() }
 }

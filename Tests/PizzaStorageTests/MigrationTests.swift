@@ -38,11 +38,8 @@ struct MigrationTests {
         let first = Array(Fixtures.migrations.prefix(1))
         do {
             let store = try SQLiteOrderStore(path: path, migrations: first)
-            let repository = OrderRepository(store: store)
-            let persistence = PersistenceLayer(store: store)
-            let audit = AuditLogger(store: store)
-            repository.delegates += persistence
-            repository.delegates += audit
+            let orders = OrderBook(store: store)
+            let repository = orders.repository
             for index in 0..<20 {
                 let pizzas = [try Fixtures.factory.makePizza("cheese"), try Fixtures.factory.makePizza("chicken")]
                 let cart = try await repository.create(

@@ -114,7 +114,7 @@ public final class OrderRepository: Sendable {
             let (result, change) = try await store.write { tx in
                 let (result, change) = try body(tx)
                 if let change {
-                    try delegates.invoke { try $0.repository(willCommit: change) }
+                    try delegates.invoke { try $0.repository(willCommit: change, in: tx) }
                 }
                 return (result, change)
             } afterCommit: { (_, change) in

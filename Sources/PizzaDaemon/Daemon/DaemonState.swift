@@ -11,14 +11,12 @@ import Synchronization
 final class DaemonState: Sendable {
     static let version = PizzadVersion.current
 
-    let repository: OrderRepository
-    let store: SQLiteOrderStore
+    /// The store, the repository and the storage subscribers, which it owns.
+    let orders: OrderBook
+    /// The subscribers beside the storage's, owned here (the repository holds them weakly).
     let metrics: MetricsCollector
     /// The daemon's own metrics beside the collector's, and the exposition of both.
     let daemonMetrics: DaemonMetrics
-    // The subscribers are held strongly here; the repository holds them weakly.
-    let persistence: PersistenceLayer
-    let audit: AuditLogger
     /// The shipper to the central PostgreSQL; nil when replication is off.
     let replicator: Replicator?
     let logger: Logger
@@ -34,14 +32,10 @@ final class DaemonState: Sendable {
         store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger,
         centralMigrations: [Migration] = [], environment: [String: String] = [:]
     ) async throws {
-        self.store = store
         self.logger = logger
-        repository = OrderRepository(store: store)
-        persistence = PersistenceLayer(store: store)
-        audit = AuditLogger(store: store)
+        orders = OrderBook(store: store)
+        let repository = orders.repository
         metrics = MetricsCollector(counts: try repository.countsByStatus())
-        repository.delegates += persistence
-        repository.delegates += audit
         repository.delegates += metrics
         let registry = metrics.registry
         let replicator = try configuration.replication.map {
@@ -57,6 +51,9 @@ final class DaemonState: Sendable {
         accessState = Locked(
             AccessPolicy(operators: configuration.operators, readers: configuration.readers, daemonUID: daemonUID))
     }
+
+    var repository: OrderRepository { orders.repository }
+    var store: SQLiteOrderStore { orders.store }
 
     var factory: PizzaFactory { factoryState.withLock { $0 } }
     var menu: Menu { factory.menu }

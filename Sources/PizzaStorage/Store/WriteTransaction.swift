@@ -1,9 +1,21 @@
 import PizzaCore
 import SQLite
 
-/// The ``OrderTransaction`` a write body gets: reads through the writer connection, inside its transaction.
+/// The ``OrderTransaction`` a write body gets, and the storage's write handle: it reads and writes through the
+/// writer connection, inside the open transaction (and the change's savepoint).
 struct WriteTransaction: OrderTransaction {
     let db: Database
+
+    init(db: Database) { self.db = db }
+
+    /// The write handle behind a transaction the repository hands on: every write body gets this store's own
+    /// (see `SQLiteOrderStore.commit`), so anything else is a programming error.
+    init(_ transaction: any OrderTransaction) {
+        guard let own = transaction as? WriteTransaction else {
+            preconditionFailure("a storage subscriber was handed \(type(of: transaction)), not SQLite's write transaction")
+        }
+        self = own
+    }
 
     func cart(id: Int64) throws -> Cart? { try db.loadCart(id: id) }
     func cart(ref: String) throws -> Cart? { try db.loadCart(ref: ref) }

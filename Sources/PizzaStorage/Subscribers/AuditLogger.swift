@@ -7,17 +7,16 @@ import SQLite
 ///
 /// Each entry records who (uid, name, pid), what (action, order, reason), and the order before and after as
 /// JSON. Its `hash` is SHA-256 over those fields and the previous entry's hash, so an edit, insertion or deletion
-/// anywhere breaks the chain from there on; ``verify()`` finds the first bad entry.
+/// anywhere breaks the chain from there on; `SQLiteOrderStore.verifyAudit()` finds the first bad entry. It
+/// writes through the transaction the repository hands it; ``OrderBook`` owns it.
 public final class AuditLogger: OrderRepositoryDelegate {
     /// The hash before the first entry.
     public static let genesis = String(repeating: "0", count: 64)
-    private let store: SQLiteOrderStore
 
-    /// An audit logger writing through `store`'s writer connection.
-    public init(store: SQLiteOrderStore) { self.store = store }
+    public init() {}
 
-    public func repository(willCommit change: OrderChange) throws {
-        let db = store.writer
+    public func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
+        let db = WriteTransaction(transaction).db
         let previous = try db.statement("SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1").first { $0.string(0) }
         let entry = AuditEntry(
             seq: change.sequence, at: change.at.description, actor: change.actor, action: change.kind.rawValue,

@@ -3,16 +3,13 @@ import SQLite
 
 /// Writes each change's rows (`carts`, `pizzas`, `status_history`) inside the change's transaction.
 ///
-/// A repository subscriber: it writes the order's state after the change, so the tables always hold what the
-/// repository acknowledged. Keep a strong reference to it for as long as the repository should persist.
+/// A repository subscriber: it writes the order's state after the change through the transaction the
+/// repository hands it, so the tables always hold what the repository acknowledged. ``OrderBook`` owns it.
 public final class PersistenceLayer: OrderRepositoryDelegate {
-    private let store: SQLiteOrderStore
+    public init() {}
 
-    /// A persistence layer writing through `store`'s writer connection.
-    public init(store: SQLiteOrderStore) { self.store = store }
-
-    public func repository(willCommit change: OrderChange) throws {
-        let db = store.writer
+    public func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
+        let db = WriteTransaction(transaction).db
         let cart = change.after
         if change.before == nil {
             try db.execute(
