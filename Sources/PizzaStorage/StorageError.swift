@@ -28,6 +28,12 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case readOnly(path: String)
     /// The database is read-only and still needs migrations, so this pizzad cannot use it.
     case readOnlyNeedsMigration(path: String, pending: Int)
+    /// A file-system step (create, fsync, rename) failed; `reason` is the system's (`strerror`).
+    case fileSystem(operation: String, path: String, reason: String)
+    /// A backup's target already exists; pizzad never overwrites a file.
+    case backupTargetExists(path: String)
+    /// The copy a backup wrote does not pass `integrity_check`; it was removed.
+    case backupDamaged(path: String)
 
     public var description: String {
         switch self {
@@ -64,6 +70,9 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         case .readOnlyNeedsMigration(let path, let pending):
             "the database \(path) is read-only and needs \(pending) migration(s) this pizzad would apply: "
                 + "make it writable (the file was not changed)"
+        case .fileSystem(let operation, let path, let reason): "cannot \(operation) \(path): \(reason)"
+        case .backupTargetExists(let path): "\(path) exists; choose a new path (pizzad never overwrites a file)"
+        case .backupDamaged(let path): "the copy at \(path) fails integrity_check and was removed; nothing was kept"
         }
     }
 }

@@ -169,16 +169,21 @@ public final class Database: @unchecked Sendable {
 
     /// Runs `body` inside a savepoint: released when it returns, rolled back to when it throws, so one failing
     /// change leaves the surrounding transaction intact. See <https://www.sqlite.org/lang_savepoint.html>.
+    ///
+    /// When the failure made SQLite roll back the whole transaction (a full disk, an I/O error: see
+    /// <https://www.sqlite.org/lang_transaction.html#response_to_errors_within_a_transaction>), there is no
+    /// savepoint left to roll back to and ``isInTransaction`` is false afterwards; the error is rethrown either way.
+    /// The savepoint statements go through the statement cache.
     public func savepoint<T>(_ name: String = "change", _ body: () throws -> T) throws -> T {
-        try execute("SAVEPOINT \(name)")
+        try execute("SAVEPOINT \(name)", [])
         do {
             let result = try body()
-            try execute("RELEASE \(name)")
+            try execute("RELEASE \(name)", [])
             return result
         } catch {
             if isInTransaction {
-                try? execute("ROLLBACK TO \(name)")
-                try? execute("RELEASE \(name)")
+                try? execute("ROLLBACK TO \(name)", [])
+                try? execute("RELEASE \(name)", [])
             }
             throw error
         }

@@ -49,7 +49,7 @@ extension Database {
 
     private func cartHeader(_ row: Row) throws -> Cart {
         guard let status = OrderStatus(rawValue: row.string(4)) else {
-            throw SQLiteError(code: 19, message: "carts.status holds '\(row.string(4))'")
+            throw StorageError.damaged(path: path, message: "carts.status of order \(row.int64(0)) holds '\(row.string(4))'")
         }
         return Cart(
             id: row.int64(0), ref: row.optionalString(1), customer: row.optionalString(2),

@@ -1,6 +1,5 @@
 import CSystemShims
 import Foundation
-public import SQLite
 
 /// File-system steps that survive a power cut, not only a crash: a new name is durable only once its folder is
 /// fsynced, and a file's data only once the file is (see README: Power loss).
@@ -30,7 +29,7 @@ public enum DurableFiles {
     }
 
     /// fsyncs the folder at `path`: the names made, renamed or removed in it become durable.
-    public static func syncDirectory(_ path: String) throws(SQLiteError) {
+    public static func syncDirectory(_ path: String) throws(StorageError) {
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("open the folder", path) }
         defer { close(fd) }
@@ -38,7 +37,7 @@ public enum DurableFiles {
     }
 
     /// fsyncs the file at `path`: its data becomes durable (its name needs ``syncDirectory(_:)`` of its folder).
-    public static func syncFile(_ path: String) throws(SQLiteError) {
+    public static func syncFile(_ path: String) throws(StorageError) {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw failure("open", path) }
         defer { close(fd) }
@@ -47,16 +46,15 @@ public enum DurableFiles {
 
     /// Renames `source` to `target` unless `target` exists (atomically: `renameat2` with `RENAME_NOREPLACE`),
     /// then fsyncs the folder so the new name is durable. Both must be in the same folder.
-    public static func publish(_ source: String, as target: String) throws(SQLiteError) {
+    public static func publish(_ source: String, as target: String) throws(StorageError) {
         guard pizzad_rename_noreplace(source, target) == 0 else {
-            if errno == EEXIST { throw SQLiteError(code: 20, message: "\(target) exists; choose a new path") }
+            if errno == EEXIST { throw StorageError.backupTargetExists(path: target) }
             throw failure("rename \(source) to", target)
         }
         try syncDirectory(parent(of: target))
     }
 
-    private static func failure(_ what: String, _ path: String) -> SQLiteError {
-        // SQLITE_IOERR: the RPC layer reports it as a storage failure, with this message.
-        SQLiteError(code: 10, message: "cannot \(what) \(path): \(String(cString: strerror(errno)))")
+    private static func failure(_ what: String, _ path: String) -> StorageError {
+        .fileSystem(operation: what, path: path, reason: String(cString: strerror(errno)))
     }
 }

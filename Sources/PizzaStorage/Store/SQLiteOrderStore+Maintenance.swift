@@ -74,7 +74,7 @@ extension SQLiteOrderStore {
     /// (at most a `.partial` one, replaced by the next backup to the same path). Returns the copy's size.
     public func backup(to target: String) async throws -> Int64 {
         guard !FileManager.default.fileExists(atPath: target) else {
-            throw SQLiteError(code: 20, message: "\(target) exists; choose a new path")
+            throw StorageError.backupTargetExists(path: target)
         }
         let partial = target + ".partial"
         // Left by a backup that was cut short (it was never acknowledged).
@@ -86,7 +86,7 @@ extension SQLiteOrderStore {
             let copy = try Database(path: partial, mode: .readOnly)
             let verdict = try copy.statement("PRAGMA integrity_check").map { $0.string(0) }
             guard verdict == ["ok"] else {
-                throw SQLiteError(code: 11, message: "the copy at \(partial) fails integrity_check")
+                throw StorageError.backupDamaged(path: partial)
             }
             try DurableFiles.syncFile(partial)
             try DurableFiles.publish(partial, as: target)

@@ -114,23 +114,40 @@ public final class SQLiteOrderStore: OrderStore {
     /// Whether changes are refused because the file cannot be written.
     public var isReadOnly: Bool { readOnly.value }
 
-    /// If the database was opened read-only and its file can be written now, reopens it for writing and
-    /// returns true: changes are accepted again. Runs between group commits.
+    /// If the database was opened read-only (or a write found it so) and its file can be written now, reopens it
+    /// for writing and returns true: changes are accepted again. Runs between group commits.
+    ///
+    /// The new writer is only put in place once it has begun a write transaction: SQLite shares one wal-index
+    /// (`-shm`) mapping among a process's connections to a file, and a read-only connection still reading when
+    /// the new one maps it leaves the new one read-only too ("attempt to write a readonly database"). Then this
+    /// returns false, the read-only connections are being replaced, and the next try succeeds.
     public func reopenIfWritable() async throws -> Bool {
         guard isReadOnly, Self.readOnlyMode(of: path) == nil else { return false }
         let path = path, settings = settings
-        let writable = try Database(path: path, mode: .readWrite)
-        try writable.configure(settings)
+        // The read-only connections go first, so that as few as possible still hold the old mapping.
+        readers.reopen(with: Self.reader(path: path, settings: settings, mode: nil))
         let checkpointer = checkpointer
         checkpointer.reopen(with: Self.checkpointConnection(path: path, settings: settings))
-        writable.onWALCommit { frames in checkpointer.walCommitted(frames: frames) }
-        try await withWriter { _ in
-            self.connection = writable
-            self.readers.reopen(with: Self.reader(path: path, settings: settings, mode: nil))
-            self.readOnly.withLock { $0 = false }
-            self.clearStorageFailure()
+        // On the writer's queue, between group commits, without holding the old writer (as `withWriter` would).
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result {
+                    // Opening reads nothing yet; the old (read-only) writer is closed before the new one first reads.
+                    let writable = try Database(path: path, mode: .readWrite)
+                    self.connection = writable
+                    do {
+                        try writable.configure(settings)
+                        try writable.transaction {}
+                    } catch let error as SQLiteError where error.code == .readonly {
+                        return false  // still flagged read-only: changes are refused, and the next round tries again
+                    }
+                    writable.onWALCommit { frames in checkpointer.walCommitted(frames: frames) }
+                    self.readOnly.withLock { $0 = false }
+                    self.clearStorageFailure()
+                    return true
+                })
+            }
         }
-        return true
     }
 
     /// Sets what hears of every group commit that wrote something: how many changes, and how long it took from
@@ -148,12 +165,10 @@ public final class SQLiteOrderStore: OrderStore {
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             let write = PendingWrite { tx in
-                Result { () throws -> @Sendable () -> Void in
-                    let value = try body(tx)
-                    return {
-                        afterCommit(value)
-                        continuation.resume(returning: value)
-                    }
+                let value = try body(tx)
+                return {
+                    afterCommit(value)
+                    continuation.resume(returning: value)
                 }
             } fail: { error in
                 continuation.resume(throwing: error)
@@ -171,11 +186,7 @@ public final class SQLiteOrderStore: OrderStore {
     /// Runs `body` on the writer connection inside the next group commit, in its own savepoint like a change;
     /// returns once that commit is durable. For bookkeeping rows that are not order changes.
     func enqueue(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
-        try await write({ transaction in
-            // `write` hands every body the writer's own transaction (see `commit`).
-            guard let transaction = transaction as? WriteTransaction else { preconditionFailure("not the writer's transaction") }
-            try body(transaction.db)
-        }, afterCommit: { _ in })
+        try await write({ transaction in try body(WriteTransaction(transaction).db) }, afterCommit: { _ in })
     }
 
     /// Runs batches until no write is waiting. Only on `queue`.
@@ -204,8 +215,10 @@ public final class SQLiteOrderStore: OrderStore {
         return now == fileIdentity
     }
 
-    /// One group commit: `BEGIN IMMEDIATE`, a savepoint per write, `COMMIT`, then resume every caller.
-    /// (The transaction statements go through the statement cache: `execute(_:_:)` with no arguments.)
+    /// One group commit: a transaction (`BEGIN IMMEDIATE`), a savepoint per write, `COMMIT`, then resume every
+    /// caller in commit order. A write that fails rolls back its own savepoint and fails alone; a failure that made
+    /// SQLite roll back the whole transaction (a full disk, an I/O error) takes the writes before it along, and the
+    /// writes after it go into a new transaction.
     private func commit(_ batch: [PendingWrite]) {
         if readOnly.value {
             // Not recorded as the last failure: `currentStorageFailure` reports read-only from the flag itself.
@@ -213,68 +226,44 @@ public final class SQLiteOrderStore: OrderStore {
             return
         }
         guard fileIsStillThere() else {
-            let failure = storage(
-                StorageError.vanished(path: path))
+            let failure = storage(StorageError.vanished(path: path))
             batch.forEach { $0.fail(failure) }
             return
         }
+        let writer = self.writer
         var remaining = batch[...]
         while !remaining.isEmpty {
             let started = ContinuousClock.now
-            do {
-                try writer.execute("BEGIN IMMEDIATE", [])
-            } catch {
-                let failure = storage(error)
-                remaining.forEach { $0.fail(failure) }
-                return
-            }
+            var began = false
             var done: [(write: PendingWrite, resume: @Sendable () -> Void)] = []
-            var lost = false
-            while let write = remaining.first {
-                remaining = remaining.dropFirst()
-                do {
-                    try writer.execute("SAVEPOINT change", [])
-                    switch write.run(WriteTransaction(db: writer)) {
-                    case .success(let resume):
-                        try writer.execute("RELEASE change", [])
-                        done.append((write, resume))
-                    case .failure(let error):
-                        try writer.execute("ROLLBACK TO change", [])
-                        try writer.execute("RELEASE change", [])
-                        write.fail(storage(error))
-                    }
-                } catch {
-                    let failure = storage(error)
-                    write.fail(failure)
-                    if writer.isInTransaction {
-                        try? writer.execute("ROLLBACK TO change", [])
-                        try? writer.execute("RELEASE change", [])
-                    }
-                }
-                if !writer.isInTransaction {
-                    // SQLite rolled the whole transaction back (disk full, I/O error): the writes before this one
-                    // are gone too, so they fail alike; the rest go into a new transaction.
-                    let failure = currentStorageFailure ?? storage(SQLiteError(code: 10, message: "transaction rolled back"))
-                    done.forEach { $0.write.fail(failure) }
-                    lost = true
-                    break
-                }
-            }
-            if lost { continue }
             do {
-                try writer.execute("COMMIT", [])
-                // Only a commit that wrote something proves the storage works again: a batch whose every change
-                // failed commits an empty transaction, which succeeds even on a read-only or full disk.
-                if !done.isEmpty {
-                    clearStorageFailure()
-                    groupCommitObserver.value?(done.count, ContinuousClock.now - started)
+                try writer.transaction {
+                    began = true
+                    while let write = remaining.popFirst() {
+                        do {
+                            let resume = try writer.savepoint { try write.run(WriteTransaction(db: writer)) }
+                            done.append((write, resume))
+                        } catch {
+                            let failure = storage(error)
+                            write.fail(failure)
+                            // No transaction left: the writes before this one are gone with it.
+                            if !writer.isInTransaction { throw failure }
+                        }
+                    }
                 }
-                done.forEach { $0.resume() }
             } catch {
-                if writer.isInTransaction { try? writer.execute("ROLLBACK") }
                 let failure = storage(error)
+                if !began { remaining.forEach { $0.fail(failure) }; return }
                 done.forEach { $0.write.fail(failure) }
+                continue
             }
+            // Only a commit that wrote something proves the storage works again: a batch whose every change failed
+            // commits an empty transaction, which succeeds even on a read-only or full disk.
+            if !done.isEmpty {
+                clearStorageFailure()
+                groupCommitObserver.value?(done.count, ContinuousClock.now - started)
+            }
+            done.forEach { $0.resume() }
         }
     }
 
@@ -284,6 +273,12 @@ public final class SQLiteOrderStore: OrderStore {
             return failure
         }
         guard let sqlite = error as? SQLiteError, sqlite.isStorageFailure else { return error }
+        if sqlite.code == .readonly {
+            // The file (or its mapping) cannot be written: refuse changes at once, as for a file opened read-only,
+            // and let the health check reopen it when it can be written again.
+            readOnly.withLock { $0 = true }
+            return StorageError.readOnly(path: path)
+        }
         let failure = StorageError.unavailable(sqlite)
         storageFailure.withLock { $0 = failure }
         return failure
@@ -340,13 +335,13 @@ public final class SQLiteOrderStore: OrderStore {
 /// A write waiting for the next group commit.
 final class PendingWrite: Sendable {
     /// Runs the body in the open savepoint; returns how to resume the caller once the transaction committed,
-    /// or the body's error (the savepoint is then rolled back).
-    let run: @Sendable (WriteTransaction) -> Result<@Sendable () -> Void, any Error>
+    /// or throws the body's error (the savepoint is then rolled back).
+    let run: @Sendable (WriteTransaction) throws -> @Sendable () -> Void
     /// Resumes the caller with a failure.
     let fail: @Sendable (any Error) -> Void
 
     init(
-        run: @escaping @Sendable (WriteTransaction) -> Result<@Sendable () -> Void, any Error>,
+        run: @escaping @Sendable (WriteTransaction) throws -> @Sendable () -> Void,
         fail: @escaping @Sendable (any Error) -> Void
     ) {
         self.run = run
