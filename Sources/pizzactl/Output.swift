@@ -49,16 +49,16 @@ enum Output {
 
     /// A status in words.
     static func status(_ status: String?) -> String {
-        switch status {
-        case "open": "open (being filled)"
-        case "placed": "placed"
-        case "preparing": "being prepared"
-        case "baking": "in the oven"
-        case "boxed": "boxed"
-        case "shipped": "out for delivery"
-        case "delivered": "delivered"
-        case "cancelled": "cancelled"
-        default: status ?? "-"
+        guard let status, let known = OrderStatus(rawValue: status) else { return status ?? "-" }
+        return switch known {
+        case .open: "open (being filled)"
+        case .placed: "placed"
+        case .preparing: "being prepared"
+        case .baking: "in the oven"
+        case .boxed: "boxed"
+        case .shipped: "out for delivery"
+        case .delivered: "delivered"
+        case .cancelled: "cancelled"
         }
     }
 

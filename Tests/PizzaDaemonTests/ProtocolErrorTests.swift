@@ -81,6 +81,32 @@ struct ProtocolErrorTests {
         #expect(response.errorData?["allowed"] as? [String] == ["classic", "thin", "stuffed"])
     }
 
+    @Test("1004 for a ref outside 1..200 characters and a limit outside 1..1000, on every method that takes them")
+    func refAndLimitBounds() throws {
+        let connection = try connection()
+        for ref in ["", String(repeating: "r", count: 201)] {
+            let response = try connection.request(
+                #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"ref":"\#(ref)"}}"#)
+            #expect(response.errorCode == 1004, "\(response)")
+            #expect(response.errorData?["field"] as? String == "ref")
+            #expect(response.errorData?["allowed"] as? [String] == ["1..200 characters"])
+        }
+        let longest = try connection.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"ref":"\#(String(repeating: "r", count: 200))"}}"#)
+        #expect(longest.errorCode == nil, "\(longest)")
+        for method in ["order.list", "audit.list"] {
+            for limit in [0, 1001, -1] {
+                let response = try connection.request(
+                    #"{"jsonrpc":"2.0","id":3,"method":"\#(method)","params":{"limit":\#(limit)}}"#)
+                #expect(response.errorCode == 1004, "\(method) \(limit): \(response)")
+                #expect(response.errorData?["field"] as? String == "limit")
+                #expect(response.errorData?["allowed"] as? [String] == ["1..1000"])
+            }
+            #expect(try connection.request(
+                #"{"jsonrpc":"2.0","id":4,"method":"\#(method)","params":{"limit":1000}}"#).errorCode == nil)
+        }
+    }
+
     @Test("1006 storage while another program holds the write lock, then recovery")
     func storage() throws {
         // Someone left an sqlite3 shell with an open write transaction.

@@ -101,3 +101,18 @@ public struct StatusChange: Sendable, Equatable, Codable {
         self.reason = reason
     }
 }
+
+extension Cart {
+    /// How many characters a client reference (`ref`) may have.
+    public static let refLength = 1...200
+
+    /// Throws ``OrderError/validation(field:allowed:message:)`` unless `ref` has ``refLength`` characters.
+    public static func checkRef(_ ref: String) throws(OrderError) {
+        guard refLength.contains(ref.count) else {
+            let allowed = "\(refLength.lowerBound)..\(refLength.upperBound) characters"
+            throw OrderError.validation(
+                field: "ref", allowed: [allowed],
+                message: "ref must be \(refLength.lowerBound) to \(refLength.upperBound) characters")
+        }
+    }
+}

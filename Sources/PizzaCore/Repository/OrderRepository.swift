@@ -23,7 +23,7 @@ public final class OrderRepository: Sendable {
         customer: String? = nil, ref: String? = nil, note: String? = nil, pizzas: [Pizza] = [], place: Bool = false,
         currency: String, by actor: ChangeActor
     ) async throws -> (cart: Cart, created: Bool) {
-        if let ref, ref.isEmpty { throw OrderError.validation(field: "ref", allowed: ["non-empty text"], message: "ref is empty") }
+        if let ref { try Cart.checkRef(ref) }
         if place, pizzas.isEmpty {
             throw OrderError.validation(
                 field: "items", allowed: ["at least one pizza"], message: "an order placed at creation needs a pizza")
@@ -146,10 +146,7 @@ public final class OrderRepository: Sendable {
 
     /// A page of orders, newest first; throws ``OrderError/validation(field:allowed:message:)`` for a bad limit.
     public func list(_ query: OrderQuery) throws -> OrderPage {
-        guard OrderQuery.limitRange.contains(query.limit) else {
-            throw OrderError.validation(
-                field: "limit", allowed: ["1..1000"], message: "limit \(query.limit) is out of range 1..1000")
-        }
+        _ = try OrderQuery.checkedLimit(Int64(query.limit))
         return try store.list(query)
     }
 

@@ -54,8 +54,18 @@ public protocol OrderTransaction {
 
 /// Which orders to list.
 public struct OrderQuery: Sendable, Equatable {
-    /// The largest page.
+    /// The page sizes allowed, for orders and audit entries alike.
     public static let limitRange = 1...1000
+
+    /// `limit` as a page size; throws ``OrderError/validation(field:allowed:message:)`` outside ``limitRange``.
+    public static func checkedLimit(_ limit: Int64) throws(OrderError) -> Int {
+        guard limit >= limitRange.lowerBound, limit <= limitRange.upperBound else {
+            throw OrderError.validation(
+                field: "limit", allowed: ["\(limitRange.lowerBound)..\(limitRange.upperBound)"],
+                message: "limit \(limit) is out of range")
+        }
+        return Int(limit)
+    }
     /// Only orders in this status.
     public var status: OrderStatus?
     /// Only orders created at or after this time.

@@ -132,6 +132,11 @@ public struct ConfigurationLoader: Sendable {
             }
             return value
         }
+        /// A whole-number setting, checked against its range in ``ConfigurationSchema/integers``.
+        func integer(_ key: String, default fallback: Int) throws -> Int {
+            guard let range = ConfigurationSchema.integers[key]?.range else { preconditionFailure("\(key) has no range") }
+            return try checked(key, default: fallback) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+        }
         func list(_ key: String) throws -> [String] {
             let values = reader.stringArray(forKey: ConfigKey(stringLiteral: key)) ?? []
             for value in values where !ConfigurationSchema.isPrincipal(value) {
@@ -165,12 +170,12 @@ public struct ConfigurationLoader: Sendable {
                     ReplicationConfiguration.isShopID($0) ? $0 : nil
                 },
                 host: host,
-                port: try checked("replication.postgres.port", default: 5432) { Int($0).flatMap { (1...65535).contains($0) ? $0 : nil } },
+                port: try integer("replication.postgres.port", default: 5432),
                 database: try required("replication.postgres.database"), user: try required("replication.postgres.user"),
                 passwordFile: text("replication.postgres.passwordFile"),
                 tls: try checked("replication.postgres.tls", default: .prefer) { ReplicationConfiguration.TLSMode(rawValue: $0.lowercased()) },
-                batchSize: try checked("replication.batchSize", default: 500) { Int($0).flatMap { (1...10_000).contains($0) ? $0 : nil } },
-                timeoutSeconds: try checked("replication.timeoutSeconds", default: 30) { Int($0).flatMap { (1...600).contains($0) ? $0 : nil } })
+                batchSize: try integer("replication.batchSize", default: 500),
+                timeoutSeconds: try integer("replication.timeoutSeconds", default: 30))
         }
         let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
@@ -183,18 +188,12 @@ public struct ConfigurationLoader: Sendable {
                 let level = ConnectionSettings.Synchronous(rawValue: $0.uppercased())
                 return level == .full || level == .extra ? level : nil
             },
-            busyTimeoutMilliseconds: try checked("database.busyTimeoutMs", default: 5000) {
-                Int($0).flatMap { (0...600_000).contains($0) ? $0 : nil }
-            },
+            busyTimeoutMilliseconds: try integer("database.busyTimeoutMs", default: 5000),
             socketPath: text("socket.path") ?? runtimeDirectory.map { "\($0)/pizzad.sock" } ?? ".pizzad/pizzad.sock",
             socketMode: try checked("socket.mode", default: 0o660) { ConfigurationSchema.parseMode($0) },
             socketGroup: text("socket.group"),
-            maxConnections: try checked("socket.maxConnections", default: 1024) {
-                Int($0).flatMap { (1...100_000).contains($0) ? $0 : nil }
-            },
-            shutdownGraceSeconds: try checked("shutdown.graceSeconds", default: 10) {
-                Int($0).flatMap { (0...300).contains($0) ? $0 : nil }
-            },
+            maxConnections: try integer("socket.maxConnections", default: 1024),
+            shutdownGraceSeconds: try integer("shutdown.graceSeconds", default: 10),
             logLevel: try checked("log.level", default: .info) { Logger.Level(rawValue: $0.lowercased()) },
             operators: try list("access.operators"),
             readers: try list("access.readers"),

@@ -27,19 +27,36 @@ enum ConfigurationSchema {
         "menu": .menu,
     ]
 
+    /// A whole-number setting's range, and what it counts (for the allowed values in words).
+    struct IntegerRange {
+        var range: ClosedRange<Int>
+        var noun: String
+        var description: String { "\(noun) from \(range.lowerBound) to \(range.upperBound)" }
+    }
+
+    /// Every whole-number setting's range: the loader checks these and the errors quote them.
+    static let integers: [String: IntegerRange] = [
+        "database.busyTimeoutMs": IntegerRange(range: 0...600_000, noun: "a whole number of milliseconds"),
+        "socket.maxConnections": IntegerRange(range: 1...100_000, noun: "a whole number"),
+        "shutdown.graceSeconds": IntegerRange(range: 0...300, noun: "a whole number of seconds"),
+        "replication.batchSize": IntegerRange(range: 1...10_000, noun: "a whole number of audit entries"),
+        "replication.timeoutSeconds": IntegerRange(range: 1...600, noun: "a whole number of seconds"),
+        "replication.postgres.port": IntegerRange(range: 1...65535, noun: "a TCP port"),
+    ]
+
+    /// The permission bits `socket.mode` may give.
+    static let socketModes: ClosedRange<UInt32> = 0o600...0o777
+
     /// What `key` accepts, in words.
     static func allowed(for key: String) -> String {
-        switch key {
+        if let integer = integers[key] { return integer.description }
+        return switch key {
         case "database.synchronous": "FULL, EXTRA (lower levels can lose acknowledged orders on power loss)"
-        case "database.busyTimeoutMs": "a whole number of milliseconds from 0 to 600000"
-        case "socket.mode": "octal permission bits such as 0660 (from 0600 to 0777)"
-        case "socket.maxConnections": "a whole number from 1 to 100000"
-        case "shutdown.graceSeconds": "a whole number of seconds from 0 to 300"
+        case "socket.mode":
+            "octal permission bits such as 0660 (from 0\(String(socketModes.lowerBound, radix: 8)) to "
+                + "0\(String(socketModes.upperBound, radix: 8)))"
         case "metrics.listen": "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0: any free one)"
         case "replication.shopId": "lowercase letters, digits, '-' and '_', at most 63, starting with a letter or digit"
-        case "replication.batchSize": "a whole number of audit entries from 1 to 10000"
-        case "replication.timeoutSeconds": "a whole number of seconds from 1 to 600"
-        case "replication.postgres.port": "a TCP port from 1 to 65535"
         case "replication.postgres.tls": ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
         case "replication.postgres.host", "replication.postgres.database", "replication.postgres.user":
             "set together: host, database and user (and replication.shopId) turn shipping on"
@@ -65,7 +82,7 @@ enum ConfigurationSchema {
     }
 
     static func parseMode(_ text: String) -> UInt32? {
-        guard (3...4).contains(text.count), let mode = UInt32(text, radix: 8), (0o600...0o777).contains(mode) else {
+        guard (3...4).contains(text.count), let mode = UInt32(text, radix: 8), socketModes.contains(mode) else {
             return nil
         }
         return mode

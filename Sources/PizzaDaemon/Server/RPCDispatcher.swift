@@ -181,10 +181,7 @@ final class RPCDispatcher: Sendable {
             for (index, item) in items.enumerated() {
                 pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
             }
-            let ref = try params.string("ref")
-            if let ref, ref.isEmpty || ref.count > 200 {
-                throw RPCError.validation("ref", "ref must be 1 to 200 characters", allowed: ["1..200 characters"])
-            }
+            let ref = try params.string("ref")  // checked by the repository (Cart.checkRef)
             let customer = try params.string("customer")
             let note = try params.string("note")
             for (field, value) in [("customer", customer), ("note", note)] where (value?.count ?? 0) > 1000 {
@@ -231,10 +228,7 @@ final class RPCDispatcher: Sendable {
         }
         addImmediate("order.list", .reader) { params, _ in
             try params.onlyKnown(["status", "since", "limit", "after"])
-            let limit = try params.int("limit") ?? 50
-            guard (1...1000).contains(limit) else {
-                throw RPCError.validation("limit", "limit \(limit) is out of range", allowed: ["1..1000"])
-            }
+            let limit = try params.int("limit") ?? 50  // checked by the repository (OrderQuery.checkedLimit)
             let page = try repository.list(
                 OrderQuery(status: try params.status("status"), since: try params.timestamp("since"), limit: Int(limit),
                            after: try params.int("after")))
@@ -242,10 +236,7 @@ final class RPCDispatcher: Sendable {
         }
         addImmediate("audit.list", .reader) { params, _ in
             try params.onlyKnown(["after", "limit", "order"])
-            let limit = try params.int("limit") ?? 100
-            guard (1...1000).contains(limit) else {
-                throw RPCError.validation("limit", "limit \(limit) is out of range", allowed: ["1..1000"])
-            }
+            let limit = try OrderQuery.checkedLimit(try params.int("limit") ?? 100)
             let entries = try store.auditEntries(after: try params.int("after") ?? 0, limit: Int(limit), order: try params.int("order"))
             return [
                 "entries": .array(entries.map(\.wire)),

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PizzaCore
 import PizzaProtocol
 
 struct OrderCommand: AsyncParsableCommand {
@@ -23,7 +24,7 @@ func pizza(_ text: String) throws -> JSONValue {
     do { return try PizzaShorthand.parse(text) } catch { throw ValidationError(error.description) }
 }
 
-private let statuses = ["open", "placed", "preparing", "baking", "boxed", "shipped", "delivered", "cancelled"]
+private let statuses = OrderStatus.allCases.map(\.rawValue)
 
 func checkStatus(_ status: String?, option: String) throws {
     if let status, !statuses.contains(status) {
