@@ -129,12 +129,6 @@ public final class Database: @unchecked Sendable {
         try statement(sql).first(arguments) { $0.value(0) }
     }
 
-    /// The rowid of the last inserted row on this connection.
-    public var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
-
-    /// How many rows the last statement changed.
-    public var changes: Int { Int(sqlite3_changes(handle)) }
-
     /// Whether a transaction is open on this connection.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 

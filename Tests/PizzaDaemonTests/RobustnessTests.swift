@@ -73,6 +73,54 @@ struct RobustnessTests {
         #expect(try daemon.pizzactl(["audit", "verify"]).status == 0)
     }
 
+    @Test("SIGTERM waits for the request under way: it ends at once when the request does, or when the grace runs out")
+    func shutdownGrace() async throws {
+        for releaseEarly in [true, false] {
+            let daemon = try DaemonProcess(config: """
+                shutdown:
+                  graceSeconds: \(releaseEarly ? 30 : 1)
+                database:
+                  busyTimeoutMs: 60000
+                """)
+            // An order that waits for the write lock another program holds: a request under way.
+            let holder = try WriteLockHolder(database: daemon.database)
+            let socket = daemon.socket
+            let answered = Locked<String?>(nil)
+            let client = Thread {
+                let response = try? RawConnection(path: socket).request(
+                    #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"customer":"slow"}}"#)
+                answered.withLock { $0 = response.map { "\($0)" } ?? "no answer" }
+            }
+            client.start()
+            try await Task.sleep(for: .milliseconds(300))
+            kill(daemon.pid, SIGTERM)
+            let signalled = ContinuousClock.now
+            if releaseEarly {
+                try await Task.sleep(for: .milliseconds(500))
+                try holder.release()
+            } else {
+                let deadline = ContinuousClock.now + .seconds(20)
+                while !daemon.output.contains("shutdown grace of 1s ran out with 1 requests under way"),
+                    ContinuousClock.now < deadline
+                {
+                    try await Task.sleep(for: .milliseconds(20))
+                }
+                #expect(daemon.output.contains("shutdown grace of 1s ran out with 1 requests under way"), "\(daemon.output)")
+                try holder.release()
+            }
+            let status = try daemon.waitForExit()
+            let took = ContinuousClock.now - signalled
+            #expect(status == 0, "\(daemon.output)")
+            if releaseEarly {
+                // Woken by the request's end, well inside the 30 s grace; the order was answered and kept.
+                #expect(took < .seconds(10), "\(took)")
+                #expect(!daemon.output.contains("ran out"), "\(daemon.output)")
+                #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE customer = 'slow'") == "1")
+            }
+            while answered.value == nil { try await Task.sleep(for: .milliseconds(20)) }
+        }
+    }
+
     @Test("SIGTERM under load: exit 0, no acknowledged order missing, integrity_check ok")
     func sigtermUnderLoad() async throws {
         let daemon = try DaemonProcess()

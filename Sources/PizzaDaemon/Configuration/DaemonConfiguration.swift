@@ -38,7 +38,4 @@ public struct DaemonConfiguration: Sendable {
     public var metricsListen: ListenAddress? = nil
     /// Shipping to a central PostgreSQL (`replication.*`); nil keeps it off.
     public var replication: ReplicationConfiguration? = nil
-
-    /// The settings that can change on `SIGHUP`; the rest need a restart.
-    public static let liveKeys: Set<String> = ["log.level", "access.operators", "access.readers", "menu"]
 }

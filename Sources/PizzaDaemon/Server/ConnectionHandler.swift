@@ -230,7 +230,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is ByteToMessageDecoderError.PayloadTooLargeError || error is LineFrameDecoder.LineTooLong {
+        if error is LineFrameDecoder.LineTooLong {
             closing = true
             write(context: context, RPCResponse.failure(
                 id: nil, error: RPCError(.invalidRequest, "line longer than \(maximumLineLength) bytes; closing the connection")))

@@ -1,11 +1,17 @@
 import PizzaCore
 import NIOCore
-import Synchronization
 
 /// Counts open connections and requests under way, so shutdown can wait for the requests to finish.
 final class ConnectionTracker: Sendable {
     private let channels = Locked<[ObjectIdentifier: any Channel]>([:])
-    private let inFlight = Atomic<Int>(0)
+    private let requests = Locked(Requests())
+
+    private struct Requests {
+        var inFlight = 0
+        /// `waitForIdle` callers, resumed when `inFlight` drops to 0.
+        var idleWaiters: [UInt64: CheckedContinuation<Void, Never>] = [:]
+        var nextWaiter: UInt64 = 0
+    }
 
     /// Registers an accepted connection; returns how many are open now, including it.
     func opened(_ channel: any Channel) -> Int {
@@ -21,18 +27,57 @@ final class ConnectionTracker: Sendable {
 
     var openCount: Int { channels.withLock { $0.count } }
 
-    func requestStarted() { inFlight.add(1, ordering: .relaxed) }
-    func requestFinished() { inFlight.subtract(1, ordering: .relaxed) }
-    var requestsInFlight: Int { inFlight.load(ordering: .relaxed) }
+    func requestStarted() { requests.withLock { $0.inFlight += 1 } }
 
-    /// Waits until no request is under way, or `timeout` passed; returns whether it went idle.
-    func waitForIdle(timeout: Duration) async -> Bool {
-        let deadline = ContinuousClock.now + timeout
-        while requestsInFlight > 0 {
-            if ContinuousClock.now >= deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
+    func requestFinished() {
+        let waiters = requests.withLock { requests -> [CheckedContinuation<Void, Never>] in
+            requests.inFlight -= 1
+            guard requests.inFlight == 0 else { return [] }
+            defer { requests.idleWaiters.removeAll() }
+            return Array(requests.idleWaiters.values)
         }
-        return true
+        for waiter in waiters { waiter.resume() }
+    }
+
+    var requestsInFlight: Int { requests.withLock { $0.inFlight } }
+
+    /// Waits until no request is under way, or `timeout` passed; returns whether it went idle. Woken by the last
+    /// request to finish, not by polling.
+    func waitForIdle(timeout: Duration) async -> Bool {
+        await withTaskGroup(of: Bool.self) { group in
+            group.addTask {
+                await self.idle()
+                return !Task.isCancelled
+            }
+            group.addTask {
+                try? await Task.sleep(for: timeout)
+                return false
+            }
+            let first = await group.next() ?? false
+            group.cancelAll()
+            return first || requestsInFlight == 0
+        }
+    }
+
+    /// Returns once no request is under way, or when the task is cancelled.
+    private func idle() async {
+        let id = requests.withLock { requests in
+            requests.nextWaiter += 1
+            return requests.nextWaiter
+        }
+        await withTaskCancellationHandler {
+            await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+                // Under the lock, so a cancellation handler that already ran (it sets the flag first) is seen.
+                let now = requests.withLock { requests in
+                    if requests.inFlight == 0 || Task.isCancelled { return true }
+                    requests.idleWaiters[id] = continuation
+                    return false
+                }
+                if now { continuation.resume() }
+            }
+        } onCancel: {
+            requests.withLock { $0.idleWaiters.removeValue(forKey: id) }?.resume()
+        }
     }
 
     /// Closes every open connection.

@@ -42,9 +42,6 @@ final class RPCDispatcher: Sendable {
         self.methods = Self.table(state)
     }
 
-    /// The role a method needs, or nil for an unknown method.
-    func role(for method: String) -> Role? { methods[method]?.role }
-
     /// Looks `request` up and checks `role` once: answers it at once when it can (an unknown method, a refusal,
     /// a read), or says how to run it.
     func dispatch(_ request: RPCRequest, peer: Peer, role: Role) -> Dispatch {

@@ -9,15 +9,6 @@ struct OrderCommand: AsyncParsableCommand {
         subcommands: [New.self, Add.self, Remove.self, Place.self, Advance.self, Cancel.self, Show.self, List.self])
 }
 
-/// A PIZZA argument, read into its wire form.
-struct PizzaArgument: ExpressibleByArgument {
-    let json: JSONValue
-    init?(argument: String) {
-        guard let json = try? PizzaShorthand.parse(argument) else { return nil }
-        self.json = json
-    }
-    static var defaultCompletionKind: CompletionKind { .list(["cheese", "chicken", "seafood"]) }
-}
 
 /// Parses a PIZZA with the reason shown when it does not read.
 func pizza(_ text: String) throws -> JSONValue {
