@@ -54,7 +54,7 @@ let package = Package(
         .target(
             name: "PizzaStorage",
             dependencies: [
-                "PizzaCore", "SQLite", "CSystemShims",
+                "PizzaCore", "PizzaProtocol", "SQLite", "CSystemShims",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -149,7 +149,7 @@ let package = Package(
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(
             name: "PizzaStorageTests",
-            dependencies: ["PizzaStorage", "PizzaCore", "PizzaMetrics", "SQLite"],
+            dependencies: ["PizzaStorage", "PizzaCore", "PizzaProtocol", "PizzaMetrics", "SQLite"],
             swiftSettings: strict
         ),
         .testTarget(

@@ -27,7 +27,7 @@ private final class Centre: Sendable {
                 environment: environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
                 directory: folder)
             #expect(migrated.status == 0, "pizzad --migrate-central: \(migrated.stderr)")
-            #expect(migrated.stdout.contains("central schema at version 1"), "\(migrated.stdout)")
+            #expect(migrated.stdout.contains("central schema at version 2"), "\(migrated.stdout)")
         }
     }
 
@@ -181,8 +181,8 @@ struct ReplicationTests {
             #expect(
                 try centre.sql(
                     """
-                    SELECT order_id || '|' || string_agg((i ->> 'id') || ':' || (i -> 'pizza' ->> 'kind') || ':'
-                        || (i -> 'pizza' ->> 'size') || ':' || (i -> 'pizza' ->> 'quantity'), ',' ORDER BY n)
+                    SELECT order_id || '|' || string_agg((i ->> 'id') || ':' || (i ->> 'kind') || ':'
+                        || (i ->> 'size') || ':' || (i ->> 'quantity'), ',' ORDER BY n)
                     FROM orders, jsonb_array_elements(items) WITH ORDINALITY AS x(i, n)
                     WHERE shop_id = '\(shop)' GROUP BY order_id ORDER BY order_id
                     """)
@@ -451,6 +451,43 @@ struct ReplicationTests {
                 #expect(checked.stderr.contains(message), "\(command): \(checked.stderr)")
             }
         }
+    }
+
+    @Test("a centre at schema 1 holding orders in the old nested item form: schema 2 flattens them, keeps totals, and shops ship on")
+    func upgradeToWireFormItems() async throws {
+        let centre = try Centre(migrate: false)
+        // Schema 1 only, as the previous pizzad left the centre.
+        let old = centre.folder + "/migrations-v1"
+        try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: old)
+        try FileManager.default.removeItem(atPath: old + "/central/0002_wire_form_items.sql")
+        var owner = centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret")
+        owner["PIZZAD_MIGRATIONS"] = old
+        let first = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
+        #expect(first.status == 0 && first.stdout.contains("central schema at version 1"), "\(first)")
+        try centre.sql(
+            """
+            INSERT INTO orders (shop_id, order_id, status, currency, total, items, created_at, updated_at, last_seq)
+            VALUES ('lyon', 1, 'placed', 'EUR', 2300, '[{"id": 1, "pizza": {"kind": "chicken", "size": "L",
+                "crust": "thin", "chiliSauce": true, "ketchup": false, "extras": ["olives"], "quantity": 2,
+                "unitPrice": 1150}}]', now(), now(), 1)
+            """)
+
+        owner["PIZZAD_MIGRATIONS"] = nil
+        let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
+        #expect(second.status == 0 && second.stdout.contains("central schema at version 2"), "\(second)")
+        #expect(
+            try centre.sql("SELECT items::text || '|' || total FROM orders WHERE shop_id = 'lyon'")
+                == #"[{"id": 1, "kind": "chicken", "size": "L", "crust": "thin", "price": 2300, "extras": ["olives"], "ketchup": false, "quantity": 2, "unitPrice": 1150, "chiliSauce": true}]|2300"#)
+
+        // A shop ships into the upgraded centre: items in the wire form, totals as the shop has them.
+        let shop = try DaemonProcess(environment: try centre.shop("nice"))
+        try await load(shop, orders: 6)
+        try await waitUntilShipped(shop)
+        #expect(
+            try centre.sql("SELECT order_id || '|' || total FROM orders WHERE shop_id = 'nice' ORDER BY order_id")
+                == (try sqlite3(shop.database, "SELECT id || '|' || total FROM carts ORDER BY id")))
+        #expect(try centre.sql("SELECT count(*) FROM orders, jsonb_array_elements(items) i WHERE i ? 'pizza'") == "0")
+        #expect(try shop.stop() == 0)
     }
 
     @Test("a centre not yet migrated and a shop role that may not migrate it: schema_behind, then shipping once the owner migrates")

@@ -1,7 +1,7 @@
 /// A finished, validated pizza line: what the kitchen makes and what the customer pays for it.
 ///
 /// Make one with ``PizzaFactory`` and ``PizzaBuilder``; the builder's `build()` is the only place that checks it.
-public struct Pizza: Sendable, Equatable, Codable {
+public struct Pizza: Sendable, Equatable {
     /// The menu kind, e.g. `"chicken"`.
     public var kind: String
     public var size: Size

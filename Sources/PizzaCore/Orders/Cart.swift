@@ -2,7 +2,7 @@
 ///
 /// A value: each change makes a new cart from the old one, which keeps the before and after of every change
 /// for the audit log. The methods here check the rules of CONTRACT section 2 and throw ``OrderError``.
-public struct Cart: Sendable, Equatable, Codable {
+public struct Cart: Sendable, Equatable {
     /// The order number (`carts.id`).
     public var id: Int64
     /// The client's own reference, unique when given (idempotent retries).
@@ -72,7 +72,7 @@ public struct Cart: Sendable, Equatable, Codable {
 }
 
 /// One line of a cart: a pizza with its own item id.
-public struct CartItem: Sendable, Equatable, Codable {
+public struct CartItem: Sendable, Equatable {
     /// The item id (`pizzas.id`), used to remove it.
     public var id: Int64
     public var pizza: Pizza
@@ -84,7 +84,7 @@ public struct CartItem: Sendable, Equatable, Codable {
 }
 
 /// One status change of an order, with who made it and when.
-public struct StatusChange: Sendable, Equatable, Codable {
+public struct StatusChange: Sendable, Equatable {
     /// The status before, nil for the creation.
     public var from: OrderStatus?
     public var to: OrderStatus

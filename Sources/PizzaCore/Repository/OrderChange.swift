@@ -16,6 +16,8 @@ public struct OrderChange: Sendable, Equatable {
     public var after: Cart
     /// The reason given, for cancellations.
     public var reason: String?
+    /// The order after the change as JSON text (its wire form), encoded once for the audit entry and the events.
+    public let afterText = ComputedOnce<String>()
 
     public init(
         sequence: Int64, kind: Kind, at: Timestamp, actor: ChangeActor, before: Cart?, after: Cart,

@@ -40,21 +40,22 @@ final class EventWatcher: OrderRepositoryDelegate {
             }
             return true
         }
-        if send { deliver(change.sequence, Self.params(for: change)) }
+        if send { deliver(change.sequence, Self.event(for: change)) }
     }
 
     /// Sends every change after `after` from the audit log, then the live ones that arrived meanwhile.
     func start(replayingAfter after: Int64?, from store: SQLiteOrderStore) async {
         if let after {
             var cursor = after
-            let decoder = JSONDecoder()
             while !isDropped {
                 guard let entries = try? store.auditEntries(after: cursor, limit: 500), !entries.isEmpty else { break }
                 for entry in entries {
-                    guard let cart = try? decoder.decode(Cart.self, from: Data(entry.after.utf8)) else { continue }
-                    let before = entry.before.flatMap { try? decoder.decode(Cart.self, from: Data($0.utf8)) }
-                    if matches(before?.status, cart.status) {
-                        deliver(entry.seq, Self.params(seq: entry.seq, at: entry.at, kind: entry.action, order: cart))
+                    // Read through the one wire form (old entries' nested items included), written back the same way.
+                    guard let cart = try? Cart(wire: JSONParser.parse(entry.after)) else { continue }
+                    let before = entry.before.flatMap { try? JSONParser.parse($0)["status"]?.stringValue }
+                    if matches(before.flatMap(OrderStatus.init(rawValue:)), cart.status) {
+                        deliver(entry.seq, RPCResponse.event(
+                            seq: entry.seq, at: entry.at, kind: entry.action, orderText: cart.wire.jsonText))
                     } else {
                         state.withLock { $0.lastSent = max($0.lastSent, entry.seq) }
                     }
@@ -71,7 +72,7 @@ final class EventWatcher: OrderRepositoryDelegate {
             }
             if pending.isEmpty { return }
             for change in pending.sorted(by: { $0.sequence < $1.sequence }) {
-                deliver(change.sequence, Self.params(for: change))
+                deliver(change.sequence, Self.event(for: change))
             }
         }
     }
@@ -84,13 +85,13 @@ final class EventWatcher: OrderRepositoryDelegate {
         return before == status || after == status
     }
 
-    private func deliver(_ seq: Int64, _ params: @autoclosure () -> JSONValue?) {
+    private func deliver(_ seq: Int64, _ event: @autoclosure () -> [UInt8]) {
         let proceed = state.withLock { state -> Bool in
             if state.dropped || seq <= state.lastSent { return false }
             state.lastSent = seq
             return true
         }
-        guard proceed, let params = params() else { return }
+        guard proceed else { return }
         guard channel.isWritable else {
             let first = state.withLock { state -> Bool in
                 defer { state.dropped = true }
@@ -106,15 +107,12 @@ final class EventWatcher: OrderRepositoryDelegate {
             }
             return
         }
-        channel.writeAndFlush(ByteBuffer(bytes: RPCResponse.notification(method: "event", params: params)), promise: nil)
+        channel.writeAndFlush(ByteBuffer(bytes: event()), promise: nil)
     }
 
-    private static func params(for change: OrderChange) -> JSONValue? {
-        params(seq: change.sequence, at: change.at.description, kind: change.kind.rawValue, order: change.after)
-    }
-
-    private static func params(seq: Int64, at: String, kind: String, order: Cart) -> JSONValue {
-        ["seq": .int(seq), "at": .string(at), "kind": .string(kind), "order": order.wire]
+    private static func event(for change: OrderChange) -> [UInt8] {
+        RPCResponse.event(
+            seq: change.sequence, at: change.at.description, kind: change.kind.rawValue, orderText: change.afterWireText)
     }
 
 }

@@ -321,13 +321,20 @@ extension ReplicationStatus {
 }
 
 extension AuditEntry {
+    /// A stored order in the one wire form `order.get` answers (entries written before 0.2 nest each item's pizza
+    /// and lack `total`; they read the same); text that is no order is sent as it parses, or null.
+    private static func order(_ text: String) -> JSONValue {
+        guard let parsed = try? JSONParser.parse(text) else { return .null }
+        return (try? Cart(wire: parsed).wire) ?? parsed
+    }
+
     /// The entry as `audit.list` sends it.
     var wire: JSONValue {
         .object([
             ("seq", .int(seq)), ("at", .string(at)), ("actor", actor.wire), ("action", .string(action)),
             ("order", .int(orderID)), ("status", .string(statusAfter)), ("reason", .string(reason)),
-            ("before", before.flatMap { try? JSONParser.parse($0) } ?? .null),
-            ("after", (try? JSONParser.parse(after)) ?? .null),
+            ("before", before.map(Self.order) ?? .null),
+            ("after", Self.order(after)),
             ("hash", .string(hash)),
         ])
     }

@@ -1,3 +1,5 @@
+import PizzaCore
+
 extension JSONValue {
     /// The compact JSON text of the value (one line, no spaces).
     public var jsonText: String {
@@ -74,8 +76,6 @@ extension JSONValue {
         }
     }
 
-    private static let hexDigits = Array("0123456789abcdef".utf8)
-
     static func writeString(_ string: String, into output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
         var string = string
@@ -98,8 +98,7 @@ extension JSONValue {
             case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
             case 0..<0x20:
                 output.append(contentsOf: "\\u00".utf8)
-                output.append(hexDigits[Int(byte >> 4)])
-                output.append(hexDigits[Int(byte & 0xF)])
+                Hex.append(byte, to: &output)
             default: output.append(byte)
             }
         }

@@ -116,4 +116,21 @@ public enum RPCResponse {
         output.append(contentsOf: "}\n".utf8)
         return output
     }
+
+    /// The `event` notification of one change, `{seq, at, kind, order}`, with the order's wire text put in as it
+    /// is (``OrderChange/afterWireText``: encoded once per change, however many watchers).
+    public static func event(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(orderText.utf8.count + 128)
+        output.append(contentsOf: #"{"jsonrpc":"2.0","method":"event","params":{"seq":"#.utf8)
+        output.append(contentsOf: String(seq).utf8)
+        output.append(contentsOf: #","at":"#.utf8)
+        JSONValue.writeString(at, into: &output)
+        output.append(contentsOf: #","kind":"#.utf8)
+        JSONValue.writeString(kind, into: &output)
+        output.append(contentsOf: #","order":"#.utf8)
+        output.append(contentsOf: orderText.utf8)
+        output.append(contentsOf: "}}\n".utf8)
+        return output
+    }
 }

@@ -132,3 +132,72 @@ extension PizzaFactory {
         do { return try builder.build() } catch { throw RPCError(error, path: path) }
     }
 }
+
+// MARK: Reading the wire form back
+
+/// An order's JSON that does not hold an order (a damaged or foreign audit entry).
+public struct WireFormError: Error, CustomStringConvertible, Sendable {
+    public var description: String
+}
+
+extension Cart {
+    /// The order from its wire form (``wire``), as audit entries store it. Also reads the form audit entries had
+    /// before pizzad 0.2 (each item `{id, pizza: {…}}`, no `total`), so old entries read like new ones.
+    public init(wire value: JSONValue) throws(WireFormError) {
+        func field<T>(_ name: String, _ read: (JSONValue) -> T?) throws(WireFormError) -> T {
+            guard let member = value[name], let result = read(member) else {
+                throw WireFormError(description: "an order's '\(name)' is missing or of the wrong type")
+            }
+            return result
+        }
+        func timestamp(_ name: String) throws(WireFormError) -> Timestamp {
+            try field(name) { $0.stringValue.flatMap(Timestamp.init(iso8601:)) }
+        }
+        var items: [CartItem] = []
+        for item in try field("items", \.arrayValue) { items.append(try CartItem(wire: item)) }
+        var history: [StatusChange] = []
+        for change in try field("history", \.arrayValue) { history.append(try StatusChange(wire: change)) }
+        self.init(
+            id: try field("id", \.intValue), ref: value["ref"]?.stringValue, customer: value["customer"]?.stringValue,
+            note: value["note"]?.stringValue, status: try field("status") { $0.stringValue.flatMap(OrderStatus.init) },
+            items: items, currency: try field("currency", \.stringValue), createdAt: try timestamp("createdAt"),
+            updatedAt: try timestamp("updatedAt"), history: history)
+    }
+}
+
+extension CartItem {
+    /// The item from its wire form: the pizza's fields beside `id` (or, in the old audit form, under `pizza`).
+    init(wire value: JSONValue) throws(WireFormError) {
+        let pizza = value["pizza"] ?? value
+        guard let id = value["id"]?.intValue, let kind = pizza["kind"]?.stringValue,
+            let size = pizza["size"]?.stringValue.flatMap(Size.init(rawValue:)),
+            let crust = pizza["crust"]?.stringValue, let chili = pizza["chiliSauce"]?.boolValue,
+            let ketchup = pizza["ketchup"]?.boolValue, let extras = pizza["extras"]?.arrayValue,
+            let quantity = pizza["quantity"]?.intValue, let unitPrice = pizza["unitPrice"]?.intValue
+        else { throw WireFormError(description: "an order item is missing a field or has one of the wrong type") }
+        self.init(
+            id: id,
+            pizza: Pizza(
+                kind: kind, size: size, crust: crust, chiliSauce: chili, ketchup: ketchup,
+                extras: extras.compactMap(\.stringValue), quantity: Int(quantity), unitPrice: unitPrice))
+    }
+}
+
+extension StatusChange {
+    init(wire value: JSONValue) throws(WireFormError) {
+        guard let to = value["to"]?.stringValue.flatMap(OrderStatus.init(rawValue:)),
+            let at = value["at"]?.stringValue.flatMap(Timestamp.init(iso8601:)), let actor = value["actor"],
+            let uid = actor["uid"]?.intValue, let name = actor["name"]?.stringValue, let pid = actor["pid"]?.intValue
+        else { throw WireFormError(description: "a history entry is missing a field or has one of the wrong type") }
+        self.init(
+            from: value["from"]?.stringValue.flatMap(OrderStatus.init(rawValue:)), to: to, at: at,
+            actor: ChangeActor(uid: UInt32(truncatingIfNeeded: uid), name: name, pid: Int32(truncatingIfNeeded: pid)),
+            reason: value["reason"]?.stringValue)
+    }
+}
+
+extension OrderChange {
+    /// The order after the change in its wire form, as JSON text: what the audit entry stores and every watcher's
+    /// event carries, encoded once per change.
+    public var afterWireText: String { afterText.get { after.wire.jsonText } }
+}

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PizzaCore
 
 /// One numbered schema change, read from `migrations/NNNN_name.sql`.
 public struct Migration: Sendable, Equatable {

@@ -1,12 +1,13 @@
 import Crypto
 import Foundation
 public import PizzaCore
+import PizzaProtocol
 import SQLite
 
 /// Appends a hash-chained entry for every change to `audit_log`, inside the change's transaction.
 ///
-/// Each entry records who (uid, name, pid), what (action, order, reason), and the order before and after as
-/// JSON. Its `hash` is SHA-256 over those fields and the previous entry's hash, so an edit, insertion or deletion
+/// Each entry records who (uid, name, pid), what (action, order, reason), and the order before and after in
+/// its wire form (the JSON `order.get` answers). Its `hash` is SHA-256 over those fields and the previous entry's hash, so an edit, insertion or deletion
 /// anywhere breaks the chain from there on; `SQLiteOrderStore.verifyAudit()` finds the first bad entry. It
 /// writes through the transaction the repository hands it; ``OrderBook`` owns it.
 public final class AuditLogger: OrderRepositoryDelegate {
@@ -21,8 +22,8 @@ public final class AuditLogger: OrderRepositoryDelegate {
         let entry = AuditEntry(
             seq: change.sequence, at: change.at.description, actor: change.actor, action: change.kind.rawValue,
             orderID: change.after.id, statusAfter: change.after.status.rawValue, reason: change.reason,
-            before: change.before.map(AuditJSON.encode),
-            after: AuditJSON.encode(change.after),
+            before: change.before.map { $0.wire.jsonText },
+            after: change.afterWireText,
             prevHash: previous ?? Self.genesis, hash: "")
         try db.execute(
             """
