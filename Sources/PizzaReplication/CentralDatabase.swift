@@ -4,6 +4,7 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PizzaCore
+import PizzaProtocol
 import PizzaStorage
 import PostgresNIO
 
@@ -12,7 +13,7 @@ import PostgresNIO
 /// hanging the shipper.
 struct CentralDatabase: Sendable {
     /// The central answer to a batch or a cursor query.
-    struct Cursor: Sendable, Decodable, Equatable {
+    struct Cursor: Sendable, Equatable {
         /// The last sequence number received in order; nil when the shop is not registered yet.
         var cursor: Int64?
         var hash: String?
@@ -22,6 +23,16 @@ struct CentralDatabase: Sendable {
         var events: Int64?
         /// How many of the shop's orders are stored (pizzad_cursor only).
         var orders: Int64?
+
+        /// The cursor from the functions' JSON answer (read with the protocol's strict parser, like every JSON).
+        init?(json text: String) {
+            guard let value = try? JSONParser.parse(text), value.objectValue != nil else { return nil }
+            cursor = value["cursor"]?.intValue
+            hash = value["hash"]?.stringValue
+            rewind = value["rewind"]?.boolValue
+            events = value["events"]?.intValue
+            orders = value["orders"]?.intValue
+        }
     }
 
     private static let centralTables = ["shops", "orders", "order_events"]
@@ -199,7 +210,7 @@ struct CentralDatabase: Sendable {
         let text = try await request(operation) { connection, logger in
             try await body(connection, logger).collect().first.map { try $0.decode(String.self) }
         }
-        guard let text, let cursor = try? JSONDecoder().decode(Cursor.self, from: Data(text.utf8)) else {
+        guard let text, let cursor = Cursor(json: text) else {
             throw ReplicationError.central(detail: "\(operation): an answer pizzad does not understand: \(text ?? "none")")
         }
         return cursor
