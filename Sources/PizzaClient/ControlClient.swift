@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import NIOCore
 import NIOPosix
 public import PizzaProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Why the daemon could not be talked to.
 public struct ClientError: Error, CustomStringConvertible, Sendable {
@@ -69,7 +70,8 @@ public final class ControlClient {
                 .connectTimeout(timeout)
                 .connect(unixDomainSocketPath: socket) { channel in
                     channel.eventLoop.makeCompletedFuture {
-                        try channel.pipeline.syncOperations.addHandler(ResponseTimeoutHandler(timeout: timeout, socket: socket))
+                        try channel.pipeline.syncOperations.addHandler(
+                            ResponseTimeoutHandler(timeout: timeout, socket: socket))
                         try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
                         return try NIOAsyncChannel<ByteBuffer, ByteBuffer>(wrappingChannelSynchronously: channel)
                     }
@@ -86,7 +88,9 @@ public final class ControlClient {
     static func classify(_ error: any Error, socket: String) -> ClientError {
         if let io = error as? IOError {
             switch io.errnoCode {
-            case EACCES, EPERM: return ClientError(kind: .permissionDenied, socket: socket, detail: String(cString: strerror(io.errnoCode)))
+            case EACCES, EPERM:
+                return ClientError(
+                    kind: .permissionDenied, socket: socket, detail: String(cString: strerror(io.errnoCode)))
             case ENOENT, ECONNREFUSED, ENOTDIR:
                 return ClientError(kind: .notRunning, socket: socket, detail: String(cString: strerror(io.errnoCode)))
             default: return ClientError(kind: .notRunning, socket: socket, detail: "\(io)")
@@ -180,7 +184,8 @@ final class ResponseTimeoutHandler: ChannelDuplexHandler {
         let timeout = self.timeout
         pending = context.eventLoop.scheduleTask(in: timeout) {
             let context = loopBound.value
-            context.fireErrorCaught(ClientError(kind: .timedOut, socket: socket, detail: "waited \(timeout.nanoseconds / 1_000_000_000)s"))
+            context.fireErrorCaught(
+                ClientError(kind: .timedOut, socket: socket, detail: "waited \(timeout.nanoseconds / 1_000_000_000)s"))
             context.close(promise: nil)
         }
         context.write(data, promise: promise)

@@ -53,7 +53,8 @@ public final class MetricsCollector: OrderRepositoryDelegate {
         for status in OrderStatus.allCases {
             transitions[status] = CoreMetrics.Counter(
                 label: "pizzad_order_transitions_total", dimensions: [("to", status.rawValue)], factory: factory)
-            let meter = CoreMetrics.Meter(label: "pizzad_orders", dimensions: [("status", status.rawValue)], factory: factory)
+            let meter = CoreMetrics.Meter(
+                label: "pizzad_orders", dimensions: [("status", status.rawValue)], factory: factory)
             meter.set(counts[status] ?? 0)
             inStatus[status] = meter
         }
@@ -66,7 +67,8 @@ public final class MetricsCollector: OrderRepositoryDelegate {
             .map { .seconds($0) }
         let stage = MetricNameDescriptor(
             metricName: "pizzad_order_stage_duration", unitName: "seconds",
-            helpText: "Time an order spent in a status before it moved on to the next one (not counting cancellations).")
+            helpText: "Time an order spent in a status before it moved on to the next one (not counting cancellations)."
+        )
         var stageDurations: [OrderStatus: DurationHistogram] = [:]
         for status in Self.stages {
             stageDurations[status] = registry.makeDurationHistogram(
@@ -95,9 +97,11 @@ public final class MetricsCollector: OrderRepositoryDelegate {
             descriptor: MetricNameDescriptor(
                 metricName: "pizzad_group_commit_duration", unitName: "seconds",
                 helpText: "Time one group commit took, from BEGIN to a durable COMMIT (fsync included)."),
-            buckets: [.microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
-                      .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-                      .milliseconds(100), .milliseconds(250), .seconds(1)])
+            buckets: [
+                .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
+                .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
+                .milliseconds(100), .milliseconds(250), .seconds(1),
+            ])
         // Storage failures exist from the start, so rate() and the alert on them see a zero rather than no series;
         // the other errors appear when they first happen.
         for operation in Self.operations {

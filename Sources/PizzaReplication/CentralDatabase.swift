@@ -67,15 +67,22 @@ struct CentralDatabase: Sendable {
             let connection = try await Deadline.run(
                 seconds: seconds,
                 onTimeout: {
-                    if let connection = late.withLock({ state in state.abandoned = true; return state.connection }) {
+                    if let connection = late.withLock({ state in
+                        state.abandoned = true
+                        return state.connection
+                    }) {
                         Task { try? await connection.close() }
                     }
                     return ReplicationError.timedOut(operation: "connecting to \(configuration.peer)", seconds: seconds)
                 },
                 {
                     let connection = try await PostgresConnection.connect(
-                        on: MultiThreadedEventLoopGroup.singleton.next(), configuration: settings, id: 1, logger: logger)
-                    if late.withLock({ state in state.connection = connection; return state.abandoned }) {
+                        on: MultiThreadedEventLoopGroup.singleton.next(), configuration: settings, id: 1, logger: logger
+                    )
+                    if late.withLock({ state in
+                        state.connection = connection
+                        return state.abandoned
+                    }) {
                         try? await connection.close()
                     }
                     return connection
@@ -105,7 +112,9 @@ struct CentralDatabase: Sendable {
         }
         if !tables.contains(Self.migrationsTable) {
             let foreign = tables.filter(Self.centralTables.contains)
-            if !foreign.isEmpty { throw ReplicationError.foreignDatabase(database: configuration.database, tables: foreign) }
+            if !foreign.isEmpty {
+                throw ReplicationError.foreignDatabase(database: configuration.database, tables: foreign)
+            }
         }
         let applied = tables.contains(Self.migrationsTable) ? try await appliedMigrations() : []
         let found = applied.map(\.version).max() ?? 0
@@ -123,7 +132,8 @@ struct CentralDatabase: Sendable {
                             version integer PRIMARY KEY, name text NOT NULL, checksum text NOT NULL CHECK (length(checksum) = 64),
                             applied_at timestamptz NOT NULL DEFAULT now())
                         """, logger: logger)
-                    let done = try await connection.query("SELECT max(version) FROM pizzad_central_migrations", logger: logger)
+                    let done =
+                        try await connection.query("SELECT max(version) FROM pizzad_central_migrations", logger: logger)
                         .collect().first.flatMap { try $0.decode(Int?.self) } ?? 0
                     for migration in migrations where migration.version > done {
                         try await connection.query(try Self.runScript(migration), logger: logger)
@@ -141,7 +151,8 @@ struct CentralDatabase: Sendable {
             throw error
         }
         logger.notice(
-            "central schema migrated", metadata: ["from": "\(found)", "to": "\(needed)", "peer": "\(configuration.peer)"])
+            "central schema migrated",
+            metadata: ["from": "\(found)", "to": "\(needed)", "peer": "\(configuration.peer)"])
         return needed
     }
 
@@ -177,7 +188,8 @@ struct CentralDatabase: Sendable {
         guard !migration.sql.contains(quote) else {
             throw ReplicationError.schemaMismatch(detail: "\(migration.name) must not contain \(quote)")
         }
-        return PostgresQuery(unsafeSQL: "DO $pizzad_migration$ BEGIN EXECUTE \(quote)\(migration.sql)\(quote); END $pizzad_migration$")
+        return PostgresQuery(
+            unsafeSQL: "DO $pizzad_migration$ BEGIN EXECUTE \(quote)\(migration.sql)\(quote); END $pizzad_migration$")
     }
 
     // MARK: Shipping
@@ -205,13 +217,15 @@ struct CentralDatabase: Sendable {
     }
 
     private func answer(
-        _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> PostgresRowSequence
+        _ operation: String,
+        _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> PostgresRowSequence
     ) async throws -> Cursor {
         let text = try await request(operation) { connection, logger in
             try await body(connection, logger).collect().first.map { try $0.decode(String.self) }
         }
         guard let text, let cursor = Cursor(json: text) else {
-            throw ReplicationError.central(detail: "\(operation): an answer pizzad does not understand: \(text ?? "none")")
+            throw ReplicationError.central(
+                detail: "\(operation): an answer pizzad does not understand: \(text ?? "none")")
         }
         return cursor
     }
@@ -221,7 +235,10 @@ struct CentralDatabase: Sendable {
     private func request<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
-        let connection = connection, logger = logger, peer = configuration.peer, seconds = configuration.timeoutSeconds
+        let connection = connection
+        let logger = logger
+        let peer = configuration.peer
+        let seconds = configuration.timeoutSeconds
         guard !connection.isClosed else {
             throw ReplicationError.unreachable(peer: peer, detail: "the connection was closed (\(operation))")
         }
@@ -244,7 +261,9 @@ struct CentralDatabase: Sendable {
         switch error {
         case let error as NIOConnectionError:
             if let dns = error.dnsAError ?? error.dnsAAAAError { return "cannot resolve \(error.host): \(dns)" }
-            let failures = error.connectionErrors.map { "\($0.target.ipAddress ?? "\($0.target)"): \(describeConnectionFailure($0.error))" }
+            let failures = error.connectionErrors.map {
+                "\($0.target.ipAddress ?? "\($0.target)"): \(describeConnectionFailure($0.error))"
+            }
             return failures.isEmpty ? "\(error)" : Array(Set(failures)).sorted().joined(separator: "; ")
         case let error as IOError:
             return String(cString: strerror(error.errnoCode)).lowercased()
@@ -265,7 +284,9 @@ struct CentralDatabase: Sendable {
             var detail = error.serverInfo?[.message] ?? "\(error.code)"
             if let hint = error.serverInfo?[.hint] { detail += " (\(hint))" }
             if error.serverInfo == nil, let underlying = error.underlying {
-                detail = error.code == .connectionError ? Self.describeConnectionFailure(underlying) : detail + ": \(underlying)"
+                detail =
+                    error.code == .connectionError
+                    ? Self.describeConnectionFailure(underlying) : detail + ": \(underlying)"
             }
             switch state {
             case "PZ001": return ReplicationError.diverged(detail: detail)

@@ -5,7 +5,8 @@ public import PizzaStorage
 public enum CentralSchema {
     /// Connects as `configuration.user`, applies what is pending of `migrations`, returns the version in force.
     public static func migrate(
-        _ configuration: ReplicationConfiguration, migrations: [Migration], environment: [String: String], logger: Logger
+        _ configuration: ReplicationConfiguration, migrations: [Migration], environment: [String: String],
+        logger: Logger
     ) async throws -> Int {
         let central = try await CentralDatabase.connect(
             configuration, password: try configuration.password(environment: environment), logger: logger)

@@ -29,7 +29,11 @@ enum Deadline {
                 let timer = Task {
                     guard (try? await Task.sleep(for: .seconds(seconds))) != nil else { return }
                     // Claim the outcome before the slow part, so a late answer cannot slip in between.
-                    guard let waiting = outcome.withLock({ c -> CheckedContinuation<T, any Error>? in defer { c = nil }; return c })
+                    guard
+                        let waiting = outcome.withLock({ c -> CheckedContinuation<T, any Error>? in
+                            defer { c = nil }
+                            return c
+                        })
                     else { return }
                     worker.cancel()
                     waiting.resume(throwing: onTimeout())

@@ -51,7 +51,8 @@ public struct ReplicationConfiguration: Sendable, Equatable {
     public static func isShopID(_ id: String) -> Bool {
         guard let first = id.utf8.first, id.utf8.count <= 63 else { return false }
         let allowed: (UInt8) -> Bool = { ($0 >= 0x61 && $0 <= 0x7A) || ($0 >= 0x30 && $0 <= 0x39) }
-        return allowed(first) && id.utf8.allSatisfy { allowed($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
+        return allowed(first)
+            && id.utf8.allSatisfy { allowed($0) || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: "_") }
     }
 
     /// The password: read from the file each time a connection is made, so a rotated file needs no restart.
@@ -62,7 +63,8 @@ public struct ReplicationConfiguration: Sendable, Equatable {
             if FileManager.default.fileExists(atPath: candidate) { file = candidate }
         }
         guard let file else { return nil }
-        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8) else {
+        guard let data = FileManager.default.contents(atPath: file), let text = String(data: data, encoding: .utf8)
+        else {
             throw .passwordFile(path: file)
         }
         return text.trimmingCharacters(in: .newlines)

@@ -13,23 +13,29 @@ struct ReplicationMetrics: Sendable {
     init(registry: PrometheusCollectorRegistry) {
         self.registry = registry
         batches = registry.makeCounter(
-            descriptor: .init(metricName: "pizzad_replication_batches", unitName: "total",
-                              helpText: "Batches the central PostgreSQL committed."))
+            descriptor: .init(
+                metricName: "pizzad_replication_batches", unitName: "total",
+                helpText: "Batches the central PostgreSQL committed."))
         events = registry.makeCounter(
-            descriptor: .init(metricName: "pizzad_replication_events", unitName: "total",
-                              helpText: "Audit entries shipped to the central PostgreSQL."))
+            descriptor: .init(
+                metricName: "pizzad_replication_events", unitName: "total",
+                helpText: "Audit entries shipped to the central PostgreSQL."))
         backlog = registry.makeGauge(
-            descriptor: .init(metricName: "pizzad_replication_backlog_events", unitName: "",
-                              helpText: "Audit entries not yet shipped."))
+            descriptor: .init(
+                metricName: "pizzad_replication_backlog_events", unitName: "",
+                helpText: "Audit entries not yet shipped."))
         lag = registry.makeGauge(
-            descriptor: .init(metricName: "pizzad_replication_lag", unitName: "seconds",
-                              helpText: "Age of the oldest audit entry not yet shipped; 0 when none waits."))
+            descriptor: .init(
+                metricName: "pizzad_replication_lag", unitName: "seconds",
+                helpText: "Age of the oldest audit entry not yet shipped; 0 when none waits."))
         connected = registry.makeGauge(
-            descriptor: .init(metricName: "pizzad_replication_connected", unitName: "",
-                              helpText: "1 while connected to the central PostgreSQL."))
+            descriptor: .init(
+                metricName: "pizzad_replication_connected", unitName: "",
+                helpText: "1 while connected to the central PostgreSQL."))
         shipped = registry.makeGauge(
-            descriptor: .init(metricName: "pizzad_replication_shipped_sequence", unitName: "",
-                              helpText: "The last audit sequence number the central PostgreSQL committed."))
+            descriptor: .init(
+                metricName: "pizzad_replication_shipped_sequence", unitName: "",
+                helpText: "The last audit sequence number the central PostgreSQL committed."))
     }
 
     func shippedBatch(events count: Int) {
@@ -39,8 +45,9 @@ struct ReplicationMetrics: Sendable {
 
     func failed(_ error: ReplicationError) {
         registry.makeCounter(
-            descriptor: .init(metricName: "pizzad_replication_errors", unitName: "total",
-                              helpText: "Shipping errors by kind (reason: unreachable, authentication, diverged, ...)."),
+            descriptor: .init(
+                metricName: "pizzad_replication_errors", unitName: "total",
+                helpText: "Shipping errors by kind (reason: unreachable, authentication, diverged, ...)."),
             labels: [("reason", error.name)]
         ).increment()
     }

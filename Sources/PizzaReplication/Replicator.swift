@@ -71,7 +71,9 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     public func status() -> ReplicationStatus {
         let progress = state.value
         let backlog = try? store.replicationBacklog(after: progress.shippedSeq)
-        let oldest = backlog?.oldestUnshippedAt.map { Double(max(0, Timestamp.now().millisecondsSince1970 - $0.millisecondsSince1970)) / 1000 }
+        let oldest = backlog?.oldestUnshippedAt.map {
+            Double(max(0, Timestamp.now().millisecondsSince1970 - $0.millisecondsSince1970)) / 1000
+        }
         return ReplicationStatus(
             peer: configuration.peer, shopID: configuration.shopID, state: progress.state,
             connected: progress.connected, lastError: progress.lastError?.description,
@@ -110,7 +112,8 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
             throw error
         }
         var result = Verification(
-            ok: false, centralSeq: cursor.cursor, centralHash: cursor.hash, localHash: nil, centralEvents: cursor.events,
+            ok: false, centralSeq: cursor.cursor, centralHash: cursor.hash, localHash: nil,
+            centralEvents: cursor.events,
             centralOrders: cursor.orders, shippedSeq: mark.shippedSeq, problem: nil)
         guard let seq = cursor.cursor else {
             result.ok = mark.shippedSeq == 0
@@ -220,7 +223,8 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                     continue
                 }
                 guard let cursor = answer.cursor, cursor >= last.seq else {
-                    throw ReplicationError.central(detail: "the centre answered cursor \(answer.cursor ?? -1) for entries up to \(last.seq)")
+                    throw ReplicationError.central(
+                        detail: "the centre answered cursor \(answer.cursor ?? -1) for entries up to \(last.seq)")
                 }
                 position = last.seq
                 try await marks.shipped(seq: last.seq, hash: last.hash)
@@ -348,8 +352,8 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         }
         metrics.failed(error)
         if isNew {
-            logger.log(level: error.isFatal ? .error : .warning, "replication: \(error)", metadata: ["kind": "\(error.name)"])
+            logger.log(
+                level: error.isFatal ? .error : .warning, "replication: \(error)", metadata: ["kind": "\(error.name)"])
         }
     }
 }
-

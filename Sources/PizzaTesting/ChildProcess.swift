@@ -38,7 +38,9 @@ public enum ChildProcess {
         defer { killer.cancel() }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 {
-            guard errno == EINTR else { throw Failure(description: "waitpid \(program): \(String(cString: strerror(errno)))") }
+            guard errno == EINTR else {
+                throw Failure(description: "waitpid \(program): \(String(cString: strerror(errno)))")
+            }
         }
         let signal = status & 0x7f
         let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal

@@ -10,10 +10,13 @@ public enum HostileLines {
         switch index % 5 {
         case 0:
             line = valid
-            for _ in 0..<3 { line[Int.random(in: 0..<line.count, using: &random)] = UInt8.random(in: 0...255, using: &random) }
+            for _ in 0..<3 {
+                line[Int.random(in: 0..<line.count, using: &random)] = UInt8.random(in: 0...255, using: &random)
+            }
         case 1: line = Array(valid.prefix(Int.random(in: 0..<valid.count, using: &random)))
         case 2: line = valid + valid
-        case 3: line = (0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
+        case 3:
+            line = (0..<Int.random(in: 1...300, using: &random)).map { _ in UInt8.random(in: 0...255, using: &random) }
         default: line = valid
         }
         return line.map { $0 == UInt8(ascii: "\n") ? UInt8(ascii: " ") : $0 } + [UInt8(ascii: "\n")]

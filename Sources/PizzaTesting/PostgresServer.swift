@@ -19,16 +19,22 @@ public final class PostgresServer: Sendable {
     /// Why no PostgreSQL can run here, or nil when one can.
     public static var unavailableReason: String? {
         guard serverBinaries() != nil else { return "no PostgreSQL server in /usr/lib/postgresql (Debian: postgresql)" }
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/psql") else { return "psql is missing (Debian: postgresql-client)" }
-        if getuid() == 0, getpwnam("postgres") == nil { return "running as root and there is no postgres user to run the server" }
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/psql") else {
+            return "psql is missing (Debian: postgresql-client)"
+        }
+        if getuid() == 0, getpwnam("postgres") == nil {
+            return "running as root and there is no postgres user to run the server"
+        }
         return nil
     }
 
     static func serverBinaries() -> String? {
         let root = "/usr/lib/postgresql"
-        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init).sorted()
+        let versions = ((try? FileManager.default.contentsOfDirectory(atPath: root)) ?? []).compactMap(Int.init)
+            .sorted()
         return versions.reversed().map { "\(root)/\($0)/bin" }.first {
-            FileManager.default.isExecutableFile(atPath: $0 + "/initdb") && FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl")
+            FileManager.default.isExecutableFile(atPath: $0 + "/initdb")
+                && FileManager.default.isExecutableFile(atPath: $0 + "/pg_ctl")
         }
     }
 
@@ -52,8 +58,10 @@ public final class PostgresServer: Sendable {
         chmod(passwordFile, 0o644)
         let initdb = try serverCommand(
             "initdb",
-            ["-D", directory + "/data", "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
-             "--pwfile=\(passwordFile)", "-E", "UTF8", "--locale=C", "--no-instructions"])
+            [
+                "-D", directory + "/data", "-U", "postgres", "--auth-local=trust", "--auth-host=scram-sha-256",
+                "--pwfile=\(passwordFile)", "-E", "UTF8", "--locale=C", "--no-instructions",
+            ])
         guard initdb.status == 0 else { throw Failure("initdb failed:\n\(initdb.output)") }
         var lines = [
             "listen_addresses = '127.0.0.1'", "port = \(port)", "unix_socket_directories = '\(directory)'",
@@ -70,7 +78,8 @@ public final class PostgresServer: Sendable {
 
     /// Starts the server (again) and waits until it accepts connections.
     public func start() throws {
-        let started = try serverCommand("pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start"])
+        let started = try serverCommand(
+            "pg_ctl", ["-D", directory + "/data", "-l", directory + "/server.log", "-w", "-t", "60", "start"])
         guard started.status == 0 else { throw Failure("pg_ctl start failed:\n\(started.output)\n\(log)") }
     }
 
@@ -102,7 +111,8 @@ public final class PostgresServer: Sendable {
     /// their session's group, so the server's group is reniced too when it is not this process's own.
     public func renice(_ niceness: Int32) throws {
         let processes = try processes()
-        for pid in processes where setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), niceness) != 0 && errno != ESRCH {
+        for pid in processes
+        where setpriority(__priority_which_t(PRIO_PROCESS.rawValue), id_t(pid), niceness) != 0 && errno != ESRCH {
             throw Failure("setpriority \(pid): \(String(cString: strerror(errno)))")
         }
         let group = "/proc/\(processes[0])/autogroup"
@@ -119,7 +129,8 @@ public final class PostgresServer: Sendable {
         let postmaster = try postmasterPID()
         var pids = [postmaster]
         for entry in (try? FileManager.default.contentsOfDirectory(atPath: "/proc")) ?? [] {
-            guard let pid = pid_t(entry), let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
+            guard let pid = pid_t(entry),
+                let stat = try? String(contentsOfFile: "/proc/\(entry)/stat", encoding: .utf8),
                 let close = stat.lastIndex(of: ")")
             else { continue }
             // After "pid (comm) ": state, then the parent's pid.
@@ -144,8 +155,10 @@ public final class PostgresServer: Sendable {
     public func psql(_ sql: String, database: String = "postgres") throws -> String {
         let result = try Self.run(
             "/usr/bin/psql",
-            ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port), "-U", "postgres",
-             "-d", database, "-c", sql])
+            [
+                "-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", directory, "-p", String(port), "-U", "postgres",
+                "-d", database, "-c", sql,
+            ])
         guard result.status == 0 else { throw Failure("psql \(sql.prefix(200)): \(result.output)") }
         return result.output
     }

@@ -5,7 +5,10 @@
 public struct ConnectionSettings: Sendable {
     /// `PRAGMA synchronous` levels.
     public enum Synchronous: String, Sendable, CaseIterable {
-        case off = "OFF", normal = "NORMAL", full = "FULL", extra = "EXTRA"
+        case off = "OFF"
+        case normal = "NORMAL"
+        case full = "FULL"
+        case extra = "EXTRA"
 
         /// The number SQLite reports back for the level.
         public var level: Int64 {

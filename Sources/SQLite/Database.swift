@@ -79,14 +79,16 @@ public final class Database: @unchecked Sendable {
     public func onWALCommit(_ body: @escaping @Sendable (_ frames: Int) -> Bool) {
         let hook = WALHook(body)
         walHook = hook
-        sqlite3_wal_hook(handle, { context, db, name, frames in
-            guard let context else { return SQLITE_OK }
-            if Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(Int(frames)) {
-                // What sqlite3WalDefaultHook does; a failure (a reader holds the WAL) leaves it for next time.
-                _ = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
-            }
-            return SQLITE_OK
-        }, Unmanaged.passUnretained(hook).toOpaque())
+        sqlite3_wal_hook(
+            handle,
+            { context, db, name, frames in
+                guard let context else { return SQLITE_OK }
+                if Unmanaged<WALHook>.fromOpaque(context).takeUnretainedValue().body(Int(frames)) {
+                    // What sqlite3WalDefaultHook does; a failure (a reader holds the WAL) leaves it for next time.
+                    _ = sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, nil, nil)
+                }
+                return SQLITE_OK
+            }, Unmanaged.passUnretained(hook).toOpaque())
     }
 
     func error(code: Int32, sql: String? = nil) -> SQLiteError {

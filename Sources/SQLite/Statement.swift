@@ -46,8 +46,9 @@ public final class Statement {
         case .text(let text):
             var text = text
             code = text.withUTF8 { bytes in
-                sqlite3_bind_text(handle, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                                  Int32(bytes.count), pizzad_sqlite3_transient())
+                sqlite3_bind_text(
+                    handle, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                    Int32(bytes.count), pizzad_sqlite3_transient())
             }
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { raw in

@@ -53,7 +53,8 @@ enum Bench {
 
     /// A duration in nanoseconds as µs or ms, for tables.
     static func latency(_ nanoseconds: UInt64) -> String {
-        nanoseconds >= 1_000_000 ? format(Double(nanoseconds) / 1e6, 2) + " ms" : format(Double(nanoseconds) / 1e3, 0) + " µs"
+        nanoseconds >= 1_000_000
+            ? format(Double(nanoseconds) / 1e6, 2) + " ms" : format(Double(nanoseconds) / 1e3, 0) + " µs"
     }
 
     /// Prints rows under headers in aligned columns.
@@ -62,7 +63,8 @@ enum Bench {
         for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
-                index == 0 ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
+                index == 0
+                    ? cell.padding(toLength: widths[index], withPad: " ", startingAt: 0)
                     : String(repeating: " ", count: widths[index] - cell.count) + cell
             }.joined(separator: "  ")
         }

@@ -11,7 +11,8 @@ final class BenchDaemon {
     /// Starts pizzad on `database` (default: in `directory`), with `config` (YAML text) and more `environment`
     /// variables if given, and waits for READY=1.
     init(
-        binary: String, directory: String, database: String? = nil, config: String? = nil, environment extra: [String: String] = [:]
+        binary: String, directory: String, database: String? = nil, config: String? = nil,
+        environment extra: [String: String] = [:]
     ) throws {
         socket = directory + "/pizzad.sock"
         self.database = database ?? directory + "/pizzad.sqlite"

@@ -46,18 +46,23 @@ enum Hostile {
             await withTaskGroup(of: Void.self) { group in
                 for client in 0..<clients {
                     group.addTask {
-                        _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) { connection in
+                        _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) {
+                            connection in
                             var index = 0
                             while !stop.value {
-                                let created = try await connection.call("order.create", [
-                                    ("ref", .string("hostile-\(client)-\(index)")), ("items", [["kind": "cheese"]]),
-                                    ("place", true),
-                                ])
+                                let created = try await connection.call(
+                                    "order.create",
+                                    [
+                                        ("ref", .string("hostile-\(client)-\(index)")), ("items", [["kind": "cheese"]]),
+                                        ("place", true),
+                                    ])
                                 index += 1
                                 guard let id = created["id"]?.intValue else { continue }
                                 acknowledged.withLock { $0[id] = "placed" }
                                 let advanced = try await connection.call("order.advance", [("id", .int(id))])
-                                if let status = advanced["status"]?.stringValue { acknowledged.withLock { $0[id] = status } }
+                                if let status = advanced["status"]?.stringValue {
+                                    acknowledged.withLock { $0[id] = status }
+                                }
                                 served.withLock { $0 += 2 }
                             }
                         }
@@ -78,7 +83,8 @@ enum Hostile {
             var index = 0
             while index < perConnection {
                 for _ in 0..<min(100, perConnection - index) {
-                    guard (try? connection.send(HostileLines.line(client * perConnection + index, using: &random))) != nil
+                    guard
+                        (try? connection.send(HostileLines.line(client * perConnection + index, using: &random))) != nil
                     else { return }
                     index += 1
                 }

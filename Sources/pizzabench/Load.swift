@@ -41,15 +41,21 @@ enum Load {
                 var count = 0
                 var failure: String?
                 // The request without its id and closing brace; each send adds `,"id":N}`.
-                let prefix = Array(
-                    RPCRequest(id: nil, method: "order.create", params: Params([("customer", "bench"), ("items", twoPizzas)]))
+                let prefix =
+                    Array(
+                        RPCRequest(
+                            id: nil, method: "order.create",
+                            params: Params([("customer", "bench"), ("items", twoPizzas)])
+                        )
                         .line.utf8.dropLast()) + Array(#","id":"#.utf8)
                 do {
                     let connection = try RawConnection(path: socket, receiveTimeout: 30)
                     while Bench.now() < deadline {
                         let begin = Bench.now()
                         try connection.send(prefix + Array("\(count + 1)}\n".utf8))
-                        guard let line = try connection.readLine() else { throw BenchError("pizzad closed the connection") }
+                        guard let line = try connection.readLine() else {
+                            throw BenchError("pizzad closed the connection")
+                        }
                         guard line.hasPrefix(#"{"jsonrpc":"2.0","id":\#(count + 1),"result":"#) else {
                             throw BenchError("order.create failed: \(line.prefix(300))")
                         }
@@ -93,7 +99,7 @@ enum Load {
             (try? await ControlClient.withConnection(socket: socket) { client in
                 _ = try await client.call("events.watch")
                 var events = 0
-                while Bench.now() < deadline + 500_000_000, let _ = try await client.nextNotification() { events += 1 }
+                while Bench.now() < deadline + 500_000_000, (try await client.nextNotification()) != nil { events += 1 }
                 return events
             }) ?? 0
         }
@@ -102,9 +108,14 @@ enum Load {
             for _ in 0..<clients {
                 group.addTask {
                     try await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) { client in
-                        var histograms = Dictionary(uniqueKeysWithValues: kinds.map { ($0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000)) })
+                        var histograms = Dictionary(
+                            uniqueKeysWithValues: kinds.map {
+                                ($0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000))
+                            })
                         var count = 0
-                        func timed(_ kind: String, _ method: String, _ params: [(String, JSONValue)]) async throws -> JSONValue {
+                        func timed(_ kind: String, _ method: String, _ params: [(String, JSONValue)]) async throws
+                            -> JSONValue
+                        {
                             let begin = Bench.now()
                             let result = try await client.call(method, params)
                             _ = histograms[kind]!.record(Bench.now() - begin)
@@ -112,7 +123,8 @@ enum Load {
                             return result
                         }
                         while Bench.now() < deadline {
-                            let order = try await timed("create", "order.create", [("customer", "kitchen"), ("items", twoPizzas)])
+                            let order = try await timed(
+                                "create", "order.create", [("customer", "kitchen"), ("items", twoPizzas)])
                             let id = order["id"]!
                             _ = try await timed("place", "order.place", [("id", id)])
                             for _ in 0..<5 { _ = try await timed("advance", "order.advance", [("id", id)]) }
@@ -124,7 +136,8 @@ enum Load {
                 }
             }
             var total = 0
-            var merged = Dictionary(uniqueKeysWithValues: kinds.map { ($0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000)) })
+            var merged = Dictionary(
+                uniqueKeysWithValues: kinds.map { ($0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000)) })
             for try await (count, histograms) in group {
                 total += count
                 for (kind, histogram) in histograms { merged[kind]!.add(histogram) }
@@ -134,7 +147,9 @@ enum Load {
         let elapsed = Double(Bench.now() - started) / 1e9
         // Wake the watcher once its time is up, so it sees the deadline and returns.
         try await Task.sleep(for: .milliseconds(600))
-        _ = try await ControlClient.withConnection(socket: socket) { try await $0.call("order.create", [("customer", "last")]) }
+        _ = try await ControlClient.withConnection(socket: socket) {
+            try await $0.call("order.create", [("customer", "last")])
+        }
         var all = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
         for histogram in outcome.1.values { all.add(histogram) }
         let events = await watcher.value
@@ -147,7 +162,8 @@ enum Load {
     }
 
     /// Latency of `method` with `params` from one client, `count` times.
-    static func latency(daemon: BenchDaemon, count: Int, _ request: @escaping (Int) -> (String, [(String, JSONValue)])) async throws
+    static func latency(daemon: BenchDaemon, count: Int, _ request: @escaping (Int) -> (String, [(String, JSONValue)]))
+        async throws
         -> Histogram<UInt64>
     {
         try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(30)) { client in

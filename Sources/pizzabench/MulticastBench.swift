@@ -54,8 +54,13 @@ enum MulticastBench {
         screens.forEach { seed.add($0) }
         let center = NotificationCenter()
         let name = Notification.Name("orderChanged")
-        let tokens = screens.map { screen in center.addObserver(forName: name, object: nil, queue: nil) { _ in screen.seen &+= 1 } }
-        var directNs = Double.infinity, multicastNs = Double.infinity, seedNs = Double.infinity, centerNs = Double.infinity
+        let tokens = screens.map { screen in
+            center.addObserver(forName: name, object: nil, queue: nil) { _ in screen.seen &+= 1 }
+        }
+        var directNs = Double.infinity
+        var multicastNs = Double.infinity
+        var seedNs = Double.infinity
+        var centerNs = Double.infinity
         for _ in 0..<7 {
             directNs = min(directNs, time { for i in 0..<calls { for screen in direct { screen.orderChanged(i) } } })
             multicastNs = min(multicastNs, time { for i in 0..<calls { multicast.invoke { $0.orderChanged(i) } } })
@@ -64,6 +69,7 @@ enum MulticastBench {
         }
         tokens.forEach { center.removeObserver($0) }
         withExtendedLifetime(screens) {}
-        return Row(delegates: count, direct: directNs, multicast: multicastNs, seed: seedNs, notificationCenter: centerNs)
+        return Row(
+            delegates: count, direct: directNs, multicast: multicastNs, seed: seedNs, notificationCenter: centerNs)
     }
 }

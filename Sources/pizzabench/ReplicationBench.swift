@@ -44,7 +44,9 @@ enum ReplicationBench {
     }
 
     /// Off, on, off, on with the centre niced, off: each shipping run is compared with the runs beside it.
-    static func run(pizzad: String, work: String, clients: Int, seconds: Double) async throws -> (runs: [(name: String, run: Run, ratio: Double?)], shipping: [Shipping]) {
+    static func run(pizzad: String, work: String, clients: Int, seconds: Double) async throws -> (
+        runs: [(name: String, run: Run, ratio: Double?)], shipping: [Shipping]
+    ) {
         let folder = work + "/replication"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let server = try PostgresServer(parent: folder, durable: true)
@@ -54,7 +56,8 @@ enum ReplicationBench {
             try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
             return [
                 "PIZZAD_REPLICATION_SHOP_ID": shop, "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1",
-                "PIZZAD_REPLICATION_POSTGRES_PORT": String(server.port), "PIZZAD_REPLICATION_POSTGRES_DATABASE": "central",
+                "PIZZAD_REPLICATION_POSTGRES_PORT": String(server.port),
+                "PIZZAD_REPLICATION_POSTGRES_DATABASE": "central",
                 "PIZZAD_REPLICATION_POSTGRES_USER": user, "PIZZAD_REPLICATION_POSTGRES_PASSWORD_FILE": passwordFile,
                 "PIZZAD_REPLICATION_POSTGRES_TLS": "disable",
             ]
@@ -76,18 +79,24 @@ enum ReplicationBench {
             let daemon = try BenchDaemon(binary: pizzad, directory: directory, environment: shipping)
             defer { daemon.stop() }
             if shop != nil {
-                _ = try await waitForStatus(daemon, within: 30, "replication connected") { $0["connected"]?.boolValue == true }
+                _ = try await waitForStatus(daemon, within: 30, "replication connected") {
+                    $0["connected"]?.boolValue == true
+                }
             }
             var run = Run(result: try Load.create(daemon: daemon, clients: clients, seconds: seconds))
             guard let shop else { return run }
             let loadEnded = Bench.now()
             let atEnd = try await status(daemon)
             run.backlogAtEnd = Int(atEnd["backlogEvents"]?.intValue ?? -1)
-            let shipped = try await waitForStatus(daemon, within: 300, "everything shipped") { $0["backlogEvents"]?.intValue == 0 }
+            let shipped = try await waitForStatus(daemon, within: 300, "everything shipped") {
+                $0["backlogEvents"]?.intValue == 0
+            }
             run.batches = Int(shipped["batches"]?.intValue ?? 0)
             run.drainSeconds = run.backlogAtEnd == 0 ? 0 : Double(Bench.now() - loadEnded) / 1e9
             run.events = Int(shipped["latestSeq"]?.intValue ?? 0)
-            let centralCount = Int(try server.psql("SELECT count(*) FROM order_events WHERE shop_id = '\(shop)'", database: "central")) ?? -1
+            let centralCount =
+                Int(try server.psql("SELECT count(*) FROM order_events WHERE shop_id = '\(shop)'", database: "central"))
+                ?? -1
             guard centralCount == run.events else {
                 throw BenchError("the centre holds \(centralCount) entries of \(shop), the shop wrote \(run.events)")
             }
@@ -110,15 +119,22 @@ enum ReplicationBench {
         try server.renice(19)
         let niced = try await load("on-niced", shop: "bench-niced")
         let off3 = try await load("off-3", shop: nil)
-        let local = try lags("bench"), remote = try lags("bench-niced")
+        let local = try lags("bench")
+        let remote = try lags("bench-niced")
         let shipping = [
-            Shipping(name: "on", on: on, offBefore: off1, offAfter: off2, lagP50: local[0], lagP99: local[1], lagMax: local[2]),
-            Shipping(name: "on, centre niced", on: niced, offBefore: off2, offAfter: off3,
-                     lagP50: remote[0], lagP99: remote[1], lagMax: remote[2]),
+            Shipping(
+                name: "on", on: on, offBefore: off1, offAfter: off2, lagP50: local[0], lagP99: local[1],
+                lagMax: local[2]),
+            Shipping(
+                name: "on, centre niced", on: niced, offBefore: off2, offAfter: off3,
+                lagP50: remote[0], lagP99: remote[1], lagMax: remote[2]),
         ]
         return (
-            [("off", off1, nil), ("on", on, shipping[0].ratio), ("off", off2, nil), ("on, centre niced", niced, shipping[1].ratio),
-             ("off", off3, nil)],
+            [
+                ("off", off1, nil), ("on", on, shipping[0].ratio), ("off", off2, nil),
+                ("on, centre niced", niced, shipping[1].ratio),
+                ("off", off3, nil),
+            ],
             shipping
         )
     }
@@ -136,7 +152,9 @@ enum ReplicationBench {
         while true {
             let current = try await status(daemon)
             if condition(current) { return current }
-            guard Bench.now() < deadline else { throw BenchError("\(what) did not happen within \(limit) s: \(current)") }
+            guard Bench.now() < deadline else {
+                throw BenchError("\(what) did not happen within \(limit) s: \(current)")
+            }
             try await Task.sleep(for: .milliseconds(20))
         }
     }

@@ -1,6 +1,6 @@
 import Foundation
-import PizzaCore
 import PizzaClient
+import PizzaCore
 import PizzaProtocol
 import PizzaTesting
 import SQLite
@@ -35,18 +35,24 @@ enum Torture {
                 await withTaskGroup(of: Void.self) { group in
                     for client in 0..<clients {
                         group.addTask {
-                            _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(5)) { connection in
+                            _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(5)) {
+                                connection in
                                 for index in 0..<1_000_000 {
-                                    let created = try await connection.call("order.create", [
-                                        ("ref", .string("t\(round)-\(client)-\(index)")), ("items", [["kind": "cheese"]]),
-                                        ("place", true),
-                                    ])
+                                    let created = try await connection.call(
+                                        "order.create",
+                                        [
+                                            ("ref", .string("t\(round)-\(client)-\(index)")),
+                                            ("items", [["kind": "cheese"]]),
+                                            ("place", true),
+                                        ])
                                     requests.withLock { $0 += 1 }
                                     guard let id = created["id"]?.intValue else { continue }
                                     acknowledged.withLock { $0[id] = "placed" }
                                     let advanced = try await connection.call("order.advance", [("id", .int(id))])
                                     requests.withLock { $0 += 1 }
-                                    if let status = advanced["status"]?.stringValue { acknowledged.withLock { $0[id] = status } }
+                                    if let status = advanced["status"]?.stringValue {
+                                        acknowledged.withLock { $0[id] = status }
+                                    }
                                 }
                             }
                         }
@@ -67,21 +73,28 @@ enum Torture {
         }
         // Hostile clients on the files as the last fault left them, beside legitimate ones.
         if hostileLines > 0 {
-            let daemon = try BenchDaemon(binary: binary, directory: directory, config: "socket:\n  maxConnections: 2000\n")
+            let daemon = try BenchDaemon(
+                binary: binary, directory: directory, config: "socket:\n  maxConnections: 2000\n")
             summary.hostile = try await Hostile.run(
                 daemon: daemon, lines: hostileLines, connections: 50, idle: 1000, clients: clients,
                 acknowledged: acknowledged, requests: requests)
             if !daemon.process.isRunning { summary.unexpectedExits += 1 }
             daemon.stop()
             if daemon.process.terminationStatus != 0 {
-                summary.problems.append("after the hostile clients, SIGTERM gave exit \(daemon.process.terminationStatus)")
+                summary.problems.append(
+                    "after the hostile clients, SIGTERM gave exit \(daemon.process.terminationStatus)")
             }
             let hostile = summary.hostile
             if hostile.survived != hostile.connections {
-                summary.problems.append("\(hostile.connections - hostile.survived) hostile connections were not answered to the end")
+                summary.problems.append(
+                    "\(hostile.connections - hostile.survived) hostile connections were not answered to the end")
             }
-            if !hostile.silentClientHeldBack { summary.problems.append("the daemon kept reading from a client that never reads") }
-            if hostile.served == 0 { summary.problems.append("no legitimate request was served beside the hostile clients") }
+            if !hostile.silentClientHeldBack {
+                summary.problems.append("the daemon kept reading from a client that never reads")
+            }
+            if hostile.served == 0 {
+                summary.problems.append("no legitimate request was served beside the hostile clients")
+            }
         }
         // The final check.
         let daemon = try BenchDaemon(binary: binary, directory: directory)
@@ -92,15 +105,20 @@ enum Torture {
         let expected = acknowledged.value
         summary.acknowledged = expected.count
         for (id, status) in expected {
-            guard let actual = stored[id], (order.firstIndex(of: actual) ?? -1) >= (order.firstIndex(of: status) ?? 99) else {
+            guard let actual = stored[id], (order.firstIndex(of: actual) ?? -1) >= (order.firstIndex(of: status) ?? 99)
+            else {
                 summary.lost += 1
                 continue
             }
         }
         summary.requests = requests.value
-        for (check, sql) in [("integrity_check", "PRAGMA integrity_check"), ("foreign_key_check", "PRAGMA foreign_key_check")] {
+        for (check, sql) in [
+            ("integrity_check", "PRAGMA integrity_check"), ("foreign_key_check", "PRAGMA foreign_key_check"),
+        ] {
             let rows = try db.statement(sql).map { $0.string(0) }
-            if rows != (check == "integrity_check" ? ["ok"] : []) { summary.problems.append("\(check): \(rows.prefix(3))") }
+            if rows != (check == "integrity_check" ? ["ok"] : []) {
+                summary.problems.append("\(check): \(rows.prefix(3))")
+            }
         }
         // Nothing half there: no order got past open without pizzas, and its status is the last one its history and
         // its audit entries name (audit.verify below checks the rest of the chain).

@@ -32,7 +32,9 @@ while let argument = arguments.popFirst() {
     case "--hostile-lines": hostileLines = Int(arguments.popFirst() ?? "") ?? hostileLines
     case "--clients": clientCounts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
     default:
-        print("usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,replication,multicast] [--clients 1,4,16,64]")
+        print(
+            "usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,replication,multicast] [--clients 1,4,16,64]"
+        )
         print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
         print("       pizzabench --only powercut [--rounds N]")
         exit(2)
@@ -51,8 +53,10 @@ defer { try? FileManager.default.removeItem(atPath: work) }
 
 func us(_ value: UInt64) -> String { Bench.latency(value) }
 
-print("pizzabench: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, "
-    + "\(try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU")")
+print(
+    "pizzabench: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, "
+        + "\(try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU")"
+)
 print("client and daemon share the machine; \(Bench.format(seconds, 0)) s per load step\n")
 
 // The crash loop, on its own: pizzabench --only torture [--rounds N].
@@ -61,7 +65,9 @@ if sections == ["torture"] {
     try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
     let crashRounds = tortureRounds ?? 20
     print("crash loop: \(crashRounds) rounds of load with a SIGKILL (every fifth a SIGTERM) at a random moment,")
-    print("then \(hostileLines) hostile lines over 50 connections, 1000 idle ones and one that never reads, beside 8 clients")
+    print(
+        "then \(hostileLines) hostile lines over 50 connections, 1000 idle ones and one that never reads, beside 8 clients"
+    )
     // The hostile run holds over a thousand connections open from this process too.
     var files = rlimit()
     if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
@@ -71,16 +77,27 @@ if sections == ["torture"] {
     let summary = try await Torture.run(
         binary: pizzad, directory: directory, rounds: crashRounds, clients: 8, hostileLines: hostileLines)
     let hostile = summary.hostile
-    Bench.table(["rounds", "requests", "faults injected", "acknowledged orders", "acknowledged lost", "unexpected exits"], [[
-        "\(summary.rounds)", "\(summary.requests)", "\(summary.faults)", "\(summary.acknowledged)", "\(summary.lost)",
-        "\(summary.unexpectedExits)",
-    ]])
+    Bench.table(
+        ["rounds", "requests", "faults injected", "acknowledged orders", "acknowledged lost", "unexpected exits"],
+        [
+            [
+                "\(summary.rounds)", "\(summary.requests)", "\(summary.faults)", "\(summary.acknowledged)",
+                "\(summary.lost)",
+                "\(summary.unexpectedExits)",
+            ]
+        ])
     print("")
-    Bench.table(["hostile lines", "connections answered to the end", "idle connections", "silent client held back",
-                 "legitimate requests served", "daemon peak RSS MiB"], [[
-        "\(hostile.lines)", "\(hostile.survived)/\(hostile.connections)", "\(hostile.idle)",
-        hostile.silentClientHeldBack ? "yes" : "no", "\(hostile.served)", Bench.format(hostile.peakRSSMiB, 1),
-    ]])
+    Bench.table(
+        [
+            "hostile lines", "connections answered to the end", "idle connections", "silent client held back",
+            "legitimate requests served", "daemon peak RSS MiB",
+        ],
+        [
+            [
+                "\(hostile.lines)", "\(hostile.survived)/\(hostile.connections)", "\(hostile.idle)",
+                hostile.silentClientHeldBack ? "yes" : "no", "\(hostile.served)", Bench.format(hostile.peakRSSMiB, 1),
+            ]
+        ])
     for problem in summary.problems { print("problem: \(problem)") }
     let clean = summary.lost == 0 && summary.unexpectedExits == 0 && summary.problems.isEmpty
     print(clean ? "crash loop: clean" : "crash loop: FAILED")
@@ -96,37 +113,55 @@ if sections == ["powercut"] {
     }
     var repository = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { repository.deleteLastPathComponent() }
-    let fileSystem = try PowerCutFileSystem.build(source: repository.path + "/Tests/PowerCut/powercutfs.c", into: binaries)
+    let fileSystem = try PowerCutFileSystem.build(
+        source: repository.path + "/Tests/PowerCut/powercutfs.c", into: binaries)
     let rounds = tortureRounds ?? 50
-    print("power cuts: \(rounds) rounds of load (8 clients creating, placing and advancing, one taking backups) on powercutfs,")
-    print("each cut at a random moment (50-1500 ms after the round's first acknowledgements) with pizzad killed at once,")
-    print("then remount, restart and the checks: acknowledged orders, transitions, audit entries and backups, integrity,")
+    print(
+        "power cuts: \(rounds) rounds of load (8 clients creating, placing and advancing, one taking backups) on powercutfs,"
+    )
+    print(
+        "each cut at a random moment (50-1500 ms after the round's first acknowledgements) with pizzad killed at once,")
+    print(
+        "then remount, restart and the checks: acknowledged orders, transitions, audit entries and backups, integrity,")
     print("foreign keys, nothing half there, audit.verify")
     let trial = try PowerCutTrial(pizzad: pizzad, fileSystem: fileSystem, root: work + "/powercut")
     try trial.prepareFolders()
     let started = Bench.now()
     for round in 0..<rounds { try await trial.round(round, clients: 8, cutWithin: 50...1500) }
     let summary = try await trial.finish()
-    Bench.table(["rounds", "acknowledged orders", "acknowledged transitions", "acknowledged backups", "acknowledged lost",
-                 "unsynced bytes dropped", "torn writes injected", "names lost", "seconds"], [[
-        "\(summary.rounds)", "\(summary.acknowledgedOrders)", "\(summary.acknowledgedTransitions)", "\(summary.acknowledgedBackups)",
-        "\(summary.lost)", "\(summary.droppedBytes)", "\(summary.tornWrites)", "\(summary.lostEntries)",
-        Bench.format(Double(Bench.now() - started) / 1e9, 0),
-    ]])
+    Bench.table(
+        [
+            "rounds", "acknowledged orders", "acknowledged transitions", "acknowledged backups", "acknowledged lost",
+            "unsynced bytes dropped", "torn writes injected", "names lost", "seconds",
+        ],
+        [
+            [
+                "\(summary.rounds)", "\(summary.acknowledgedOrders)", "\(summary.acknowledgedTransitions)",
+                "\(summary.acknowledgedBackups)",
+                "\(summary.lost)", "\(summary.droppedBytes)", "\(summary.tornWrites)", "\(summary.lostEntries)",
+                Bench.format(Double(Bench.now() - started) / 1e9, 0),
+            ]
+        ])
     for problem in summary.problems { print("problem: \(problem)") }
     print(summary)
     let clean = summary.lost == 0 && summary.problems.isEmpty && summary.droppedBytes > 0
-    print(clean ? "power cuts: clean" : summary.droppedBytes == 0 ? "power cuts: FAILED (nothing was dropped: the run proved nothing)" : "power cuts: FAILED")
+    print(
+        clean
+            ? "power cuts: clean"
+            : summary.droppedBytes == 0
+                ? "power cuts: FAILED (nothing was dropped: the run proved nothing)" : "power cuts: FAILED")
     exit(clean ? 0 : 1)
 }
 
 // 1. The limit.
 let limit = try SQLiteLimit.measure(source: limitSource, directory: work)
 print("SQLite limit (\(limitSource)):")
-Bench.table(["mode", "rows/s"], [
-    ["a: 1 row/txn, synchronous=FULL", Bench.format(limit.modeA, 0)],
-    ["c: 100 rows/txn, NORMAL", Bench.format(limit.modeC, 0)],
-])
+Bench.table(
+    ["mode", "rows/s"],
+    [
+        ["a: 1 row/txn, synchronous=FULL", Bench.format(limit.modeA, 0)],
+        ["c: 100 rows/txn, NORMAL", Bench.format(limit.modeC, 0)],
+    ])
 print("")
 
 // 2. order.create with two pizzas from N clients.
@@ -149,9 +184,11 @@ for clients in sections.contains("create") ? clientCounts : [] {
     ])
 }
 if sections.contains("create") {
-print("order.create (two pizzas each), durable (synchronous=FULL):")
-Bench.table(["clients", "orders/s", "p50", "p99", "p999", "daemon CPU s", "client CPU s", "peak RSS MiB", "× limit a"], rows)
-print("")
+    print("order.create (two pizzas each), durable (synchronous=FULL):")
+    Bench.table(
+        ["clients", "orders/s", "p50", "p99", "p999", "daemon CPU s", "client CPU s", "peak RSS MiB", "× limit a"], rows
+    )
+    print("")
 }
 
 // 3. The kitchen.
@@ -167,12 +204,20 @@ if sections.contains("kitchen") {
         ["operation", "count", "p50", "p99", "p999"],
         ["create", "place", "advance", "get", "list"].map { kind in
             let histogram = kitchen.byKind[kind]!
-            return [kind, "\(histogram.totalCount)", us(histogram.valueAtPercentile(50)), us(histogram.valueAtPercentile(99)),
-                    us(histogram.valueAtPercentile(99.9))]
-        } + [["all", "\(kitchen.result.operations)", us(kitchen.result.latency.valueAtPercentile(50)),
-              us(kitchen.result.latency.valueAtPercentile(99)), us(kitchen.result.latency.valueAtPercentile(99.9))]])
-    print("\(Bench.format(kitchen.result.perSecond, 0)) requests/s, daemon CPU \(Bench.format(kitchen.result.daemonCPU, 2)) s, "
-        + "peak RSS \(Bench.format(kitchen.result.peakRSS, 1)) MiB\n")
+            return [
+                kind, "\(histogram.totalCount)", us(histogram.valueAtPercentile(50)),
+                us(histogram.valueAtPercentile(99)),
+                us(histogram.valueAtPercentile(99.9)),
+            ]
+        } + [
+            [
+                "all", "\(kitchen.result.operations)", us(kitchen.result.latency.valueAtPercentile(50)),
+                us(kitchen.result.latency.valueAtPercentile(99)), us(kitchen.result.latency.valueAtPercentile(99.9)),
+            ]
+        ])
+    print(
+        "\(Bench.format(kitchen.result.perSecond, 0)) requests/s, daemon CPU \(Bench.format(kitchen.result.daemonCPU, 2)) s, "
+            + "peak RSS \(Bench.format(kitchen.result.peakRSS, 1)) MiB\n")
 }
 
 // 4. A big database: start-up and reads.
@@ -196,15 +241,20 @@ if sections.contains("big") {
         ("order.get", [("id", .int(Int64(1 + (index * 7919) % bigOrders)))])
     }
     let list = try await Load.latency(daemon: big, count: 500) { index in
-        ("order.list", [("status", .string(["placed", "baking", "delivered", "cancelled"][index % 4])), ("limit", 50)])
+        (
+            "order.list",
+            [("status", .string(["placed", "baking", "delivered", "cancelled"][index % 4])), ("limit", 50)]
+        )
     }
     peakRSS = max(peakRSS, Bench.peakRSS(of: big.pid))
     big.stop()
-    Bench.table(["with \(bigOrders) orders", "p50", "p99", "max"], [
-        ["start to READY=1 (3 starts)", us(readies.sorted()[1]), "-", us(readies.max()!)],
-        ["order.get", us(get.valueAtPercentile(50)), us(get.valueAtPercentile(99)), us(get.max)],
-        ["order.list --status (50)", us(list.valueAtPercentile(50)), us(list.valueAtPercentile(99)), us(list.max)],
-    ])
+    Bench.table(
+        ["with \(bigOrders) orders", "p50", "p99", "max"],
+        [
+            ["start to READY=1 (3 starts)", us(readies.sorted()[1]), "-", us(readies.max()!)],
+            ["order.get", us(get.valueAtPercentile(50)), us(get.valueAtPercentile(99)), us(get.max)],
+            ["order.list --status (50)", us(list.valueAtPercentile(50)), us(list.valueAtPercentile(99)), us(list.max)],
+        ])
     print("")
 }
 
@@ -214,27 +264,49 @@ if sections.contains("replication") {
         print("replication: skipped, \(reason)\n")
     } else {
         let clients = 16
-        let (runs, shipping) = try await ReplicationBench.run(pizzad: pizzad, work: work, clients: clients, seconds: seconds)
-        print("replication to a central PostgreSQL on this machine (synchronous_commit=on), order.create from \(clients) clients,")
-        print("back to back; each shipping run is compared with the mean of the off runs beside it. \"centre niced\": the")
-        print("PostgreSQL server at nice 19, so it takes only idle CPU, as a centre on another machine would take none:")
-        Bench.table(["run", "orders/s", "p50", "p99", "daemon CPU µs/order", "× replication off"], runs.map { name, run, ratio in
-            let result = run.result
-            return [name, Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
-                    us(result.latency.valueAtPercentile(99)), Bench.format(result.daemonCPU / Double(result.operations) * 1e6, 0),
-                    ratio.map { Bench.format($0, 2) } ?? ""]
-        })
+        let (runs, shipping) = try await ReplicationBench.run(
+            pizzad: pizzad, work: work, clients: clients, seconds: seconds)
+        print(
+            "replication to a central PostgreSQL on this machine (synchronous_commit=on), order.create from \(clients) clients,"
+        )
+        print(
+            "back to back; each shipping run is compared with the mean of the off runs beside it. \"centre niced\": the"
+        )
+        print(
+            "PostgreSQL server at nice 19, so it takes only idle CPU, as a centre on another machine would take none:")
+        Bench.table(
+            ["run", "orders/s", "p50", "p99", "daemon CPU µs/order", "× replication off"],
+            runs.map { name, run, ratio in
+                let result = run.result
+                return [
+                    name, Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
+                    us(result.latency.valueAtPercentile(99)),
+                    Bench.format(result.daemonCPU / Double(result.operations) * 1e6, 0),
+                    ratio.map { Bench.format($0, 2) } ?? "",
+                ]
+            })
         print("")
-        Bench.table(["run", "entries shipped", "batches", "shipped/s", "backlog at load end", "caught up after", "lag p50", "lag p99", "lag max"],
-            shipping.map { run in [
-                run.name, "\(run.on.events)", "\(run.on.batches)", Bench.format(run.shippedPerSecond, 0), "\(run.on.backlogAtEnd)",
-                Bench.format(run.on.drainSeconds, 2) + " s", Bench.format(run.lagP50, 2) + " ms", Bench.format(run.lagP99, 2) + " ms",
-                Bench.format(run.lagMax, 2) + " ms",
-            ] })
-        print("(lag: the entry's commit time in the shop to its insert at the centre; shipped/s: entries over load plus catch-up time)")
+        Bench.table(
+            [
+                "run", "entries shipped", "batches", "shipped/s", "backlog at load end", "caught up after", "lag p50",
+                "lag p99", "lag max",
+            ],
+            shipping.map { run in
+                [
+                    run.name, "\(run.on.events)", "\(run.on.batches)", Bench.format(run.shippedPerSecond, 0),
+                    "\(run.on.backlogAtEnd)",
+                    Bench.format(run.on.drainSeconds, 2) + " s", Bench.format(run.lagP50, 2) + " ms",
+                    Bench.format(run.lagP99, 2) + " ms",
+                    Bench.format(run.lagMax, 2) + " ms",
+                ]
+            })
+        print(
+            "(lag: the entry's commit time in the shop to its insert at the centre; shipped/s: entries over load plus catch-up time)"
+        )
         for run in shipping {
-            print("replication \(run.name)/off order.create ratio: \(Bench.format(run.ratio, 2)) (target ≥ 0.90); "
-                + "pizzad's own CPU per order off/on: \(Bench.format(run.cpuRatio, 2))")
+            print(
+                "replication \(run.name)/off order.create ratio: \(Bench.format(run.ratio, 2)) (target ≥ 0.90); "
+                    + "pizzad's own CPU per order off/on: \(Bench.format(run.cpuRatio, 2))")
         }
         print("")
     }
@@ -242,14 +314,17 @@ if sections.contains("replication") {
 
 // 6. Multicast dispatch.
 if sections.contains("multicast") {
-print("multicast dispatch, ns per delegate call (best of 7 rounds, the four ways taking turns):")
-Bench.table(
-    ["delegates", "direct protocol call", "MulticastDelegate", "seed weak-box array", "NotificationCenter"],
-    [1, 3, 100].map { count in
-        let row = MulticastBench.measure(delegates: count)
-        return ["\(count)", Bench.format(row.direct), Bench.format(row.multicast), Bench.format(row.seed), Bench.format(row.notificationCenter)]
-    })
-print("")
+    print("multicast dispatch, ns per delegate call (best of 7 rounds, the four ways taking turns):")
+    Bench.table(
+        ["delegates", "direct protocol call", "MulticastDelegate", "seed weak-box array", "NotificationCenter"],
+        [1, 3, 100].map { count in
+            let row = MulticastBench.measure(delegates: count)
+            return [
+                "\(count)", Bench.format(row.direct), Bench.format(row.multicast), Bench.format(row.seed),
+                Bench.format(row.notificationCenter),
+            ]
+        })
+    print("")
 }
 
 if peakRSS > 0 { print("peak RSS of pizzad through the whole run: \(Bench.format(peakRSS, 1)) MiB") }

@@ -12,7 +12,9 @@ enum Output {
     static func table(_ headers: [String], _ rows: [[String]], right: Set<Int> = []) {
         var widths = headers.map(\.count)
         for row in rows {
-            for (index, cell) in row.enumerated() where index < widths.count { widths[index] = max(widths[index], cell.count) }
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.count)
+            }
         }
         func line(_ cells: [String]) -> String {
             cells.enumerated().map { index, cell in
@@ -30,7 +32,8 @@ enum Output {
         let sign = cents < 0 ? "-" : ""
         let value = abs(cents)
         let fraction = value % 100
-        return "\(sign)\(value / 100).\(fraction < 10 ? "0" : "")\(fraction) \(currency ?? "")".trimmingCharacters(in: .whitespaces)
+        return "\(sign)\(value / 100).\(fraction < 10 ? "0" : "")\(fraction) \(currency ?? "")".trimmingCharacters(
+            in: .whitespaces)
     }
 
     /// An ISO-8601 UTC time in the local time zone, `2026-11-21 10:30:00`.
@@ -97,8 +100,11 @@ enum Output {
             table(
                 ["ITEM", "PIZZA", "QTY", "EACH", "PRICE"],
                 items.map { item in
-                    [text(item["id"]), pizza(item), text(item["quantity"]), money(item["unitPrice"]?.intValue, currency),
-                     money(item["price"]?.intValue, currency)]
+                    [
+                        text(item["id"]), pizza(item), text(item["quantity"]),
+                        money(item["unitPrice"]?.intValue, currency),
+                        money(item["price"]?.intValue, currency),
+                    ]
                 }, right: [0, 2, 3, 4])
         }
         print("Total: \(money(order["total"]?.intValue, currency))")
@@ -110,8 +116,10 @@ enum Output {
                 history.map { entry in
                     let from = entry["from"]?.stringValue
                     let change = from.map { "\($0) → \(text(entry["to"]))" } ?? "created"
-                    return [time(entry["at"]?.stringValue), change,
-                            "\(text(entry["actor"]?["name"])) (pid \(text(entry["actor"]?["pid"])))", text(entry["reason"])]
+                    return [
+                        time(entry["at"]?.stringValue), change,
+                        "\(text(entry["actor"]?["name"])) (pid \(text(entry["actor"]?["pid"])))", text(entry["reason"]),
+                    ]
                 })
         }
     }

@@ -19,7 +19,8 @@ struct Pizzactl: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            Status.self, MenuCommand.self, OrderCommand.self, Watch.self, AuditCommand.self, Metrics.self, DB.self, ReplicationCommand.self,
+            Status.self, MenuCommand.self, OrderCommand.self, Watch.self, AuditCommand.self, Metrics.self, DB.self,
+            ReplicationCommand.self,
         ]
     )
 
@@ -95,7 +96,9 @@ struct CommandFailure: Error {
 
 /// The options every command takes.
 struct GlobalOptions: ParsableArguments {
-    @Option(name: .long, help: "The control socket (default: $PIZZAD_SOCKET, /run/pizzad/pizzad.sock, .pizzad/pizzad.sock).")
+    @Option(
+        name: .long, help: "The control socket (default: $PIZZAD_SOCKET, /run/pizzad/pizzad.sock, .pizzad/pizzad.sock)."
+    )
     var socket: String?
 
     @Flag(name: .long, help: "Print the daemon's JSON result, nothing else.")
@@ -105,7 +108,9 @@ struct GlobalOptions: ParsableArguments {
     var timeout: Double = 10
 
     mutating func validate() throws {
-        guard timeout > 0, timeout <= 3600 else { throw ValidationError("--timeout must be between 0 and 3600 seconds") }
+        guard timeout > 0, timeout <= 3600 else {
+            throw ValidationError("--timeout must be between 0 and 3600 seconds")
+        }
     }
 
     /// `--socket`, then `PIZZAD_SOCKET`, then the installed path if it exists, then the development path.
@@ -120,9 +125,11 @@ struct GlobalOptions: ParsableArguments {
 
     /// Connects, checks the daemon speaks our protocol (`daemon.hello`), then runs `body`.
     func withDaemon<T>(_ body: (ControlClient) async throws -> T) async throws -> T {
-        try await ControlClient.withConnection(socket: socketPath, timeout: .milliseconds(Int64(timeout * 1000))) { client in
+        try await ControlClient.withConnection(socket: socketPath, timeout: .milliseconds(Int64(timeout * 1000))) {
+            client in
             _ = try await client.call(
-                "daemon.hello", [("client", .string("pizzactl \(Pizzactl.version)")), ("protocol", .string(ProtocolVersion.current))])
+                "daemon.hello",
+                [("client", .string("pizzactl \(Pizzactl.version)")), ("protocol", .string(ProtocolVersion.current))])
             return try await body(client)
         }
     }

@@ -3,7 +3,7 @@ import NIOPosix
 import PizzaDaemon
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 // Swift tasks run on the same event loop threads as the socket, so a request does not hop between two thread

@@ -18,6 +18,6 @@ let package = Package(
             name: "pizzafuzz",
             dependencies: ["CFuzzer", .product(name: "PizzaProtocolForFuzzing", package: root.lastPathComponent)],
             swiftSettings: [.swiftLanguageMode(.v6)]
-        )
+        ),
     ]
 )

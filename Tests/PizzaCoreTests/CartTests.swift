@@ -101,7 +101,8 @@ struct CartTests {
         // Every printed instant parses back to itself, from 1900 to 2200.
         var generator = SystemRandomNumberGenerator()
         for _ in 0..<10_000 {
-            let instant = Timestamp(millisecondsSince1970: Int64.random(in: -2_208_988_800_000...7_258_118_400_000, using: &generator))
+            let instant = Timestamp(
+                millisecondsSince1970: Int64.random(in: -2_208_988_800_000...7_258_118_400_000, using: &generator))
             #expect(Timestamp(iso8601: instant.description) == instant, "\(instant.millisecondsSince1970)")
         }
     }

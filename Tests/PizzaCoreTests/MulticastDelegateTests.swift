@@ -1,9 +1,10 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import PizzaCore
 import Synchronization
 import Testing
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 protocol Listener {
     func heard(_ word: String)

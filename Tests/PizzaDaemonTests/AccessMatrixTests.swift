@@ -1,5 +1,7 @@
 import Foundation
+import PizzaClient
 import PizzaCore
+import PizzaProtocol
 import Testing
 
 @Suite("Access matrix with real users", .serialized)
@@ -9,8 +11,10 @@ struct AccessMatrixTests {
         (["status"], false), (["menu"], false), (["order", "show", "1"], false), (["order", "list"], false),
         (["audit", "list"], false), (["audit", "verify"], false), (["metrics"], false), (["db", "check"], false),
         (["replication", "status"], false), (["replication", "verify"], false),
-        (["order", "new", "cheese"], true), (["order", "add", "1", "chicken"], true), (["order", "remove", "1", "1"], true),
-        (["order", "place", "1"], true), (["order", "advance", "1"], true), (["order", "cancel", "1", "--reason", "test"], true),
+        (["order", "new", "cheese"], true), (["order", "add", "1", "chicken"], true),
+        (["order", "remove", "1", "1"], true),
+        (["order", "place", "1"], true), (["order", "advance", "1"], true),
+        (["order", "cancel", "1", "--reason", "test"], true),
         (["db", "backup", "/tmp/pizzad-matrix-backup-UNIQUE.sqlite"], true),
     ]
 
@@ -23,13 +27,14 @@ struct AccessMatrixTests {
             try #require(created.status == 0, "\(created)")
         }
         defer { for user in users { _ = try? run("userdel", [user]) } }
-        let daemon = try DaemonProcess(config: """
-            socket:
-              mode: "0666"
-            access:
-              operators: [\(users[0])]
-              readers: [\(users[1])]
-            """)
+        let daemon = try DaemonProcess(
+            config: """
+                socket:
+                  mode: "0666"
+                access:
+                  operators: [\(users[0])]
+                  readers: [\(users[1])]
+                """)
         // Each user runs each command on a fresh order of their own, so the lifecycle commands have something to act on.
         for (user, role) in [("root", "operator"), (users[0], "operator"), (users[1], "reader"), (users[2], "none")] {
             try #require(daemon.pizzactl(["order", "new", "cheese", "chicken"]).status == 0)
@@ -38,8 +43,11 @@ struct AccessMatrixTests {
             for command in Self.commands {
                 var arguments = command.arguments.map { $0 == "1" ? id : $0 }
                 if arguments.first == "order", arguments.count == 4, arguments[1] == "remove" { arguments[3] = item }
-                arguments = arguments.map { $0.replacingOccurrences(of: "UNIQUE", with: "\(user)-\(UUID().uuidString.prefix(6))") }
-                let result = user == "root"
+                arguments = arguments.map {
+                    $0.replacingOccurrences(of: "UNIQUE", with: "\(user)-\(UUID().uuidString.prefix(6))")
+                }
+                let result =
+                    user == "root"
                     ? try daemon.pizzactl(arguments)
                     : try daemon.pizzactl(arguments, as: user, group: "nogroup")
                 let allowed = role == "operator" || (role == "reader" && !command.changes)
@@ -53,7 +61,9 @@ struct AccessMatrixTests {
             }
         }
         // Who did what is on record with the right names.
-        let actors = Set(try sqlite3(daemon.database, "SELECT DISTINCT actor_name FROM audit_log").split(separator: "\n").map(String.init))
+        let actors = Set(
+            try sqlite3(daemon.database, "SELECT DISTINCT actor_name FROM audit_log").split(separator: "\n").map(
+                String.init))
         #expect(actors.contains(users[0]))
         #expect(!actors.contains(users[1]) && !actors.contains(users[2]))
         // The files after start: socket as configured, database not world-writable.
@@ -78,9 +88,11 @@ struct AccessMatrixTests {
                         try await PizzaClient.ControlClient.withConnection(socket: socket) { connection in
                             var index = 0
                             while !stop.value {
-                                let order = try await connection.call("order.create", [
-                                    ("ref", .string("b\(client)-\(index)")), ("items", [["kind": "cheese"]]),
-                                ])
+                                let order = try await connection.call(
+                                    "order.create",
+                                    [
+                                        ("ref", .string("b\(client)-\(index)")), ("items", [["kind": "cheese"]]),
+                                    ])
                                 if let id = order["id"]?.intValue { before.withLock { _ = $0.insert(id) } }
                                 index += 1
                             }
@@ -113,6 +125,3 @@ struct AccessMatrixTests {
         #expect(try second.pizzactl(["audit", "verify"]).status == 0)
     }
 }
-
-import PizzaClient
-import PizzaProtocol

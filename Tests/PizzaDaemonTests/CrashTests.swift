@@ -1,6 +1,6 @@
 import Foundation
-import PizzaCore
 import PizzaClient
+import PizzaCore
 import PizzaProtocol
 import Testing
 
@@ -21,14 +21,19 @@ struct CrashTests {
                         group.addTask {
                             _ = try? await ControlClient.withConnection(socket: daemon.socket) { connection in
                                 for order in 0..<100_000 {
-                                    let created = try await connection.call("order.create", [
-                                        ("ref", .string("r\(round)-c\(client)-\(order)")), ("items", [["kind": "cheese"]]),
-                                        ("place", true),
-                                    ])
+                                    let created = try await connection.call(
+                                        "order.create",
+                                        [
+                                            ("ref", .string("r\(round)-c\(client)-\(order)")),
+                                            ("items", [["kind": "cheese"]]),
+                                            ("place", true),
+                                        ])
                                     guard let id = created["id"]?.intValue else { continue }
                                     acknowledged.withLock { $0[id] = "placed" }
                                     let advanced = try await connection.call("order.advance", [("id", .int(id))])
-                                    if let status = advanced["status"]?.stringValue { acknowledged.withLock { $0[id] = status } }
+                                    if let status = advanced["status"]?.stringValue {
+                                        acknowledged.withLock { $0[id] = status }
+                                    }
                                 }
                             }
                         }
@@ -58,11 +63,17 @@ struct CrashTests {
         let order = ["open", "placed", "preparing", "baking", "boxed", "shipped", "delivered"]
         for (id, status) in acknowledgedNow {
             let actual = try #require(stored[id], "acknowledged order \(id) is missing")
-            #expect((order.firstIndex(of: actual) ?? -1) >= (order.firstIndex(of: status) ?? 99), "order \(id): \(actual) < \(status)")
+            #expect(
+                (order.firstIndex(of: actual) ?? -1) >= (order.firstIndex(of: status) ?? 99),
+                "order \(id): \(actual) < \(status)")
         }
         // Nothing half there: every order has its pizzas, its history and its audit entries.
-        #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE id NOT IN (SELECT cart_id FROM pizzas)") == "0")
-        #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE id NOT IN (SELECT order_id FROM audit_log)") == "0")
+        #expect(
+            try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE id NOT IN (SELECT cart_id FROM pizzas)")
+                == "0")
+        #expect(
+            try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE id NOT IN (SELECT order_id FROM audit_log)")
+                == "0")
         #expect(try sqlite3(daemon.database, "PRAGMA integrity_check") == "ok")
         #expect(try sqlite3(daemon.database, "PRAGMA foreign_key_check") == "")
         let verify = try daemon.pizzactl(["audit", "verify"])

@@ -7,8 +7,9 @@ let canMount: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPat
 
 @Suite("A full disk", .serialized)
 struct DiskFullTests {
-    @Test("a full disk: storage errors, nothing half-written, reads go on, one log line, recovery when space returns",
-          .enabled(if: canMount))
+    @Test(
+        "a full disk: storage errors, nothing half-written, reads go on, one log line, recovery when space returns",
+        .enabled(if: canMount))
     func diskFull() throws {
         let directory = NSTemporaryDirectory() + "pizzad-full-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -16,7 +17,8 @@ struct DiskFullTests {
         let mounted = try run("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", directory])
         try #require(mounted.status == 0, "\(mounted)")
         defer { _ = try? run("umount", ["-l", directory]) }
-        let listener = try NotifyListener(path: NSTemporaryDirectory() + "pizzad-full-notify-" + UUID().uuidString.prefix(8))
+        let listener = try NotifyListener(
+            path: NSTemporaryDirectory() + "pizzad-full-notify-" + UUID().uuidString.prefix(8))
         let daemon = try DaemonProcess(
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
         // Leave a little room, then fill it with orders until the disk refuses.
@@ -28,7 +30,8 @@ struct DiskFullTests {
         for index in 0..<5000 {
             let note = String(repeating: "n", count: 900)
             let response = try connection.request(
-                #"{"jsonrpc":"2.0","id":\#(index),"method":"order.create","params":{"note":"\#(note)","items":[{"kind":"cheese"},{"kind":"chicken"}]}}"#)
+                #"{"jsonrpc":"2.0","id":\#(index),"method":"order.create","params":{"note":"\#(note)","items":[{"kind":"cheese"},{"kind":"chicken"}]}}"#
+            )
             if response.errorCode == nil {
                 acknowledged += 1
             } else {
@@ -52,7 +55,8 @@ struct DiskFullTests {
 
         // Space returns: the daemon recovers by itself.
         try FileManager.default.removeItem(atPath: filler)
-        let again = try connection.request(#"{"jsonrpc":"2.0","id":"a","method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        let again = try connection.request(
+            #"{"jsonrpc":"2.0","id":"a","method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
         #expect(again.errorCode == nil, "\(again)")
         let recovered = Date().addingTimeInterval(5)
         while !daemon.output.contains("storage recovered"), Date() < recovered { usleep(20_000) }
@@ -71,16 +75,20 @@ struct DiskFullTests {
         let directory = NSTemporaryDirectory() + "pizzad-vanish-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory + "/db", withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        let daemon = try DaemonProcess(arguments: ["--database", directory + "/db/pizzad.sqlite"], directory: directory)
+        let daemon = try DaemonProcess(
+            arguments: ["--database", directory + "/db/pizzad.sqlite"], directory: directory)
         let connection = try RawConnection(path: daemon.socket)
-        let first = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        let first = try connection.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
         #expect(first.errorCode == nil)
         try FileManager.default.removeItem(atPath: directory + "/db")
-        let refused = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        let refused = try connection.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
         #expect(refused.errorCode == 1006, "\(refused)")
         #expect((refused["error"] as? [String: Any])?["message"] as? String ?? "" != "")
         let status = try connection.request(#"{"jsonrpc":"2.0","id":3,"method":"daemon.status"}"#)
-        let storage = (status.result?["storage"] as? String) ?? (status["error"] as? [String: Any]).map { "\($0)" } ?? ""
+        let storage =
+            (status.result?["storage"] as? String) ?? (status["error"] as? [String: Any]).map { "\($0)" } ?? ""
         #expect(storage.contains("removed or replaced") || status.errorCode == 1006, "\(status)")
         #expect(daemon.process.isRunning)
     }
@@ -99,15 +107,18 @@ struct ReadOnlyDatabaseTests {
         #expect(try maker.stop() == 0)
         if !keepWAL {
             #expect(try sqlite3(directory + "/rw/pizzad.sqlite", "PRAGMA wal_checkpoint(TRUNCATE)") == "0|0|0")
-            for suffix in ["-wal", "-shm"] { try? FileManager.default.removeItem(atPath: directory + "/rw/pizzad.sqlite" + suffix) }
+            for suffix in ["-wal", "-shm"] {
+                try? FileManager.default.removeItem(atPath: directory + "/rw/pizzad.sqlite" + suffix)
+            }
         }
         try #require(try run("mount", ["--bind", directory + "/rw", directory + "/view"]).status == 0)
         try #require(try run("mount", ["-o", "remount,bind,ro", directory + "/view"]).status == 0)
         return (directory, directory + "/view")
     }
 
-    @Test("a read-only database: reads served, changes refused with storage, one log line, STATUS, recovery",
-          .enabled(if: canMount), arguments: [true, false])
+    @Test(
+        "a read-only database: reads served, changes refused with storage, one log line, STATUS, recovery",
+        .enabled(if: canMount), arguments: [true, false])
     func readOnly(keepWAL: Bool) throws {
         let (directory, view) = try readOnlyView(keepWAL: keepWAL)
         defer {
@@ -115,7 +126,8 @@ struct ReadOnlyDatabaseTests {
             try? FileManager.default.removeItem(atPath: directory)
         }
         let before = try run("sha256sum", [view + "/pizzad.sqlite"]).stdout
-        let listener = try NotifyListener(path: NSTemporaryDirectory() + "pizzad-ro-notify-" + UUID().uuidString.prefix(8))
+        let listener = try NotifyListener(
+            path: NSTemporaryDirectory() + "pizzad-ro-notify-" + UUID().uuidString.prefix(8))
         let daemon = try DaemonProcess(
             arguments: ["--database", view + "/pizzad.sqlite"],
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"])
@@ -125,7 +137,9 @@ struct ReadOnlyDatabaseTests {
         #expect(try json(shown)["status"] as? String == "placed")
         #expect(try daemon.pizzactl(["order", "list"]).status == 0)
         // Every kind of change is refused with storage, and nothing reaches the file.
-        for change in [["order", "new", "cheese"], ["order", "advance", "1"], ["order", "cancel", "1", "--reason", "x"]] {
+        for change in [
+            ["order", "new", "cheese"], ["order", "advance", "1"], ["order", "cancel", "1", "--reason", "x"],
+        ] {
             let refused = try daemon.pizzactl(change)
             #expect(refused.status == 1, "\(refused)")
             #expect(refused.stderr.contains("storage") && refused.stderr.contains("read-only"), "\(refused)")
@@ -133,7 +147,8 @@ struct ReadOnlyDatabaseTests {
         let status = try json(daemon.pizzactl(["--json", "status"]))
         #expect((status["storage"] as? String ?? "").contains("read-only"), "\(status)")
         let statusLines = listener.collect(timeout: 3) { $0.contains { $0.message.contains("read-only") } }
-        #expect(statusLines.contains { $0.message.contains("STATUS=storage failing") && $0.message.contains("read-only") })
+        #expect(
+            statusLines.contains { $0.message.contains("STATUS=storage failing") && $0.message.contains("read-only") })
         #expect(daemon.output.components(separatedBy: "storage is failing").count - 1 == 1, "\(daemon.output)")
         #expect(try run("sha256sum", [view + "/pizzad.sqlite"]).stdout == before)
 
@@ -146,7 +161,9 @@ struct ReadOnlyDatabaseTests {
         #expect(advanced.status == 0, "\(advanced)\n\(daemon.output)")
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         #expect(try daemon.stop() == 0)
-        let statuses = try sqlite3(directory + "/rw/pizzad.sqlite", "SELECT group_concat(status, ',') FROM (SELECT status FROM carts ORDER BY id)")
+        let statuses = try sqlite3(
+            directory + "/rw/pizzad.sqlite",
+            "SELECT group_concat(status, ',') FROM (SELECT status FROM carts ORDER BY id)")
         #expect(statuses == "preparing,open")
         // One entry each: the order made with --place, the advance, the new order; none for the refused changes.
         let entries = try sqlite3(directory + "/rw/pizzad.sqlite", "SELECT count(*) FROM audit_log")
@@ -167,7 +184,8 @@ struct ReadOnlyDatabaseTests {
             .write(to: URL(fileURLWithPath: migrations + "/9999_later.sql"))
         let before = try run("sha256sum", [view + "/pizzad.sqlite"]).stdout
         let daemon = try DaemonProcess(
-            arguments: ["--database", view + "/pizzad.sqlite"], environment: ["PIZZAD_MIGRATIONS": migrations], wait: false)
+            arguments: ["--database", view + "/pizzad.sqlite"], environment: ["PIZZAD_MIGRATIONS": migrations],
+            wait: false)
         daemon.process.waitUntilExit()
         #expect(daemon.process.terminationStatus == 65, "\(daemon.output)")
         #expect(daemon.output.contains("read-only and needs 1 migration"), "\(daemon.output)")

@@ -30,10 +30,14 @@ struct HostileClientTests {
             var random = SystemRandomNumberGenerator()
             guard let connection = try? RawConnection(path: socket, receiveTimeout: 30) else { return }
             for index in 0..<500 {
-                guard (try? connection.send(HostileLines.line(client * 1000 + index, using: &random))) != nil else { return }
+                guard (try? connection.send(HostileLines.line(client * 1000 + index, using: &random))) != nil else {
+                    return
+                }
             }
             // A last, proper request: its answer proves the connection outlived the garbage before it.
-            guard (try? connection.send(#"{"jsonrpc":"2.0","id":"end","method":"menu.list"}"# + "\n")) != nil else { return }
+            guard (try? connection.send(#"{"jsonrpc":"2.0","id":"end","method":"menu.list"}"# + "\n")) != nil else {
+                return
+            }
             var count = 0
             while let line = try? connection.readLine() {
                 count += 1
@@ -71,7 +75,9 @@ struct HostileClientTests {
         var sent = 0
         var blocked = 0
         while sent < 200_000, blocked < 200 {
-            let written = request.withUnsafeBytes { Glibc.send(silent.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            let written = request.withUnsafeBytes {
+                Glibc.send(silent.fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL))
+            }
             if written > 0 {
                 sent += 1
             } else {

@@ -19,7 +19,8 @@ struct JSONParserTests {
         let cases: [[UInt8]] = [
             [0x22, 0x73, 0x69, 0x86, 0x94, 0x22],  // invalid UTF-8 inside a string (found by the fuzzer)
             Array(String(repeating: "[", count: 100).utf8),
-            Array(#""\ud800""#.utf8), Array(#""\x""#.utf8), Array("{} {}".utf8), Array("01".utf8), Array("\"a\nb\"".utf8),
+            Array(#""\ud800""#.utf8), Array(#""\x""#.utf8), Array("{} {}".utf8), Array("01".utf8),
+            Array("\"a\nb\"".utf8),
         ]
         for bytes in cases {
             #expect(throws: JSONParser.Error.self) { try JSONParser.parse(bytes) }

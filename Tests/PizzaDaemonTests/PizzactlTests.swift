@@ -15,8 +15,10 @@ struct PizzactlTests {
     @Test("an order from creation to delivery, every order command, tables and --json")
     func orderLifecycle() throws {
         let daemon = try DaemonProcess()
-        let created = try daemon.pizzactl(["order", "new", "--customer", "Ann", "--ref", "till-1", "--note", "ring twice",
-                                           "chicken:L,crust=thin,chili,extra=olives", "cheese:S,qty=2"])
+        let created = try daemon.pizzactl([
+            "order", "new", "--customer", "Ann", "--ref", "till-1", "--note", "ring twice",
+            "chicken:L,crust=thin,chili,extra=olives", "cheese:S,qty=2",
+        ])
         #expect(created.status == 0, "\(created)")
         #expect(created.stdout.contains("Order 1: open (being filled) for Ann (ref till-1)"))
         #expect(created.stdout.contains("chicken L thin, chili, +olives"))

@@ -254,7 +254,8 @@ extension PowerCutTests {
             let fs = try trial.mount()
             let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run)
             #expect(
-                try sqlite3(trial.database, "SELECT count(*) FROM schema_migrations") == Migrations.latestVersion, "cut at fsync \(syncs)")
+                try sqlite3(trial.database, "SELECT count(*) FROM schema_migrations") == Migrations.latestVersion,
+                "cut at fsync \(syncs)")
             #expect(try sqlite3(trial.database, "PRAGMA integrity_check") == "ok", "cut at fsync \(syncs)")
             if let id = start.acknowledged {
                 #expect(

@@ -40,23 +40,27 @@ struct ProtocolErrorTests {
         let wrongType = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.get","params":{"id":"one"}}"#)
         #expect(wrongType.errorCode == -32602)
         #expect(wrongType.errorData?["field"] as? String == "id")
-        let unknown = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"order.list","params":{"statsu":"open"}}"#)
+        let unknown = try connection.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.list","params":{"statsu":"open"}}"#)
         #expect(unknown.errorCode == -32602)
         #expect(unknown.errorData?["field"] as? String == "statsu")
     }
 
     @Test("1001 not_found")
     func notFound() throws {
-        let response = try connection().request(#"{"jsonrpc":"2.0","id":1,"method":"order.get","params":{"id":424242}}"#)
+        let response = try connection().request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.get","params":{"id":424242}}"#)
         #expect(response.errorCode == 1001)
     }
 
     @Test("1002 invalid_transition lists what is allowed")
     func invalidTransition() throws {
         let connection = try connection()
-        let created = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        let created = try connection.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
         let id = try #require(created.result?["id"] as? Int)
-        let response = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id)}}"#)
+        let response = try connection.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id)}}"#)
         #expect(response.errorCode == 1002)
         #expect(response.errorData?["allowed"] as? [String] == ["place", "cancel"])
     }
@@ -64,18 +68,22 @@ struct ProtocolErrorTests {
     @Test("1003 conflict when advancing from a status the order left")
     func conflict() throws {
         let connection = try connection()
-        let created = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}],"place":true}}"#)
+        let created = try connection.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}],"place":true}}"#)
         let id = try #require(created.result?["id"] as? Int)
-        let first = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id),"from":"placed"}}"#)
+        let first = try connection.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id),"from":"placed"}}"#)
         #expect(first.errorCode == nil)
-        let second = try connection.request(#"{"jsonrpc":"2.0","id":3,"method":"order.advance","params":{"id":\#(id),"from":"placed"}}"#)
+        let second = try connection.request(
+            #"{"jsonrpc":"2.0","id":3,"method":"order.advance","params":{"id":\#(id),"from":"placed"}}"#)
         #expect(second.errorCode == 1003)
     }
 
     @Test("1004 validation names the field and the allowed values")
     func validation() throws {
         let response = try connection().request(
-            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"},{"kind":"cheese","crust":"glass"}]}}"#)
+            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"},{"kind":"cheese","crust":"glass"}]}}"#
+        )
         #expect(response.errorCode == 1004)
         #expect(response.errorData?["field"] as? String == "items[1].crust")
         #expect(response.errorData?["allowed"] as? [String] == ["classic", "thin", "stuffed"])
@@ -92,7 +100,8 @@ struct ProtocolErrorTests {
             #expect(response.errorData?["allowed"] as? [String] == ["1..200 characters"])
         }
         let longest = try connection.request(
-            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"ref":"\#(String(repeating: "r", count: 200))"}}"#)
+            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"ref":"\#(String(repeating: "r", count: 200))"}}"#
+        )
         #expect(longest.errorCode == nil, "\(longest)")
         for method in ["order.list", "audit.list"] {
             for limit in [0, 1001, -1] {
@@ -102,8 +111,10 @@ struct ProtocolErrorTests {
                 #expect(response.errorData?["field"] as? String == "limit")
                 #expect(response.errorData?["allowed"] as? [String] == ["1..1000"])
             }
-            #expect(try connection.request(
-                #"{"jsonrpc":"2.0","id":4,"method":"\#(method)","params":{"limit":1000}}"#).errorCode == nil)
+            #expect(
+                try connection.request(
+                    #"{"jsonrpc":"2.0","id":4,"method":"\#(method)","params":{"limit":1000}}"#
+                ).errorCode == nil)
         }
     }
 
@@ -112,12 +123,14 @@ struct ProtocolErrorTests {
         // Someone left an sqlite3 shell with an open write transaction.
         let holder = try WriteLockHolder(database: daemon.database)
         let connection = try connection()
-        let refused = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"customer":"locked out"}}"#)
+        let refused = try connection.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"customer":"locked out"}}"#)
         #expect(refused.errorCode == 1006, "\(refused)")
         // Reads go on.
         #expect(try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"menu.list"}"#).errorCode == nil)
         try holder.release()
-        let accepted = try connection.request(#"{"jsonrpc":"2.0","id":3,"method":"order.create","params":{"customer":"back"}}"#)
+        let accepted = try connection.request(
+            #"{"jsonrpc":"2.0","id":3,"method":"order.create","params":{"customer":"back"}}"#)
         #expect(accepted.errorCode == nil, "\(accepted)")
         #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE customer = 'locked out'") == "0")
     }
@@ -143,9 +156,11 @@ struct ProtocolErrorTests {
     @Test("1008 unsupported_version for another protocol major")
     func unsupportedVersion() throws {
         let connection = try connection()
-        let response = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"daemon.hello","params":{"client":"future","protocol":"2.0"}}"#)
+        let response = try connection.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"daemon.hello","params":{"client":"future","protocol":"2.0"}}"#)
         #expect(response.errorCode == 1008)
-        let ok = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"daemon.hello","params":{"client":"t","protocol":"1.7"}}"#)
+        let ok = try connection.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"daemon.hello","params":{"client":"t","protocol":"1.7"}}"#)
         #expect(ok.result?["protocol"] as? String == "1.0")
     }
 
@@ -165,12 +180,13 @@ struct ProtocolErrorTests {
 struct AccessTests {
     @Test("a user in neither list gets permission_denied and exit code 4; readers read but may not change")
     func nobody() throws {
-        let daemon = try DaemonProcess(config: """
-            socket:
-              group: nogroup
-            access:
-              readers: ["@nogroup"]
-            """)
+        let daemon = try DaemonProcess(
+            config: """
+                socket:
+                  group: nogroup
+                access:
+                  readers: ["@nogroup"]
+                """)
         // nobody (group nogroup) may read...
         let status = try daemon.pizzactl(["status"], as: "nobody", group: "nogroup")
         #expect(status.status == 0, "\(status)")

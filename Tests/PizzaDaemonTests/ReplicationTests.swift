@@ -32,7 +32,9 @@ private final class Centre: Sendable {
     }
 
     /// A shop role (`name`, password `<name>-secret`) and the environment a pizzad ships with as that role.
-    func shop(_ shop: String, role: String? = nil, password: String? = nil, batchSize: Int? = nil) throws -> [String: String] {
+    func shop(_ shop: String, role: String? = nil, password: String? = nil, batchSize: Int? = nil) throws -> [String:
+        String]
+    {
         let role = role ?? "shop_" + shop.replacingOccurrences(of: "-", with: "_")
         if try server.psql("SELECT count(*) FROM pg_roles WHERE rolname = '\(role)'") == "0" {
             try server.createShopRole(role, password: role + "-secret")
@@ -83,7 +85,9 @@ private func localEntries(_ daemon: DaemonProcess) throws -> String {
 /// `pizzactl --json replication status`, parsed.
 private func replicationStatus(_ daemon: DaemonProcess) throws -> [String: Any] {
     let result = try daemon.pizzactl(["--json", "replication", "status"])
-    guard result.status == 0, let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+    guard result.status == 0,
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    else {
         throw HarnessError("replication status: \(result.status) \(result.stdout) \(result.stderr)")
     }
     return object
@@ -122,7 +126,9 @@ private func waitForStatus(
 /// `count` orders on `clients` connections at once, each created placed and advanced `advances` times; returns how
 /// long each create took.
 @discardableResult
-private func load(_ daemon: DaemonProcess, clients: Int = 4, orders count: Int, advances: Int = 2) async throws -> [Duration] {
+private func load(_ daemon: DaemonProcess, clients: Int = 4, orders count: Int, advances: Int = 2) async throws
+    -> [Duration]
+{
     try await withThrowingTaskGroup(of: [Duration].self) { group in
         for client in 0..<clients {
             group.addTask {
@@ -132,8 +138,11 @@ private func load(_ daemon: DaemonProcess, clients: Int = 4, orders count: Int, 
                         let started = ContinuousClock.now
                         let order = try await connection.call(
                             "order.create",
-                            [("customer", .string("guest \(index)")), ("items", [["kind": "cheese", "quantity": 2]]),
-                             ("place", true)])
+                            [
+                                ("customer", .string("guest \(index)")),
+                                ("items", [["kind": "cheese", "quantity": 2]]),
+                                ("place", true),
+                            ])
                         latencies.append(ContinuousClock.now - started)
                         guard let id = order["id"]?.intValue else { throw HarnessError("no id in \(order)") }
                         for _ in 0..<(index % (advances + 1)) {
@@ -150,10 +159,13 @@ private func load(_ daemon: DaemonProcess, clients: Int = 4, orders count: Int, 
 
 private func median(_ values: [Duration]) -> Duration { values.sorted()[values.count / 2] }
 
-@Suite("Replication: every change shipped to a central PostgreSQL, in order, exactly once", .serialized,
-       .enabled(if: postgresMissing == nil))
+@Suite(
+    "Replication: every change shipped to a central PostgreSQL, in order, exactly once", .serialized,
+    .enabled(if: postgresMissing == nil))
 struct ReplicationTests {
-    @Test("two shops under load ship into one PostgreSQL: the same entries and hashes, no gap, no duplicate, the same latest states")
+    @Test(
+        "two shops under load ship into one PostgreSQL: the same entries and hashes, no gap, no duplicate, the same latest states"
+    )
     func twoShops() async throws {
         let centre = try Centre()
         let berlin = try DaemonProcess(environment: try centre.shop("berlin"))
@@ -169,12 +181,14 @@ struct ReplicationTests {
             #expect(local.split(separator: "\n").count > 300)
             #expect(try centre.entries(shop) == local, "\(shop): central entries differ from the audit log")
             #expect(
-                try centre.sql("SELECT count(*) = max(seq) AND min(seq) = 1 FROM order_events WHERE shop_id = '\(shop)'") == "t",
+                try centre.sql(
+                    "SELECT count(*) = max(seq) AND min(seq) = 1 FROM order_events WHERE shop_id = '\(shop)'") == "t",
                 "\(shop): a gap")
             let orders = "id || '|' || status || '|' || total || '|' || currency"
             #expect(
                 try centre.sql(
-                    "SELECT \(orders.replacingOccurrences(of: "id ||", with: "order_id ||")) FROM orders WHERE shop_id = '\(shop)' ORDER BY order_id")
+                    "SELECT \(orders.replacingOccurrences(of: "id ||", with: "order_id ||")) FROM orders WHERE shop_id = '\(shop)' ORDER BY order_id"
+                )
                     == (try sqlite3(daemon.database, "SELECT \(orders) FROM carts ORDER BY id")),
                 "\(shop): central orders differ from the shop's")
             // And their items: id, kind, size and quantity of every pizza, in order.
@@ -196,7 +210,9 @@ struct ReplicationTests {
             // The mark is written behind the batches, and at once when the shipper is caught up.
             let total = String(local.split(separator: "\n").count)
             let markDeadline = Date().addingTimeInterval(10)
-            while Date() < markDeadline, try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") != total {
+            while Date() < markDeadline,
+                try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") != total
+            {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") == total)
@@ -204,7 +220,8 @@ struct ReplicationTests {
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             #expect(verify.stdout.contains("replication ok"), "\(verify.stdout)")
             let status = try daemon.pizzactl(["replication", "status"])
-            #expect(status.stdout.contains("connected") && status.stdout.contains("backlog: 0 events"), "\(status.stdout)")
+            #expect(
+                status.stdout.contains("connected") && status.stdout.contains("backlog: 0 events"), "\(status.stdout)")
             let metrics = try daemon.pizzactl(["metrics"]).stdout
             #expect(metrics.contains("pizzad_replication_backlog_events 0"), "\(metrics)")
             #expect(metrics.contains("pizzad_replication_events_total"), "\(metrics)")
@@ -221,10 +238,12 @@ struct ReplicationTests {
         let queries = try headOfficeQueries()
         #expect(queries.count == 4, "\(queries)")
         let perHour = try centre.sql(
-            "SELECT shop_id || ':' || sum(orders) FROM (\(queries[0].trimmingCharacters(in: .init(charactersIn: ";")))) q GROUP BY shop_id ORDER BY shop_id")
+            "SELECT shop_id || ':' || sum(orders) FROM (\(queries[0].trimmingCharacters(in: .init(charactersIn: ";")))) q GROUP BY shop_id ORDER BY shop_id"
+        )
         #expect(perHour == "berlin:240\nparis:180", "\(perHour)")
         let revenue = try centre.sql(queries[1])
-        let delivered = try sqlite3(berlin.database, "SELECT currency || '|' || printf('%.2f', total / 100.0) FROM carts WHERE id = 1")
+        let delivered = try sqlite3(
+            berlin.database, "SELECT currency || '|' || printf('%.2f', total / 100.0) FROM carts WHERE id = 1")
         #expect(revenue == "berlin|\(delivered)|1", "\(revenue)")
         #expect(try centre.sql(queries[2]) == "")
         #expect(try centre.sql(queries[3]).split(separator: "\n").count == 2)
@@ -232,8 +251,11 @@ struct ReplicationTests {
         // The shops' roles may call the ingest functions and read nothing.
         #expect(try centre.sql("SELECT has_table_privilege('shop_berlin', 'orders', 'SELECT')") == "f")
         #expect(try centre.sql("SELECT has_table_privilege('shop_berlin', 'order_events', 'INSERT')") == "f")
-        #expect(try centre.sql("SELECT has_function_privilege('shop_berlin', 'pizzad_ingest(text, text, jsonb)', 'EXECUTE')") == "t")
-        #expect(try centre.sql("SELECT string_agg(shop_id || ':' || role_name, ',' ORDER BY shop_id) FROM shops")
+        #expect(
+            try centre.sql(
+                "SELECT has_function_privilege('shop_berlin', 'pizzad_ingest(text, text, jsonb)', 'EXECUTE')") == "t")
+        #expect(
+            try centre.sql("SELECT string_agg(shop_id || ':' || role_name, ',' ORDER BY shop_id) FROM shops")
                 == "berlin:shop_berlin,paris:shop_paris")
         #expect(try berlin.stop() == 0)
         #expect(try paris.stop() == 0)
@@ -259,15 +281,22 @@ struct ReplicationTests {
         #expect(try shop.stop() == 0)
         try await Task.sleep(for: .milliseconds(500))
         let shipped = Int(try centre.sql("SELECT cursor_seq FROM shops WHERE shop_id = 'bern'")) ?? 0
-        let rowsRead = Int(try centre.sql(
-            "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = 'order_events'")) ?? -1
+        let rowsRead =
+            Int(
+                try centre.sql(
+                    "SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_user_tables WHERE relname = 'order_events'"
+                )) ?? -1
         print("order_events rows read while ingesting \(shipped) entries in batches of 10: \(rowsRead)")
         #expect(shipped > 60)
-        #expect(rowsRead >= 0 && rowsRead <= 3 * shipped, "ingest read \(rowsRead) rows of order_events for \(shipped) entries")
+        #expect(
+            rowsRead >= 0 && rowsRead <= 3 * shipped,
+            "ingest read \(rowsRead) rows of order_events for \(shipped) entries")
         #expect(try centre.entries("bern") == local)
     }
 
-    @Test("PostgreSQL stopped under load: the kitchen's latency does not change, errors say so once, and everything arrives when it is back")
+    @Test(
+        "PostgreSQL stopped under load: the kitchen's latency does not change, errors say so once, and everything arrives when it is back"
+    )
     func centreDown() async throws {
         let centre = try Centre()
         let shop = try DaemonProcess(environment: try centre.shop("lyon"))
@@ -296,7 +325,9 @@ struct ReplicationTests {
         #expect(try shop.stop() == 0)
     }
 
-    @Test("a stalled centre (PostgreSQL frozen, as a partition looks): requests give up after replication.timeoutSeconds, the kitchen goes on, everything arrives after it thaws")
+    @Test(
+        "a stalled centre (PostgreSQL frozen, as a partition looks): requests give up after replication.timeoutSeconds, the kitchen goes on, everything arrives after it thaws"
+    )
     func stalledCentre() async throws {
         let centre = try Centre()
         var environment = try centre.shop("oslo")
@@ -311,7 +342,8 @@ struct ReplicationTests {
         let started = ContinuousClock.now
         let frozenLatencies = try await withMachine(heavy: false) { try await load(shop, orders: 40) }
         let status = try await waitForStatus(shop, "a timeout") { $0["lastErrorKind"] as? String == "timed_out" }
-        #expect((status["lastError"] as? String ?? "").contains("got no answer from PostgreSQL within 2 s"), "\(status)")
+        #expect(
+            (status["lastError"] as? String ?? "").contains("got no answer from PostgreSQL within 2 s"), "\(status)")
         // Reconnecting finds the server just as stalled: the connection (or its start-up handshake) gives up in
         // time too, nothing hangs, and the retries go on.
         try await Task.sleep(for: .seconds(5))
@@ -334,8 +366,9 @@ struct ReplicationTests {
         #expect(try shop.stop() == 0)
     }
 
-    @Test("the centre's disk full: the batch is refused whole and said once, the kitchen goes on, everything arrives when space returns",
-          .enabled(if: canMount))
+    @Test(
+        "the centre's disk full: the batch is refused whole and said once, the kitchen goes on, everything arrives when space returns",
+        .enabled(if: canMount))
     func centralDiskFull() async throws {
         let centre = try Centre()
         let shop = try DaemonProcess(environment: try centre.shop("nantes", batchSize: 20))
@@ -362,7 +395,8 @@ struct ReplicationTests {
         #expect(median(latencies) < .milliseconds(500), "the kitchen slowed with the centre's disk full")
         // Nothing half there: the centre holds a prefix of the shop's entries, no gap.
         let held = try centre.entries("nantes")
-        #expect((try localEntries(shop)).hasPrefix(held), "the centre holds something the shop did not write in that order")
+        #expect(
+            (try localEntries(shop)).hasPrefix(held), "the centre holds something the shop did not write in that order")
 
         try FileManager.default.removeItem(atPath: filler)
         try await waitUntilShipped(shop, timeout: 90)
@@ -374,7 +408,9 @@ struct ReplicationTests {
         try centre.server.stop(mode: "immediate")
     }
 
-    @Test("pizzad SIGKILLed in the middle of shipping: after the restart it resumes from its mark, with no gap and no duplicate")
+    @Test(
+        "pizzad SIGKILLed in the middle of shipping: after the restart it resumes from its mark, with no gap and no duplicate"
+    )
     func killedWhileShipping() async throws {
         let centre = try Centre()
         let environment = try centre.shop("rome", batchSize: 3)
@@ -406,7 +442,9 @@ struct ReplicationTests {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    @Test("a wrong password, a database that is not ours, a bad replication setting: clear errors, nothing written, orders still taken")
+    @Test(
+        "a wrong password, a database that is not ours, a bad replication setting: clear errors, nothing written, orders still taken"
+    )
     func refusals() async throws {
         let centre = try Centre()
         let wrong = try DaemonProcess(environment: try centre.shop("oslo", password: "not-the-password"))
@@ -422,28 +460,49 @@ struct ReplicationTests {
         try centre.server.psql(
             "CREATE TABLE orders (id serial PRIMARY KEY, item text); INSERT INTO orders (item) VALUES ('kept'); CREATE TABLE shops (name text); ALTER TABLE orders OWNER TO central_owner",
             database: "foreign_app")
-        var foreign = centre.environment(shop: "oslo", user: "central_owner", password: "owner-secret", database: "foreign_app")
+        var foreign = centre.environment(
+            shop: "oslo", user: "central_owner", password: "owner-secret", database: "foreign_app")
         let migrate = try run(Binaries.pizzad, ["--migrate-central"], environment: foreign, directory: centre.folder)
         #expect(migrate.status == 1)
         #expect(migrate.stderr.contains("already holds orders, shops that pizzad did not create"), "\(migrate.stderr)")
         foreign["PIZZAD_LOG_LEVEL"] = "info"
         let intruder = try DaemonProcess(environment: foreign)
         try await load(intruder, orders: 3)
-        let refused = try await waitForStatus(intruder, "the foreign database refused") { $0["state"] as? String == "stopped" }
+        let refused = try await waitForStatus(intruder, "the foreign database refused") {
+            $0["state"] as? String == "stopped"
+        }
         #expect((refused["lastErrorKind"] as? String) == "foreign_database", "\(refused)")
         #expect(try centre.server.psql("SELECT string_agg(item, ',') FROM orders", database: "foreign_app") == "kept")
-        #expect(try centre.server.psql("SELECT to_regclass('order_events') IS NULL AND to_regclass('pizzad_central_migrations') IS NULL", database: "foreign_app") == "t")
+        #expect(
+            try centre.server.psql(
+                "SELECT to_regclass('order_events') IS NULL AND to_regclass('pizzad_central_migrations') IS NULL",
+                database: "foreign_app") == "t")
         #expect(try intruder.stop() == 0)
 
         // Settings are checked at start: a host with no shop id, a shop id the centre would refuse.
         for (variables, message) in [
-            (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u"],
-             "key 'replication.shopId': is required when replication.postgres.host is set"),
-            (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u",
-              "PIZZAD_REPLICATION_SHOP_ID": "Berlin Mitte"], "'Berlin Mitte' is not allowed"),
+            (
+                [
+                    "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c",
+                    "PIZZAD_REPLICATION_POSTGRES_USER": "u",
+                ],
+                "key 'replication.shopId': is required when replication.postgres.host is set"
+            ),
+            (
+                [
+                    "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c",
+                    "PIZZAD_REPLICATION_POSTGRES_USER": "u",
+                    "PIZZAD_REPLICATION_SHOP_ID": "Berlin Mitte",
+                ], "'Berlin Mitte' is not allowed"
+            ),
             (["PIZZAD_REPLICATION_SHOP_ID": "berlin"], "key 'replication.postgres.host': is missing"),
-            (["PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c", "PIZZAD_REPLICATION_POSTGRES_USER": "u",
-              "PIZZAD_REPLICATION_SHOP_ID": "berlin", "PIZZAD_REPLICATION_TIMEOUT_SECONDS": "0"], "a whole number of seconds from 1 to 600"),
+            (
+                [
+                    "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1", "PIZZAD_REPLICATION_POSTGRES_DATABASE": "c",
+                    "PIZZAD_REPLICATION_POSTGRES_USER": "u",
+                    "PIZZAD_REPLICATION_SHOP_ID": "berlin", "PIZZAD_REPLICATION_TIMEOUT_SECONDS": "0",
+                ], "a whole number of seconds from 1 to 600"
+            ),
         ] {
             for command in ["--check-config", "--migrate-central"] {
                 let checked = try run(Binaries.pizzad, [command], environment: variables, directory: centre.folder)
@@ -453,7 +512,9 @@ struct ReplicationTests {
         }
     }
 
-    @Test("a centre at schema 1 holding orders in the old nested item form: schema 2 flattens them, keeps totals, and shops ship on")
+    @Test(
+        "a centre at schema 1 holding orders in the old nested item form: schema 2 flattens them, keeps totals, and shops ship on"
+    )
     func upgradeToWireFormItems() async throws {
         let centre = try Centre(migrate: false)
         // Schema 1 only, as the previous pizzad left the centre.
@@ -477,7 +538,8 @@ struct ReplicationTests {
         #expect(second.status == 0 && second.stdout.contains("central schema at version 2"), "\(second)")
         #expect(
             try centre.sql("SELECT items::text || '|' || total FROM orders WHERE shop_id = 'lyon'")
-                == #"[{"id": 1, "kind": "chicken", "size": "L", "crust": "thin", "price": 2300, "extras": ["olives"], "ketchup": false, "quantity": 2, "unitPrice": 1150, "chiliSauce": true}]|2300"#)
+                == #"[{"id": 1, "kind": "chicken", "size": "L", "crust": "thin", "price": 2300, "extras": ["olives"], "ketchup": false, "quantity": 2, "unitPrice": 1150, "chiliSauce": true}]|2300"#
+        )
 
         // A shop ships into the upgraded centre: items in the wire form, totals as the shop has them.
         let shop = try DaemonProcess(environment: try centre.shop("nice"))
@@ -490,14 +552,18 @@ struct ReplicationTests {
         #expect(try shop.stop() == 0)
     }
 
-    @Test("a centre not yet migrated and a shop role that may not migrate it: schema_behind, then shipping once the owner migrates")
+    @Test(
+        "a centre not yet migrated and a shop role that may not migrate it: schema_behind, then shipping once the owner migrates"
+    )
     func schemaBehind() async throws {
         let centre = try Centre(migrate: false)
         try centre.server.psql("CREATE ROLE shop_graz LOGIN PASSWORD 'shop_graz-secret'")
         let shop = try DaemonProcess(
             environment: centre.environment(shop: "graz", user: "shop_graz", password: "shop_graz-secret"))
         try await load(shop, orders: 5)
-        let status = try await waitForStatus(shop, "schema_behind") { $0["lastErrorKind"] as? String == "schema_behind" }
+        let status = try await waitForStatus(shop, "schema_behind") {
+            $0["lastErrorKind"] as? String == "schema_behind"
+        }
         #expect((status["lastError"] as? String ?? "").contains("pizzad --migrate-central"), "\(status)")
         #expect(try centre.sql("SELECT to_regclass('order_events') IS NULL") == "t", "the shop's role created tables")
 
@@ -513,7 +579,9 @@ struct ReplicationTests {
         #expect(try shop.stop() == 0)
     }
 
-    @Test("a shop restored from an older backup reuses sequence numbers: shipping stops with diverged and nothing central changes")
+    @Test(
+        "a shop restored from an older backup reuses sequence numbers: shipping stops with diverged and nothing central changes"
+    )
     func restoredFromOldBackup() async throws {
         let centre = try Centre()
         let environment = try centre.shop("madrid")
@@ -545,27 +613,35 @@ struct ReplicationTests {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
-    @Test("the central cursor set back or deleted (a failover that lost batches): the shipper re-sends and the centre heals")
+    @Test(
+        "the central cursor set back or deleted (a failover that lost batches): the shipper re-sends and the centre heals"
+    )
     func centreLostBatches() async throws {
         let centre = try Centre()
         let shop = try DaemonProcess(environment: try centre.shop("vienna"))
         try await load(shop, orders: 30)
         try await waitUntilShipped(shop)
-        try centre.sql("DELETE FROM order_events WHERE shop_id = 'vienna' AND seq > 10; UPDATE shops SET cursor_seq = 10 WHERE shop_id = 'vienna'")
+        try centre.sql(
+            "DELETE FROM order_events WHERE shop_id = 'vienna' AND seq > 10; UPDATE shops SET cursor_seq = 10 WHERE shop_id = 'vienna'"
+        )
         try await load(shop, orders: 2)
         try await waitUntilShipped(shop)
         try await Task.sleep(for: .milliseconds(300))
         #expect(try centre.entries("vienna") == (try localEntries(shop)), "set back: not healed")
         #expect(shop.output.contains("re-sending from its cursor"), "\(shop.output.suffix(2000))")
 
-        try centre.sql("DELETE FROM order_events WHERE shop_id = 'vienna'; DELETE FROM orders WHERE shop_id = 'vienna'; DELETE FROM shops WHERE shop_id = 'vienna'")
+        try centre.sql(
+            "DELETE FROM order_events WHERE shop_id = 'vienna'; DELETE FROM orders WHERE shop_id = 'vienna'; DELETE FROM shops WHERE shop_id = 'vienna'"
+        )
         try await load(shop, orders: 2)
         let deadline = Date().addingTimeInterval(60)
         while Date() < deadline, try centre.entries("vienna") != (try localEntries(shop)) {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(try centre.entries("vienna") == (try localEntries(shop)), "deleted: not healed")
-        #expect(try centre.sql("SELECT count(*) FROM orders WHERE shop_id = 'vienna'") == (try sqlite3(shop.database, "SELECT count(*) FROM carts")))
+        #expect(
+            try centre.sql("SELECT count(*) FROM orders WHERE shop_id = 'vienna'")
+                == (try sqlite3(shop.database, "SELECT count(*) FROM carts")))
         #expect(try shop.pizzactl(["replication", "verify"]).status == 0)
         #expect(try shop.stop() == 0)
     }
@@ -582,14 +658,18 @@ struct ReplicationTests {
         try await load(second, orders: 5)
         let status = try await waitForStatus(second, "a shop collision") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "shop_collision", "\(status)")
-        #expect((status["lastError"] as? String ?? "").contains("shop id zurich is taken by another pizzad database"), "\(status)")
+        #expect(
+            (status["lastError"] as? String ?? "").contains("shop id zurich is taken by another pizzad database"),
+            "\(status)")
         #expect(try centre.entries("zurich") == before)
         #expect(second.output.contains("shop collision"), "\(second.output.suffix(2000))")
         #expect(try first.stop() == 0)
         #expect(try second.stop() == 0)
     }
 
-    @Test("an audit entry edited in the shop's file is not shipped: everything before it arrives, then shipping stops with tampered")
+    @Test(
+        "an audit entry edited in the shop's file is not shipped: everything before it arrives, then shipping stops with tampered"
+    )
     func editedEntryIsNotShipped() async throws {
         let centre = try Centre()
         let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
@@ -611,8 +691,12 @@ struct ReplicationTests {
         let shop = try DaemonProcess(environment: try centre.shop("porto"), directory: directory)
         let status = try await waitForStatus(shop, "tampered") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "tampered", "\(status)")
-        #expect((status["lastError"] as? String ?? "").contains("audit entry 7 was changed after it was written"), "\(status)")
-        #expect(try centre.sql("SELECT coalesce(max(seq), 0) || ' ' || count(*) FROM order_events WHERE shop_id = 'porto'") == "6 6")
+        #expect(
+            (status["lastError"] as? String ?? "").contains("audit entry 7 was changed after it was written"),
+            "\(status)")
+        #expect(
+            try centre.sql("SELECT coalesce(max(seq), 0) || ' ' || count(*) FROM order_events WHERE shop_id = 'porto'")
+                == "6 6")
         #expect(try centre.sql("SELECT count(*) FROM order_events WHERE after::text LIKE '%forged%'") == "0")
         // The kitchen goes on taking orders.
         try await load(shop, orders: 2)
@@ -630,7 +714,8 @@ struct ReplicationOffTests {
         #expect(status.status == 0 && status.stdout.contains("replication: off"), "\(status)")
         let verify = try daemon.pizzactl(["replication", "verify"])
         #expect(verify.status == 1, "\(verify)")
-        #expect(verify.stderr.contains("validation") && verify.stderr.contains("replication.postgres.host"), "\(verify)")
+        #expect(
+            verify.stderr.contains("validation") && verify.stderr.contains("replication.postgres.host"), "\(verify)")
         let usage = try daemon.pizzactl(["replication", "restart"])
         #expect(usage.status == 2, "\(usage)")
 

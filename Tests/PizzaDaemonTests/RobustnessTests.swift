@@ -1,8 +1,8 @@
 import Foundation
-import PizzaTesting
-import PizzaCore
 import PizzaClient
+import PizzaCore
 import PizzaProtocol
+import PizzaTesting
 import Synchronization
 import Testing
 
@@ -13,13 +13,16 @@ struct RobustnessTests {
         let daemon = try DaemonProcess()
         let bystander = try RawConnection(path: daemon.socket)
         let kinds: [String] = [
-            "{", "}", "[]", "null", "42", "\"text\"", "{\"jsonrpc\":\"2.0\"}", "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"menu.list\"}",
-            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":[1]}",
+            "{", "}", "[]", "null", "42", "\"text\"", "{\"jsonrpc\":\"2.0\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":{},\"method\":\"menu.list\"}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":7}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":[1]}",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":{\"items\":\"many\"}}",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":{\"items\":[{\"kind\":5}]}}",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.create\",\"params\":{\"items\":[{\"kind\":\"cheese\",\"quantity\":1e400}]}}",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.get\",\"params\":{\"id\":99999999999999999999999}}",
-            String(repeating: "[", count: 5000), "\u{00}\u{01}\u{02}", "{\"a\":\"\\ud800\"}", "\u{FEFF}{}", "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}",
+            String(repeating: "[", count: 5000), "\u{00}\u{01}\u{02}", "{\"a\":\"\\ud800\"}", "\u{FEFF}{}",
+            "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\"}",
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.advance\",\"params\":{\"id\":1,\"from\":\"eaten\"}}",
             // Once a crash: more than three digits of fraction in a time.
             "{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"order.list\",\"params\":{\"since\":\"2026-11-21T09:30:00.123456789Z\"}}",
@@ -51,10 +54,12 @@ struct RobustnessTests {
                     try await ControlClient.withConnection(socket: daemon.socket) { connection in
                         var ids: [Int64] = []
                         for order in 0..<4 {
-                            let result = try await connection.call("order.create", [
-                                ("customer", .string("client \(client)")), ("ref", .string("c\(client)-o\(order)")),
-                                ("items", [["kind": "cheese"], ["kind": "chicken", "size": "L"]]),
-                            ])
+                            let result = try await connection.call(
+                                "order.create",
+                                [
+                                    ("customer", .string("client \(client)")), ("ref", .string("c\(client)-o\(order)")),
+                                    ("items", [["kind": "cheese"], ["kind": "chicken", "size": "L"]]),
+                                ])
                             ids.append(try #require(result["id"]?.intValue))
                         }
                         return ids
@@ -76,12 +81,13 @@ struct RobustnessTests {
     @Test("SIGTERM waits for the request under way: it ends at once when the request does, or when the grace runs out")
     func shutdownGrace() async throws {
         for releaseEarly in [true, false] {
-            let daemon = try DaemonProcess(config: """
-                shutdown:
-                  graceSeconds: \(releaseEarly ? 30 : 1)
-                database:
-                  busyTimeoutMs: 60000
-                """)
+            let daemon = try DaemonProcess(
+                config: """
+                    shutdown:
+                      graceSeconds: \(releaseEarly ? 30 : 1)
+                    database:
+                      busyTimeoutMs: 60000
+                    """)
             // An order that waits for the write lock another program holds: a request under way.
             let holder = try WriteLockHolder(database: daemon.database)
             let socket = daemon.socket
@@ -105,7 +111,9 @@ struct RobustnessTests {
                 {
                     try await Task.sleep(for: .milliseconds(20))
                 }
-                #expect(daemon.output.contains("shutdown grace of 1s ran out with 1 requests under way"), "\(daemon.output)")
+                #expect(
+                    daemon.output.contains("shutdown grace of 1s ran out with 1 requests under way"), "\(daemon.output)"
+                )
                 try holder.release()
             }
             let status = try daemon.waitForExit()
@@ -131,9 +139,12 @@ struct RobustnessTests {
                     group.addTask {
                         _ = try? await ControlClient.withConnection(socket: daemon.socket) { connection in
                             for order in 0..<10_000 {
-                                let result = try await connection.call("order.create", [
-                                    ("ref", .string("t\(client)-\(order)")), ("items", [["kind": "cheese"]]), ("place", true),
-                                ])
+                                let result = try await connection.call(
+                                    "order.create",
+                                    [
+                                        ("ref", .string("t\(client)-\(order)")), ("items", [["kind": "cheese"]]),
+                                        ("place", true),
+                                    ])
                                 if let id = result["id"]?.intValue { acknowledged.withLock { $0.append(id) } }
                             }
                         }
@@ -152,8 +163,11 @@ struct RobustnessTests {
         #expect(daemon.output.contains("stopped cleanly"))
         let ids = acknowledged.withLock { $0 }
         #expect(ids.count > 10, "the load should have made orders before the signal")
-        let stored = Set(try sqlite3(daemon.database, "SELECT id FROM carts").split(separator: "\n").compactMap { Int64($0) })
-        #expect(Set(ids).isSubset(of: stored), "acknowledged but missing: \(Set(ids).subtracting(stored).sorted().prefix(10))")
+        let stored = Set(
+            try sqlite3(daemon.database, "SELECT id FROM carts").split(separator: "\n").compactMap { Int64($0) })
+        #expect(
+            Set(ids).isSubset(of: stored),
+            "acknowledged but missing: \(Set(ids).subtracting(stored).sorted().prefix(10))")
         #expect(try sqlite3(daemon.database, "PRAGMA integrity_check") == "ok")
         #expect(try sqlite3(daemon.database, "PRAGMA foreign_key_check") == "")
         // The WAL was checkpointed on the way out.
@@ -174,14 +188,18 @@ struct RobustnessTests {
 
 @Suite("Start-up, configuration and reload", .serialized)
 struct LifecycleTests {
-    @Test("a bad configuration stops start-up with one line naming file, key and what is allowed",
-          arguments: [
+    @Test(
+        "a bad configuration stops start-up with one line naming file, key and what is allowed",
+        arguments: [
             ("log:\n  level: loud\n", "key 'log.level': 'loud' is not allowed; allowed: trace, debug"),
             ("log:\n  levle: info\n", "key 'log.levle': unknown key; allowed: level"),
             ("socket:\n  maxConnections: many\n", "key 'socket.maxConnections': 'many' is not a whole number"),
-            ("menu:\n  kinds:\n    hawaii:\n      prices: {L: 1200}\n      crust: glass\n", "key 'menu.kinds.hawaii.crust'"),
+            (
+                "menu:\n  kinds:\n    hawaii:\n      prices: {L: 1200}\n      crust: glass\n",
+                "key 'menu.kinds.hawaii.crust'"
+            ),
             ("database: [\n", "is not valid YAML"),
-          ])
+        ])
     func badConfiguration(_ yaml: String, _ expected: String) throws {
         let daemon = try DaemonProcess(config: yaml, wait: false)
         let status = try daemon.waitForExit()
@@ -213,7 +231,8 @@ struct LifecycleTests {
     func reload() throws {
         let daemon = try DaemonProcess(config: "log:\n  level: info\n")
         #expect(try daemon.pizzactl(["order", "new", "hawaii"]).status == 1)
-        try Data("""
+        try Data(
+            """
             log:
               level: info
             socket:
@@ -224,7 +243,8 @@ struct LifecycleTests {
                   prices: {L: 1500}
                   size: L
                   ketchup: true
-            """.utf8).write(to: URL(fileURLWithPath: daemon.directory + "/pizzad.yaml"))
+            """.utf8
+        ).write(to: URL(fileURLWithPath: daemon.directory + "/pizzad.yaml"))
         kill(daemon.pid, SIGHUP)
         let deadline = Date().addingTimeInterval(10)
         while !daemon.output.contains("configuration reloaded"), Date() < deadline { usleep(20_000) }

@@ -37,7 +37,8 @@ struct SystemdTests {
         defer { try? FileManager.default.removeItem(atPath: directory) }
         // An older pizzad's database: only the first migration applied, with an order in it.
         try FileManager.default.copyItem(
-            atPath: Binaries.repository + "/migrations/0001_initial.sql", toPath: directory + "/schema1/0001_initial.sql")
+            atPath: Binaries.repository + "/migrations/0001_initial.sql",
+            toPath: directory + "/schema1/0001_initial.sql")
         let old = try DaemonProcess(environment: ["PIZZAD_MIGRATIONS": directory + "/schema1"], directory: directory)
         try #require(old.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         #expect(try old.stop(SIGTERM) == 0)
@@ -46,7 +47,9 @@ struct SystemdTests {
         let daemon = try DaemonProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
         let messages = listener.collect(timeout: 5) { messages in messages.contains { $0.message.contains("READY=1") } }
         let upgrade = try #require(messages.firstIndex { $0.message.contains("EXTEND_TIMEOUT_USEC=") }, "\(messages)")
-        #expect(messages[upgrade].message.contains("STATUS=upgrading the database schema: 0002_checks_without_in_lists.sql"))
+        #expect(
+            messages[upgrade].message.contains("STATUS=upgrading the database schema: 0002_checks_without_in_lists.sql")
+        )
         #expect(upgrade < (messages.firstIndex { $0.message.contains("READY=1") } ?? 0))
         #expect(daemon.output.contains("upgrading the database schema"))
         #expect(try daemon.pizzactl(["order", "list"]).stdout.contains("placed"))
@@ -67,7 +70,9 @@ struct SystemdTests {
             address.sun_family = sa_family_t(AF_UNIX)
             withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
             let bound = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+                }
             }
             try #require(bound == 0)
             // Pings every 50 ms: far more than the queue holds within the second below.
@@ -93,14 +98,16 @@ struct SystemdTests {
         _ = listener.collect(timeout: 3) { messages in messages.contains { $0.message.contains("READY=1") } }
         kill(daemon.pid, SIGHUP)
         let messages = listener.collect(timeout: 5) { messages in
-            messages.contains { $0.message.contains("RELOADING=1") } && messages.last?.message.contains("READY=1") == true
+            messages.contains { $0.message.contains("RELOADING=1") }
+                && messages.last?.message.contains("READY=1") == true
         }
         #expect(messages.contains { $0.message.contains("RELOADING=1") && $0.message.contains("MONOTONIC_USEC=") })
         #expect(messages.last?.message == "READY=1")
     }
 
-    @Test("under systemd-socket-activate pizzad serves on the passed socket",
-          .enabled(if: Binaries.available("systemd-socket-activate")))
+    @Test(
+        "under systemd-socket-activate pizzad serves on the passed socket",
+        .enabled(if: Binaries.available("systemd-socket-activate")))
     func socketActivation() throws {
         let directory = NSTemporaryDirectory() + "pizzad-activate-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -143,8 +150,9 @@ struct SystemdTests {
         #expect(plain.output.contains(" INFO "))
     }
 
-    @Test("the unit scores 1.0 or lower in systemd-analyze security",
-          .enabled(if: Binaries.available("systemd-analyze")))
+    @Test(
+        "the unit scores 1.0 or lower in systemd-analyze security",
+        .enabled(if: Binaries.available("systemd-analyze")))
     func hardening() throws {
         let unit = Binaries.repository + "/systemd/pizzad.service"
         let result = try run("systemd-analyze", ["security", "--offline=true", "--threshold=10", unit])
@@ -154,60 +162,80 @@ struct SystemdTests {
         #expect((score ?? 10) <= 1.0, "\(line)")
     }
 
-    @Test("with the replication drop-in, only the network opens: the rest of the hardening stays",
-          .enabled(if: Binaries.available("systemd-analyze")))
+    @Test(
+        "with the replication drop-in, only the network opens: the rest of the hardening stays",
+        .enabled(if: Binaries.available("systemd-analyze")))
     func replicationDropIn() throws {
         let folder = NSTemporaryDirectory() + "pizzad-dropin-" + UUID().uuidString.prefix(8)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createDirectory(atPath: folder + "/pizzad.service.d", withIntermediateDirectories: true)
-        try FileManager.default.copyItem(atPath: Binaries.repository + "/systemd/pizzad.service", toPath: folder + "/pizzad.service")
         try FileManager.default.copyItem(
-            atPath: Binaries.repository + "/systemd/pizzad-replication.conf", toPath: folder + "/pizzad.service.d/replication.conf")
+            atPath: Binaries.repository + "/systemd/pizzad.service", toPath: folder + "/pizzad.service")
+        try FileManager.default.copyItem(
+            atPath: Binaries.repository + "/systemd/pizzad-replication.conf",
+            toPath: folder + "/pizzad.service.d/replication.conf")
         let result = try run(
             // --threshold counts in tenths of the printed exposure: 15 is 1.5.
             "systemd-analyze", ["security", "--offline=true", "--threshold=15", folder + "/pizzad.service"],
             environment: ["SYSTEMD_UNIT_PATH": folder + ":"])
         #expect(result.status == 0, "\(result)")
-        let failed = result.stdout.split(separator: "\n").filter { $0.hasPrefix("✗") }.map { $0.split(separator: " ")[1] }
+        let failed = result.stdout.split(separator: "\n").filter { $0.hasPrefix("✗") }.map {
+            $0.split(separator: " ")[1]
+        }
         // What the drop-in opens, and nothing else than the unit alone has open.
         for opened in ["PrivateNetwork=", "RestrictAddressFamilies=~AF_(INET|INET6)", "IPAddressDeny="] {
             #expect(failed.contains(Substring(opened)), "\(opened) not opened: \(result.stdout)")
         }
-        let alone = try run("systemd-analyze", ["security", "--offline=true", "--threshold=10", Binaries.repository + "/systemd/pizzad.service"])
-        let failedAlone = Set(alone.stdout.split(separator: "\n").filter { $0.hasPrefix("✗") }.map { $0.split(separator: " ")[1] })
-        #expect(Set(failed).subtracting(failedAlone) == ["PrivateNetwork=", "RestrictAddressFamilies=~AF_(INET|INET6)", "IPAddressDeny="],
-                "\(result.stdout)")
+        let alone = try run(
+            "systemd-analyze",
+            ["security", "--offline=true", "--threshold=10", Binaries.repository + "/systemd/pizzad.service"])
+        let failedAlone = Set(
+            alone.stdout.split(separator: "\n").filter { $0.hasPrefix("✗") }.map { $0.split(separator: " ")[1] })
+        #expect(
+            Set(failed).subtracting(failedAlone) == [
+                "PrivateNetwork=", "RestrictAddressFamilies=~AF_(INET|INET6)", "IPAddressDeny=",
+            ],
+            "\(result.stdout)")
         let line = try #require(result.stdout.split(separator: "\n").first { $0.contains("Overall exposure level") })
         #expect((line.split(separator: " ").compactMap { Double($0) }.first ?? 10) <= 1.5, "\(line)")
     }
 
-    @Test("install into a DESTDIR: systemd-analyze verify passes, and the installed pizzad runs on the installed files",
-          .enabled(if: Binaries.available("systemd-analyze")))
+    @Test(
+        "install into a DESTDIR: systemd-analyze verify passes, and the installed pizzad runs on the installed files",
+        .enabled(if: Binaries.available("systemd-analyze")))
     func install() throws {
         let stage = NSTemporaryDirectory() + "pizzad-stage-" + UUID().uuidString.prefix(8)
         defer { try? FileManager.default.removeItem(atPath: stage) }
-        let installed = try run(Binaries.repository + "/systemd/install.sh", [],
-                                environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
+        let installed = try run(
+            Binaries.repository + "/systemd/install.sh", [],
+            environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
         try #require(installed.status == 0, "\(installed)")
-        for file in ["/usr/local/bin/pizzad", "/usr/local/bin/pizzactl", "/etc/pizzad/pizzad.yaml",
-                     "/usr/local/share/pizzad/migrations/0001_initial.sql",
-                     "/usr/local/share/pizzad/migrations/0002_checks_without_in_lists.sql", "/usr/local/lib/systemd/system/pizzad.service",
-                     "/usr/local/lib/systemd/system/pizzad.socket", "/usr/local/lib/systemd/system/pizzad-metrics.socket",
-                     "/usr/local/share/pizzad/monitoring/pizzad-alerts.yml",
-                     "/usr/local/share/pizzad/monitoring/pizzad-dashboard.json", "/usr/local/lib/sysusers.d/pizzad.conf",
-                     "/usr/local/share/bash-completion/completions/pizzactl", "/usr/local/share/zsh/site-functions/_pizzactl",
-                     "/usr/local/share/fish/vendor_completions.d/pizzactl.fish"] {
+        for file in [
+            "/usr/local/bin/pizzad", "/usr/local/bin/pizzactl", "/etc/pizzad/pizzad.yaml",
+            "/usr/local/share/pizzad/migrations/0001_initial.sql",
+            "/usr/local/share/pizzad/migrations/0002_checks_without_in_lists.sql",
+            "/usr/local/lib/systemd/system/pizzad.service",
+            "/usr/local/lib/systemd/system/pizzad.socket", "/usr/local/lib/systemd/system/pizzad-metrics.socket",
+            "/usr/local/share/pizzad/monitoring/pizzad-alerts.yml",
+            "/usr/local/share/pizzad/monitoring/pizzad-dashboard.json", "/usr/local/lib/sysusers.d/pizzad.conf",
+            "/usr/local/share/bash-completion/completions/pizzactl", "/usr/local/share/zsh/site-functions/_pizzactl",
+            "/usr/local/share/fish/vendor_completions.d/pizzactl.fish",
+        ] {
             #expect(FileManager.default.fileExists(atPath: stage + file), "\(file) missing")
         }
         // A second install keeps the operator's configuration.
         try Data("log:\n  level: debug\n".utf8).write(to: URL(fileURLWithPath: stage + "/etc/pizzad/pizzad.yaml"))
-        let again = try run(Binaries.repository + "/systemd/install.sh", [],
-                            environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
+        let again = try run(
+            Binaries.repository + "/systemd/install.sh", [],
+            environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
         #expect(again.status == 0)
-        #expect(try String(contentsOfFile: stage + "/etc/pizzad/pizzad.yaml", encoding: .utf8) == "log:\n  level: debug\n")
-        try FileManager.default.copyItem(atPath: Binaries.repository + "/config/pizzad.yaml", toPath: stage + "/etc/pizzad/pizzad.yaml.orig")
+        #expect(
+            try String(contentsOfFile: stage + "/etc/pizzad/pizzad.yaml", encoding: .utf8) == "log:\n  level: debug\n")
+        try FileManager.default.copyItem(
+            atPath: Binaries.repository + "/config/pizzad.yaml", toPath: stage + "/etc/pizzad/pizzad.yaml.orig")
         try FileManager.default.removeItem(atPath: stage + "/etc/pizzad/pizzad.yaml")
-        try FileManager.default.moveItem(atPath: stage + "/etc/pizzad/pizzad.yaml.orig", toPath: stage + "/etc/pizzad/pizzad.yaml")
+        try FileManager.default.moveItem(
+            atPath: stage + "/etc/pizzad/pizzad.yaml.orig", toPath: stage + "/etc/pizzad/pizzad.yaml")
 
         // systemd-analyze verify --root needs the host's standard units and /bin/kill inside the root.
         try FileManager.default.createDirectory(atPath: stage + "/usr/lib/systemd", withIntermediateDirectories: true)
@@ -215,11 +243,13 @@ struct SystemdTests {
         try FileManager.default.copyItem(atPath: "/usr/lib/systemd/system", toPath: stage + "/usr/lib/systemd/system")
         try FileManager.default.copyItem(atPath: "/usr/bin/kill", toPath: stage + "/usr/bin/kill")
         try FileManager.default.createSymbolicLink(atPath: stage + "/bin", withDestinationPath: "usr/bin")
-        let verify = try run("systemd-analyze", [
-            "verify", "--root=\(stage)", stage + "/usr/local/lib/systemd/system/pizzad.service",
-            stage + "/usr/local/lib/systemd/system/pizzad.socket",
-            stage + "/usr/local/lib/systemd/system/pizzad-metrics.socket",
-        ])
+        let verify = try run(
+            "systemd-analyze",
+            [
+                "verify", "--root=\(stage)", stage + "/usr/local/lib/systemd/system/pizzad.service",
+                stage + "/usr/local/lib/systemd/system/pizzad.socket",
+                stage + "/usr/local/lib/systemd/system/pizzad-metrics.socket",
+            ])
         #expect(verify.status == 0, "\(verify)")
 
         // The installed binary, on the installed configuration, finds the installed migrations.
@@ -227,8 +257,10 @@ struct SystemdTests {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: stage + "/usr/local/bin/pizzad")
-        process.arguments = ["--config", stage + "/etc/pizzad/pizzad.yaml", "--database", work + "/pizzad.sqlite",
-                             "--socket", work + "/pizzad.sock"]
+        process.arguments = [
+            "--config", stage + "/etc/pizzad/pizzad.yaml", "--database", work + "/pizzad.sqlite",
+            "--socket", work + "/pizzad.sock",
+        ]
         process.currentDirectoryURL = URL(fileURLWithPath: work)
         let log = Pipe()
         process.standardError = log
@@ -236,12 +268,14 @@ struct SystemdTests {
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let deadline = Date().addingTimeInterval(10)
         while (try? RawConnection(path: work + "/pizzad.sock")) == nil, Date() < deadline { usleep(20_000) }
-        let order = try run(stage + "/usr/local/bin/pizzactl", ["--socket", work + "/pizzad.sock", "order", "new", "seafood"])
+        let order = try run(
+            stage + "/usr/local/bin/pizzactl", ["--socket", work + "/pizzad.sock", "order", "new", "seafood"])
         #expect(order.status == 0, "\(order)")
         kill(process.processIdentifier, SIGTERM)
         let exitStatus = waitForExit(process)
         let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(output.contains("migrations=\(stage)/usr/local/bin/../share/pizzad/migrations")
+        #expect(
+            output.contains("migrations=\(stage)/usr/local/bin/../share/pizzad/migrations")
                 || output.contains("migrations=\(stage)/usr/local/share/pizzad/migrations"), "\(output)")
         #expect(output.contains("config=\(stage)/etc/pizzad/pizzad.yaml"))
         #expect(exitStatus == 0)

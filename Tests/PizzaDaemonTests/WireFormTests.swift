@@ -16,14 +16,17 @@ struct WireFormTests {
     /// The JSON object on one line, re-serialised with sorted keys so two objects compare by content.
     static func canonical(_ object: Any?) throws -> String {
         let object = try #require(object)
-        return String(decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
+        return String(
+            decoding: try JSONSerialization.data(withJSONObject: object, options: [.sortedKeys]), as: UTF8.self)
     }
 
     static func object(_ line: String) throws -> [String: Any] {
         try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
     }
 
-    @Test("order.get, a live event, a replayed event and audit.list carry the same order, in CONTRACT's shape; entries in the old nested form read the same")
+    @Test(
+        "order.get, a live event, a replayed event and audit.list carry the same order, in CONTRACT's shape; entries in the old nested form read the same"
+    )
     func oneForm() throws {
         let directory = NSTemporaryDirectory() + "pizzad-wire-" + UUID().uuidString.prefix(8)
         defer { try? FileManager.default.removeItem(atPath: directory) }
@@ -32,7 +35,8 @@ struct WireFormTests {
         _ = try live.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
         let connection = try RawConnection(path: daemon.socket)
         let created = try connection.request(
-            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"customer":"Zoë \"Z\"\n","ref":"w-1","items":[{"kind":"chicken","size":"L","extras":["olives"],"quantity":2},{"kind":"cheese"}],"place":true}}"#)
+            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"customer":"Zoë \"Z\"\n","ref":"w-1","items":[{"kind":"chicken","size":"L","extras":["olives"],"quantity":2},{"kind":"cheese"}],"place":true}}"#
+        )
         let order = try #require(created.result)
         #expect(Set(order.keys) == Self.orderKeys)
         let items = try #require(order["items"] as? [[String: Any]])
@@ -63,7 +67,10 @@ struct WireFormTests {
                     json_remove(json_remove(value, '$.id'), '$.price')))
                 FROM json_each(json_extract(after, '$.items')))) WHERE seq = 1;
             """)
-        #expect(try sqlite3(daemon.database, "SELECT json_extract(after, '$.items[0].pizza.kind') FROM audit_log WHERE seq = 1") == "chicken")
+        #expect(
+            try sqlite3(
+                daemon.database, "SELECT json_extract(after, '$.items[0].pizza.kind') FROM audit_log WHERE seq = 1")
+                == "chicken")
         daemon = try DaemonProcess(directory: directory)
         let again = try RawConnection(path: daemon.socket)
         let listed = try again.request(#"{"jsonrpc":"2.0","id":5,"method":"audit.list"}"#).result

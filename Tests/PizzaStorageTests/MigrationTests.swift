@@ -23,15 +23,21 @@ struct MigrationTests {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
-        let rows = try Fixtures.sqlite3(path, "SELECT version, name, length(checksum) FROM schema_migrations ORDER BY version")
-        #expect(rows == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64")
+        let rows = try Fixtures.sqlite3(
+            path, "SELECT version, name, length(checksum) FROM schema_migrations ORDER BY version")
+        #expect(
+            rows
+                == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64"
+        )
         #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "4")
         // Opening again applies nothing new.
         _ = try open(path)
         #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "4")
     }
 
-    @Test("schema 2 upgrades a schema 1 database with orders: same rows, same audit chain, same CHECKs, no IN-list b-trees")
+    @Test(
+        "schema 2 upgrades a schema 1 database with orders: same rows, same audit chain, same CHECKs, no IN-list b-trees"
+    )
     func upgradeToSchema2() async throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
@@ -43,7 +49,8 @@ struct MigrationTests {
             for index in 0..<20 {
                 let pizzas = [try Fixtures.factory.makePizza("cheese"), try Fixtures.factory.makePizza("chicken")]
                 let cart = try await repository.create(
-                    customer: "guest \(index)", pizzas: pizzas, place: true, currency: "EUR", by: Fixtures.actor).cart
+                    customer: "guest \(index)", pizzas: pizzas, place: true, currency: "EUR", by: Fixtures.actor
+                ).cart
                 if index % 3 == 0 { _ = try await repository.advance(cart.id, by: Fixtures.actor) }
                 if index % 5 == 0 { _ = try await repository.cancel(cart.id, reason: "no show", by: Fixtures.actor) }
             }
@@ -59,12 +66,15 @@ struct MigrationTests {
         #expect(try store.verifyAudit().ok)
         #expect(try Fixtures.sqlite3(path, "PRAGMA integrity_check; PRAGMA foreign_key_check") == "ok")
         let objects = "SELECT type || ' ' || name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY 1"
-        #expect(try Fixtures.sqlite3(path, objects).split(separator: "\n") == [
-            "index audit_log_by_order", "index carts_active_by_status_age", "index carts_by_created_at",
-            "index carts_by_status", "index pizzas_by_cart",
-            "index status_history_by_cart", "table audit_log", "table carts", "table pizzas", "table replication_state",
-            "table schema_migrations", "table status_history", "trigger audit_log_no_delete", "trigger audit_log_no_update",
-        ])
+        #expect(
+            try Fixtures.sqlite3(path, objects).split(separator: "\n") == [
+                "index audit_log_by_order", "index carts_active_by_status_age", "index carts_by_created_at",
+                "index carts_by_status", "index pizzas_by_cart",
+                "index status_history_by_cart", "table audit_log", "table carts", "table pizzas",
+                "table replication_state",
+                "table schema_migrations", "table status_history", "trigger audit_log_no_delete",
+                "trigger audit_log_no_update",
+            ])
         // Nothing points at the tables' temporary names.
         #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM sqlite_schema WHERE sql LIKE '%_new%'") == "0")
         // The CHECKs still refuse what they refused, and the log is still append-only.
@@ -90,7 +100,10 @@ struct MigrationTests {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
-        let more = Fixtures.migrations + [Migration(version: 9, name: "0009_tips.sql", sql: "ALTER TABLE carts ADD COLUMN tip INTEGER;")]
+        let more =
+            Fixtures.migrations + [
+                Migration(version: 9, name: "0009_tips.sql", sql: "ALTER TABLE carts ADD COLUMN tip INTEGER;")
+            ]
         _ = try open(path, more)
         #expect(try Fixtures.sqlite3(path, "SELECT max(version) FROM schema_migrations") == "9")
     }
@@ -100,9 +113,11 @@ struct MigrationTests {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
-        let broken = Fixtures.migrations + [
-            Migration(version: 9, name: "0009_broken.sql", sql: "CREATE TABLE extra (x INTEGER); SELECT * FROM nowhere;")
-        ]
+        let broken =
+            Fixtures.migrations + [
+                Migration(
+                    version: 9, name: "0009_broken.sql", sql: "CREATE TABLE extra (x INTEGER); SELECT * FROM nowhere;")
+            ]
         let error = #expect(throws: StorageError.self) { _ = try open(path, broken) }
         #expect("\(error!)".contains("0009_broken.sql"))
         #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM sqlite_master WHERE name = 'extra'") == "0")
@@ -113,7 +128,8 @@ struct MigrationTests {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
-        let changed = [Migration(version: 1, name: "0001_initial.sql", sql: Fixtures.migrations[0].sql + "\n-- edited")]
+        let changed =
+            [Migration(version: 1, name: "0001_initial.sql", sql: Fixtures.migrations[0].sql + "\n-- edited")]
             + Fixtures.migrations.dropFirst()
         try expectRefused(path, changed, saying: "changed after it was applied")
     }
@@ -122,7 +138,10 @@ struct MigrationTests {
     func newerSchema() throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
-        let newer = Fixtures.migrations + [Migration(version: 9, name: "0009_future.sql", sql: "CREATE TABLE future (x INTEGER);")]
+        let newer =
+            Fixtures.migrations + [
+                Migration(version: 9, name: "0009_future.sql", sql: "CREATE TABLE future (x INTEGER);")
+            ]
         _ = try open(path, newer)
         try expectRefused(path, saying: "newer pizzad")
     }
@@ -139,7 +158,8 @@ struct MigrationTests {
     func foreignDatabase() throws {
         let directory = TemporaryDirectory()
         let path = directory.path + "/db.sqlite"
-        _ = try Fixtures.sqlite3(path, "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos VALUES (1, 'cat');")
+        _ = try Fixtures.sqlite3(
+            path, "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos VALUES (1, 'cat');")
         try expectRefused(path, saying: "another program")
         #expect(try Fixtures.sqlite3(path, "PRAGMA journal_mode") == "delete")
     }

@@ -7,16 +7,19 @@ import Testing
 
 @Suite("Repository over SQLite")
 struct RepositoryTests {
-    @Test("a database the code created: the contract's five tables and replication_state, WAL, clean foreign keys (checked with sqlite3)")
+    @Test(
+        "a database the code created: the contract's five tables and replication_state, WAL, clean foreign keys (checked with sqlite3)"
+    )
     func inspectWithSQLite3() async throws {
         let kitchen = try Kitchen()
         let cart = try await kitchen.newOrder(place: true)
         _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor)
         let tables = try Fixtures.sqlite3(
             kitchen.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
-        #expect(tables.split(separator: "\n") == [
-            "audit_log", "carts", "pizzas", "replication_state", "schema_migrations", "status_history",
-        ])
+        #expect(
+            tables.split(separator: "\n") == [
+                "audit_log", "carts", "pizzas", "replication_state", "schema_migrations", "status_history",
+            ])
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA journal_mode") == "wal")
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA foreign_key_check") == "")
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA integrity_check") == "ok")
@@ -180,7 +183,8 @@ struct RepositoryTests {
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM audit_log") == "1")
     }
 
-    @Test("the metrics collector counts commits, transitions, statuses, stage times, cancellations and failures by error")
+    @Test(
+        "the metrics collector counts commits, transitions, statuses, stage times, cancellations and failures by error")
     func metrics() async throws {
         let kitchen = try Kitchen()
         let metrics = MetricsCollector(counts: try kitchen.repository.countsByStatus())
@@ -228,7 +232,9 @@ struct RepositoryTests {
         let oldest = try kitchen.store.oldestChangeByActiveStatus()
         #expect(Set(oldest.keys) == [.placed, .baking])
         #expect(oldest[.placed] == first.updatedAt)
-        let plan = try Fixtures.sqlite3(kitchen.path, """
+        let plan = try Fixtures.sqlite3(
+            kitchen.path,
+            """
             EXPLAIN QUERY PLAN SELECT min(updated_at) FROM carts
             WHERE status = 'placed' AND status <> 'delivered' AND status <> 'cancelled'
             """)
@@ -250,14 +256,17 @@ struct RepositoryTests {
 
 @Suite("Audit JSON")
 struct AuditJSONTests {
-    @Test("the audit log stores the order in its wire form, which reads back to the same order, odd characters included")
+    @Test(
+        "the audit log stores the order in its wire form, which reads back to the same order, odd characters included")
     func roundTrip() async throws {
         let kitchen = try Kitchen()
         let cart = try await kitchen.repository.create(
-            customer: "Zoë \"the cook\"\n\t\\ 🍕", note: nil, pizzas: [try Fixtures.factory.builder(for: "chicken").extras(["olives", "bacon"]).build()],
+            customer: "Zoë \"the cook\"\n\t\\ 🍕", note: nil,
+            pizzas: [try Fixtures.factory.builder(for: "chicken").extras(["olives", "bacon"]).build()],
             place: true, currency: "EUR", by: ChangeActor(uid: 7, name: "o'brien", pid: 9)
         ).cart
-        let stored = try #require(try Fixtures.sqlite3(kitchen.path, "SELECT after FROM audit_log WHERE seq = 1").data(using: .utf8))
+        let stored = try #require(
+            try Fixtures.sqlite3(kitchen.path, "SELECT after FROM audit_log WHERE seq = 1").data(using: .utf8))
         let text = try Fixtures.sqlite3(kitchen.path, "SELECT after FROM audit_log WHERE seq = 1")
         #expect(text == cart.wire.jsonText)
         #expect(try Cart(wire: JSONParser.parse(text)) == cart)

@@ -41,7 +41,8 @@ public final class MulticastDelegate<Delegate>: Sendable {
         state.withLock { state in
             let result = body(&state)
             if !state.snapshot.holds(state.registrations) {
-                state.snapshot = MulticastSnapshot(version: MulticastSnapshot.nextVersion(), registrations: state.registrations)
+                state.snapshot = MulticastSnapshot(
+                    version: MulticastSnapshot.nextVersion(), registrations: state.registrations)
                 version.store(state.snapshot.version, ordering: .releasing)
             }
             return result
@@ -71,7 +72,8 @@ public final class MulticastDelegate<Delegate>: Sendable {
                 return existing
             }
             state.nextID &+= 1
-            let registration = MulticastRegistration(id: state.nextID, delegate: delegate, object: object) { [weak self] id in
+            let registration = MulticastRegistration(id: state.nextID, delegate: delegate, object: object) {
+                [weak self] id in
                 self?.removeRegistration(id: id)
             }
             state.registrations.append(registration)

@@ -1,8 +1,8 @@
 // Public: `current`, on every dispatch's path, is inlinable and reads the thread's key with pthread_getspecific.
 #if canImport(Glibc)
-public import Glibc
+    public import Glibc
 #elseif canImport(Darwin)
-public import Darwin
+    public import Darwin
 #endif
 
 /// The snapshot a thread dispatched from last, so that a dispatch whose multicast delegate did not change since

@@ -27,7 +27,6 @@ public enum OrderStatus: String, Sendable, CaseIterable, Codable {
     /// Whether items may still be added or removed.
     public var acceptsItems: Bool { self == .open }
 
-
     /// The status `transition` leads to from this one, or the reason it is not allowed.
     public func applying(_ transition: Transition) -> Result<OrderStatus, InvalidTransition> {
         let target: OrderStatus?
@@ -59,7 +58,8 @@ public struct InvalidTransition: Error, Equatable, Sendable, CustomStringConvert
     }
 
     public var description: String {
-        let allowedText = allowed.isEmpty ? "none (the order is finished)" : allowed.map(\.rawValue).joined(separator: ", ")
+        let allowedText =
+            allowed.isEmpty ? "none (the order is finished)" : allowed.map(\.rawValue).joined(separator: ", ")
         return "cannot \(transition.rawValue) an order that is \(from.rawValue); allowed: \(allowedText)"
     }
 }

@@ -1,7 +1,7 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #elseif canImport(Darwin)
-import Darwin
+    import Darwin
 #endif
 
 /// A UTC instant with millisecond precision, written as ISO-8601 text (`2026-11-21T09:30:00.123Z`).

@@ -2,7 +2,10 @@
 public struct OrderChange: Sendable, Equatable {
     /// What kind of change it was; the audit log's `action`.
     public enum Kind: String, Sendable, Codable, CaseIterable {
-        case created, itemAdded = "item_added", itemRemoved = "item_removed", placed, advanced, cancelled
+        case created
+        case itemAdded = "item_added"
+        case itemRemoved = "item_removed"
+        case placed, advanced, cancelled
     }
 
     /// The change's sequence number: the audit entry's and the event stream's, gapless and increasing.

@@ -1,7 +1,8 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 public import PizzaCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The process at the other end of a control-socket connection, from `SO_PEERCRED`.
 public struct Peer: Sendable {
@@ -43,7 +44,8 @@ public struct Peer: Sendable {
         var entry = passwd()
         var result: UnsafeMutablePointer<passwd>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name else {
+        guard getpwuid_r(uid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.pw_name
+        else {
             return nil
         }
         return String(cString: name)
@@ -53,7 +55,8 @@ public struct Peer: Sendable {
         var entry = group()
         var result: UnsafeMutablePointer<group>?
         var buffer = [CChar](repeating: 0, count: 4096)
-        guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.gr_name else {
+        guard getgrgid_r(gid, &entry, &buffer, buffer.count, &result) == 0, result != nil, let name = entry.gr_name
+        else {
             return nil
         }
         return String(cString: name)

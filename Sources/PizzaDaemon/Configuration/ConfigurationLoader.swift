@@ -111,7 +111,8 @@ public struct ConfigurationLoader: Sendable {
         case "log.level" where flags.logLevel != nil: return "--log-level"
         default: break
         }
-        if let variable = Self.contractEnvironment.first(where: { $0.value == key && environment[$0.key] != nil })?.key {
+        if let variable = Self.contractEnvironment.first(where: { $0.value == key && environment[$0.key] != nil })?.key
+        {
             return "environment \(variable)"
         }
         let generic = "PIZZAD_" + ConfigurationSchema.environmentName(of: key)
@@ -134,7 +135,9 @@ public struct ConfigurationLoader: Sendable {
         }
         /// A whole-number setting, checked against its range in ``ConfigurationSchema/integers``.
         func integer(_ key: String, default fallback: Int) throws -> Int {
-            guard let range = ConfigurationSchema.integers[key]?.range else { preconditionFailure("\(key) has no range") }
+            guard let range = ConfigurationSchema.integers[key]?.range else {
+                preconditionFailure("\(key) has no range")
+            }
             return try checked(key, default: fallback) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
         }
         func list(_ key: String) throws -> [String] {
@@ -149,10 +152,12 @@ public struct ConfigurationLoader: Sendable {
         /// `replication.*`: nil unless `replication.postgres.host` is set; then the shop id, database and user must be.
         func replication() throws -> ReplicationConfiguration? {
             guard let host = text("replication.postgres.host") else {
-                for key in ["replication.shopId", "replication.postgres.database", "replication.postgres.user"] where text(key) != nil {
+                for key in ["replication.shopId", "replication.postgres.database", "replication.postgres.user"]
+                where text(key) != nil {
                     throw ConfigurationError(
                         source: source(of: key, file: file), key: "replication.postgres.host",
-                        problem: "is missing, so \(key) has no effect", allowed: "the central PostgreSQL's host name or address")
+                        problem: "is missing, so \(key) has no effect",
+                        allowed: "the central PostgreSQL's host name or address")
                 }
                 return nil
             }
@@ -171,9 +176,12 @@ public struct ConfigurationLoader: Sendable {
                 },
                 host: host,
                 port: try integer("replication.postgres.port", default: 5432),
-                database: try required("replication.postgres.database"), user: try required("replication.postgres.user"),
+                database: try required("replication.postgres.database"),
+                user: try required("replication.postgres.user"),
                 passwordFile: text("replication.postgres.passwordFile"),
-                tls: try checked("replication.postgres.tls", default: .prefer) { ReplicationConfiguration.TLSMode(rawValue: $0.lowercased()) },
+                tls: try checked("replication.postgres.tls", default: .prefer) {
+                    ReplicationConfiguration.TLSMode(rawValue: $0.lowercased())
+                },
                 batchSize: try integer("replication.batchSize", default: 500),
                 timeoutSeconds: try integer("replication.timeoutSeconds", default: 30))
         }
@@ -182,7 +190,8 @@ public struct ConfigurationLoader: Sendable {
         let menu = try tree.map { try ConfigurationSchema.menu(from: $0, file: file ?? "") } ?? Menu.standard
         return DaemonConfiguration(
             file: file,
-            databasePath: text("database.path") ?? stateDirectory.map { "\($0)/pizzad.sqlite" } ?? ".pizzad/pizzad.sqlite",
+            databasePath: text("database.path") ?? stateDirectory.map { "\($0)/pizzad.sqlite" }
+                ?? ".pizzad/pizzad.sqlite",
             migrationsPath: text("database.migrations"),
             synchronous: try checked("database.synchronous", default: .full) {
                 let level = ConnectionSettings.Synchronous(rawValue: $0.uppercased())
@@ -198,7 +207,9 @@ public struct ConfigurationLoader: Sendable {
             operators: try list("access.operators"),
             readers: try list("access.readers"),
             menu: menu,
-            metricsListen: try checked("metrics.listen", default: ListenAddress?.none) { ListenAddress(parsing: $0).map(Optional.some) },
+            metricsListen: try checked("metrics.listen", default: ListenAddress?.none) {
+                ListenAddress(parsing: $0).map(Optional.some)
+            },
             replication: try replication())
     }
 }

@@ -6,7 +6,9 @@ import Yams
 /// The keys `pizzad.yaml` may hold, their types and allowed values. `config/pizzad.yaml` documents each one.
 enum ConfigurationSchema {
     enum Kind {
-        case text, integer, list, section([String: Kind]), menu
+        case text, integer, list
+        case section([String: Kind])
+        case menu
     }
 
     static let root: [String: Kind] = [
@@ -55,9 +57,11 @@ enum ConfigurationSchema {
         case "socket.mode":
             "octal permission bits such as 0660 (from 0\(String(socketModes.lowerBound, radix: 8)) to "
                 + "0\(String(socketModes.upperBound, radix: 8)))"
-        case "metrics.listen": "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0: any free one)"
+        case "metrics.listen":
+            "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0: any free one)"
         case "replication.shopId": "lowercase letters, digits, '-' and '_', at most 63, starting with a letter or digit"
-        case "replication.postgres.tls": ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
+        case "replication.postgres.tls":
+            ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
         case "replication.postgres.host", "replication.postgres.database", "replication.postgres.user":
             "set together: host, database and user (and replication.shopId) turn shipping on"
         case "log.level": Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
@@ -99,8 +103,9 @@ enum ConfigurationSchema {
     static func validate(_ root: Node, file: String) throws(ConfigurationError) {
         if root.isNullScalar { return }
         guard let mapping = root.mapping else {
-            throw ConfigurationError(source: file, key: "", problem: "the top level must be a mapping of sections",
-                                     allowed: sorted(Self.root))
+            throw ConfigurationError(
+                source: file, key: "", problem: "the top level must be a mapping of sections",
+                allowed: sorted(Self.root))
         }
         try validate(mapping, schema: Self.root, path: "", file: file)
     }
@@ -122,15 +127,18 @@ enum ConfigurationSchema {
                 guard value.scalar != nil else { throw wrongType(file, key, "a single value") }
             case .integer:
                 guard value.scalar != nil, Int(value.string ?? "") != nil else {
-                    throw ConfigurationError(source: file, key: key, problem: "'\(value.string ?? "…")' is not a whole number",
-                                             allowed: allowed(for: key))
+                    throw ConfigurationError(
+                        source: file, key: key, problem: "'\(value.string ?? "…")' is not a whole number",
+                        allowed: allowed(for: key))
                 }
             case .list:
                 guard let sequence = value.sequence, sequence.allSatisfy({ $0.scalar != nil }) else {
                     throw wrongType(file, key, "a list of names, e.g. [alice, \"@kitchen\"]")
                 }
             case .section(let inner):
-                guard let innerMapping = value.mapping else { throw wrongType(file, key, "a mapping with keys \(sorted(inner))") }
+                guard let innerMapping = value.mapping else {
+                    throw wrongType(file, key, "a mapping with keys \(sorted(inner))")
+                }
                 try validate(innerMapping, schema: inner, path: key, file: file)
             case .menu:
                 guard value.mapping != nil else { throw wrongType(file, key, "a mapping (see config/pizzad.yaml)") }
@@ -154,13 +162,15 @@ enum ConfigurationSchema {
         guard let mapping = section.mapping else { throw wrongType(file, "menu", "a mapping") }
         var menu = Menu.standard
         for (keyNode, _) in mapping where menuKeys[keyNode.string ?? ""] == nil {
-            throw ConfigurationError(source: file, key: "menu.\(keyNode.string ?? "?")", problem: "unknown key",
-                                     allowed: menuKeys.keys.sorted().joined(separator: ", "))
+            throw ConfigurationError(
+                source: file, key: "menu.\(keyNode.string ?? "?")", problem: "unknown key",
+                allowed: menuKeys.keys.sorted().joined(separator: ", "))
         }
         if let currency = mapping["currency"]?.string {
             guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
-                throw ConfigurationError(source: file, key: "menu.currency", problem: "'\(currency)' is not allowed",
-                                         allowed: "a three-letter ISO 4217 code such as EUR")
+                throw ConfigurationError(
+                    source: file, key: "menu.currency", problem: "'\(currency)' is not allowed",
+                    allowed: "a three-letter ISO 4217 code such as EUR")
             }
             menu.currency = currency
         }
@@ -171,12 +181,18 @@ enum ConfigurationSchema {
             menu.crusts = list
         }
         if let extras = mapping["extras"] {
-            guard let extrasMapping = extras.mapping else { throw wrongType(file, "menu.extras", "a mapping of name: price in cents") }
+            guard let extrasMapping = extras.mapping else {
+                throw wrongType(file, "menu.extras", "a mapping of name: price in cents")
+            }
             var prices: [String: Int64] = [:]
             for (nameNode, priceNode) in extrasMapping {
                 let name = nameNode.string ?? ""
                 let key = "menu.extras.\(name)"
-                guard isName(name) else { throw ConfigurationError(source: file, key: key, problem: "is not a valid name", allowed: "lowercase letters, digits and '-'") }
+                guard isName(name) else {
+                    throw ConfigurationError(
+                        source: file, key: key, problem: "is not a valid name",
+                        allowed: "lowercase letters, digits and '-'")
+                }
                 prices[name] = try price(priceNode, key: key, file: file)
             }
             menu.extras = prices
@@ -193,15 +209,22 @@ enum ConfigurationSchema {
         return menu
     }
 
-    private static func kind(_ name: String, _ node: Node, menu: Menu, file: String) throws(ConfigurationError) -> PizzaKind {
+    private static func kind(_ name: String, _ node: Node, menu: Menu, file: String) throws(ConfigurationError)
+        -> PizzaKind
+    {
         let key = "menu.kinds.\(name)"
         guard isName(name) else {
-            throw ConfigurationError(source: file, key: key, problem: "is not a valid kind name", allowed: "lowercase letters, digits and '-'")
+            throw ConfigurationError(
+                source: file, key: key, problem: "is not a valid kind name",
+                allowed: "lowercase letters, digits and '-'")
         }
-        guard let mapping = node.mapping else { throw wrongType(file, key, "a mapping with \(kindKeys.sorted().joined(separator: ", "))") }
+        guard let mapping = node.mapping else {
+            throw wrongType(file, key, "a mapping with \(kindKeys.sorted().joined(separator: ", "))")
+        }
         for (fieldNode, _) in mapping where !kindKeys.contains(fieldNode.string ?? "") {
-            throw ConfigurationError(source: file, key: "\(key).\(fieldNode.string ?? "?")", problem: "unknown key",
-                                     allowed: kindKeys.sorted().joined(separator: ", "))
+            throw ConfigurationError(
+                source: file, key: "\(key).\(fieldNode.string ?? "?")", problem: "unknown key",
+                allowed: kindKeys.sorted().joined(separator: ", "))
         }
         guard let pricesMapping = mapping["prices"]?.mapping, pricesMapping.count > 0 else {
             throw wrongType(file, "\(key).prices", "a mapping of size (S, M, L, XL) to price in cents")
@@ -209,39 +232,48 @@ enum ConfigurationSchema {
         var prices: [Size: Int64] = [:]
         for (sizeNode, priceNode) in pricesMapping {
             guard let size = Size(rawValue: sizeNode.string ?? "") else {
-                throw ConfigurationError(source: file, key: "\(key).prices.\(sizeNode.string ?? "?")", problem: "unknown size",
-                                         allowed: Size.allCases.map(\.rawValue).joined(separator: ", "))
+                throw ConfigurationError(
+                    source: file, key: "\(key).prices.\(sizeNode.string ?? "?")", problem: "unknown size",
+                    allowed: Size.allCases.map(\.rawValue).joined(separator: ", "))
             }
             prices[size] = try price(priceNode, key: "\(key).prices.\(size.rawValue)", file: file)
         }
-        var kind = PizzaKind(name: name, prices: prices, defaultSize: prices[.medium] != nil ? .medium : prices.keys.sorted()[0],
-                             defaultCrust: menu.crusts[0])
+        var kind = PizzaKind(
+            name: name, prices: prices, defaultSize: prices[.medium] != nil ? .medium : prices.keys.sorted()[0],
+            defaultCrust: menu.crusts[0])
         if let size = mapping["size"]?.string {
             guard let parsed = Size(rawValue: size), prices[parsed] != nil else {
-                throw ConfigurationError(source: file, key: "\(key).size", problem: "'\(size)' has no price",
-                                         allowed: kind.sizes.map(\.rawValue).joined(separator: ", "))
+                throw ConfigurationError(
+                    source: file, key: "\(key).size", problem: "'\(size)' has no price",
+                    allowed: kind.sizes.map(\.rawValue).joined(separator: ", "))
             }
             kind.defaultSize = parsed
         }
         if let crust = mapping["crust"]?.string {
             guard menu.crusts.contains(crust) else {
-                throw ConfigurationError(source: file, key: "\(key).crust", problem: "'\(crust)' is not on the menu",
-                                         allowed: menu.crusts.joined(separator: ", "))
+                throw ConfigurationError(
+                    source: file, key: "\(key).crust", problem: "'\(crust)' is not on the menu",
+                    allowed: menu.crusts.joined(separator: ", "))
             }
             kind.defaultCrust = crust
         }
         for flag in ["chiliSauce", "ketchup"] {
             guard let node = mapping[Node(flag)] else { continue }
             guard let value = node.bool else {
-                throw ConfigurationError(source: file, key: "\(key).\(flag)", problem: "'\(node.string ?? "…")' is not allowed", allowed: "true, false")
+                throw ConfigurationError(
+                    source: file, key: "\(key).\(flag)", problem: "'\(node.string ?? "…")' is not allowed",
+                    allowed: "true, false")
             }
             if flag == "chiliSauce" { kind.chiliSauce = value } else { kind.ketchup = value }
         }
         if let extras = mapping["extras"] {
-            guard let list = extras.sequence?.compactMap(\.string) else { throw wrongType(file, "\(key).extras", "a list of extras") }
+            guard let list = extras.sequence?.compactMap(\.string) else {
+                throw wrongType(file, "\(key).extras", "a list of extras")
+            }
             for extra in list where menu.extras[extra] == nil {
-                throw ConfigurationError(source: file, key: "\(key).extras", problem: "'\(extra)' is not on the menu",
-                                         allowed: menu.extras.keys.sorted().joined(separator: ", "))
+                throw ConfigurationError(
+                    source: file, key: "\(key).extras", problem: "'\(extra)' is not on the menu",
+                    allowed: menu.extras.keys.sorted().joined(separator: ", "))
             }
             kind.extras = list
         }
@@ -250,14 +282,16 @@ enum ConfigurationSchema {
 
     private static func price(_ node: Node, key: String, file: String) throws(ConfigurationError) -> Int64 {
         guard let text = node.string, let value = Int64(text), (0...10_000_000).contains(value) else {
-            throw ConfigurationError(source: file, key: key, problem: "'\(node.string ?? "…")' is not a price",
-                                     allowed: "a whole number of cents from 0 to 10000000")
+            throw ConfigurationError(
+                source: file, key: key, problem: "'\(node.string ?? "…")' is not a price",
+                allowed: "a whole number of cents from 0 to 10000000")
         }
         return value
     }
 
     private static func isName(_ name: String) -> Bool {
-        !name.isEmpty && name.count <= 40 && name.allSatisfy { ($0.isLowercase && $0.isASCII) || $0.isNumber || $0 == "-" }
+        !name.isEmpty && name.count <= 40
+            && name.allSatisfy { ($0.isLowercase && $0.isASCII) || $0.isNumber || $0 == "-" }
     }
 }
 

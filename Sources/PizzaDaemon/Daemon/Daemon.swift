@@ -1,14 +1,16 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import NIOPosix
 import PizzaCore
+import PizzaProtocol
 import PizzaReplication
 import PizzaStorage
-import ServiceLifecycle
 import SQLite
+import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// pizzad from start to exit: configuration, database, repository and subscribers, control socket, systemd.
 public enum Daemon {
@@ -70,7 +72,9 @@ public enum Daemon {
         do {
             switch try DaemonCommand.parse(arguments) {
             case .version:
-                print("pizzad \(DaemonState.version) (protocol \(PizzaProtocolVersion.current), SQLite \(Database.libraryVersion))")
+                print(
+                    "pizzad \(DaemonState.version) (protocol \(PizzaProtocolVersion.current), SQLite \(Database.libraryVersion))"
+                )
                 return ExitCode.ok
             case .help:
                 print(DaemonCommand.usage)
@@ -109,18 +113,21 @@ public enum Daemon {
         do {
             migrationsPath = try findMigrations(configuration)
             let migrations = try Migration.load(from: migrationsPath)
-            centralMigrations = configuration.replication == nil ? [] : try Migration.load(from: migrationsPath + "/central")
+            centralMigrations =
+                configuration.replication == nil ? [] : try Migration.load(from: migrationsPath + "/central")
             // Made durably: a folder whose own name was never fsynced takes the database with it at a power cut.
             try DurableFiles.createDirectories(DurableFiles.parent(of: configuration.databasePath))
             store = try SQLiteOrderStore(
                 path: configuration.databasePath, migrations: migrations,
                 settings: ConnectionSettings(
-                    synchronous: configuration.synchronous, busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+                    synchronous: configuration.synchronous,
+                    busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
             ) { [logger] pending, bytes in
                 // A migration may rebuild tables: about as long as copying the file (some 40 s for 1.4 GB here).
                 // Ask systemd for a minute plus a minute per GiB more before it gives up on the start.
                 let names = pending.map(\.name).joined(separator: ", ")
-                logger.notice("upgrading the database schema", metadata: ["migrations": "\(names)", "bytes": "\(bytes)"])
+                logger.notice(
+                    "upgrading the database schema", metadata: ["migrations": "\(names)", "bytes": "\(bytes)"])
                 let extend = 60_000_000 * (1 + UInt64(bytes >> 30))
                 notifier.notify("STATUS=upgrading the database schema: \(names)\nEXTEND_TIMEOUT_USEC=\(extend)")
             }
@@ -199,7 +206,8 @@ public enum Daemon {
     /// the source tree this binary was built from.
     static func findMigrations(_ configuration: DaemonConfiguration) throws -> String {
         if let configured = configuration.migrationsPath { return configured }
-        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath().deletingLastPathComponent()
+        let executable = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
+            .deletingLastPathComponent()
         var source = URL(fileURLWithPath: #filePath)
         for _ in 0..<4 { source.deleteLastPathComponent() }
         let candidates = [
@@ -215,5 +223,4 @@ public enum Daemon {
     }
 }
 
-import PizzaProtocol
 typealias PizzaProtocolVersion = ProtocolVersion

@@ -66,7 +66,9 @@ struct DaemonCommand {
             default: throw UsageError(description: "unknown argument '\(argument)'")
             }
         }
-        if checkOnly && migrateCentral { throw UsageError(description: "--check-config and --migrate-central exclude each other") }
+        if checkOnly && migrateCentral {
+            throw UsageError(description: "--check-config and --migrate-central exclude each other")
+        }
         if migrateCentral { return .migrateCentral(flags) }
         return checkOnly ? .checkConfiguration(flags) : .run(flags)
     }

@@ -46,7 +46,9 @@ final class DaemonState: Sendable {
         self.replicator = replicator
         if let replicator { repository.delegates += replicator }
         daemonMetrics = DaemonMetrics(collector: metrics, store: store)
-        store.observeGroupCommits { [metrics] changes, duration in metrics.groupCommitted(changes: changes, duration: duration) }
+        store.observeGroupCommits { [metrics] changes, duration in
+            metrics.groupCommitted(changes: changes, duration: duration)
+        }
         factoryState = Locked(PizzaFactory(menu: configuration.menu))
         accessState = Locked(
             AccessPolicy(operators: configuration.operators, readers: configuration.readers, daemonUID: daemonUID))

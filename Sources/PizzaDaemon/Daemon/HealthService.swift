@@ -22,12 +22,14 @@ final class HealthService: Service {
     ) {
         walFrames = Gauge(label: "pizzad_wal_frames", factory: state.metrics.factory)
         checkpointLag = Gauge(label: "pizzad_wal_checkpoint_lag_frames", factory: state.metrics.factory)
-        checkpointStarved = CoreMetrics.Counter(label: "pizzad_wal_checkpoint_starved_total", factory: state.metrics.factory)
+        checkpointStarved = CoreMetrics.Counter(
+            label: "pizzad_wal_checkpoint_starved_total", factory: state.metrics.factory)
         state.metrics.describe("pizzad_wal_frames", "Frames in the write-ahead log after the last checkpoint attempt.")
         state.metrics.describe(
             "pizzad_wal_checkpoint_lag_frames", "WAL frames a checkpoint could not copy back (a reader holds them).")
         state.metrics.describe(
-            "pizzad_wal_checkpoint_starved_total", "Checkpoint attempts that could not finish because of a long reader.")
+            "pizzad_wal_checkpoint_starved_total", "Checkpoint attempts that could not finish because of a long reader."
+        )
         self.onStart = onStart
         self.state = state
         self.server = server
@@ -76,7 +78,9 @@ final class HealthService: Service {
                 }
             }
             if let failure = state.store.currentStorageFailure {
-                if !storageWasFailing { logger.error("storage is failing; changes are refused until it recovers: \(failure)") }
+                if !storageWasFailing {
+                    logger.error("storage is failing; changes are refused until it recovers: \(failure)")
+                }
                 storageWasFailing = true
             } else if storageWasFailing {
                 logger.notice("storage recovered; changes are accepted again")
@@ -159,7 +163,9 @@ final class HealthService: Service {
         if let failure = state.store.currentStorageFailure { return "storage failing: \(failure)" }
         let counts = state.metrics.ordersByStatus
         let active: [OrderStatus] = [.open, .placed, .preparing, .baking, .boxed, .shipped]
-        let parts = active.compactMap { status in (counts[status] ?? 0) > 0 ? "\(counts[status]!) \(status.rawValue)" : nil }
+        let parts = active.compactMap { status in
+            (counts[status] ?? 0) > 0 ? "\(counts[status]!) \(status.rawValue)" : nil
+        }
         return parts.isEmpty ? "serving; no orders under way" : "serving; " + parts.joined(separator: ", ")
     }
 }

@@ -1,5 +1,5 @@
-import PizzaCore
 import Logging
+import PizzaCore
 import ServiceLifecycle
 import UnixSignals
 
@@ -54,7 +54,9 @@ final class ReloadService: Service {
         var needsRestart: [String] = []
         if next.databasePath != previous.databasePath { needsRestart.append("database.path") }
         if next.synchronous != previous.synchronous { needsRestart.append("database.synchronous") }
-        if next.busyTimeoutMilliseconds != previous.busyTimeoutMilliseconds { needsRestart.append("database.busyTimeoutMs") }
+        if next.busyTimeoutMilliseconds != previous.busyTimeoutMilliseconds {
+            needsRestart.append("database.busyTimeoutMs")
+        }
         if next.socketPath != previous.socketPath { needsRestart.append("socket.path") }
         if next.socketMode != previous.socketMode { needsRestart.append("socket.mode") }
         if next.socketGroup != previous.socketGroup { needsRestart.append("socket.group") }
@@ -78,5 +80,5 @@ final class ReloadService: Service {
 }
 
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif

@@ -54,8 +54,10 @@ final class EventWatcher: OrderRepositoryDelegate {
                     guard let cart = try? Cart(wire: JSONParser.parse(entry.after)) else { continue }
                     let before = entry.before.flatMap { try? JSONParser.parse($0)["status"]?.stringValue }
                     if matches(before.flatMap(OrderStatus.init(rawValue:)), cart.status) {
-                        deliver(entry.seq, RPCResponse.event(
-                            seq: entry.seq, at: entry.at, kind: entry.action, orderText: cart.wire.jsonText))
+                        deliver(
+                            entry.seq,
+                            RPCResponse.event(
+                                seq: entry.seq, at: entry.at, kind: entry.action, orderText: cart.wire.jsonText))
                     } else {
                         state.withLock { $0.lastSent = max($0.lastSent, entry.seq) }
                     }
@@ -99,8 +101,11 @@ final class EventWatcher: OrderRepositoryDelegate {
             }
             if first {
                 let notice = RPCResponse.notification(
-                    method: "dropped", params: ["reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(seq - 1)])
-                channel.writeAndFlush(ByteBuffer(bytes: notice)).whenComplete { [channel] _ in channel.close(promise: nil) }
+                    method: "dropped",
+                    params: ["reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(seq - 1)])
+                channel.writeAndFlush(ByteBuffer(bytes: notice)).whenComplete { [channel] _ in
+                    channel.close(promise: nil)
+                }
                 // A client that never reads would keep the notice, and the buffer before it, forever.
                 channel.eventLoop.scheduleTask(in: .seconds(10)) { [channel] in channel.close(promise: nil) }
                 onDrop(self)
@@ -112,7 +117,8 @@ final class EventWatcher: OrderRepositoryDelegate {
 
     private static func event(for change: OrderChange) -> [UInt8] {
         RPCResponse.event(
-            seq: change.sequence, at: change.at.description, kind: change.kind.rawValue, orderText: change.afterWireText)
+            seq: change.sequence, at: change.at.description, kind: change.kind.rawValue, orderText: change.afterWireText
+        )
     }
 
 }

@@ -1,8 +1,9 @@
-#if canImport(Glibc)
-import Glibc
-#endif
-import PizzaCore
 public import Logging
+import PizzaCore
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Writes log lines to stderr: under systemd (`JOURNAL_STREAM` set) each line starts with its syslog priority
 /// (`<3>` error … `<7>` debug) and carries no timestamp, since the journal adds one; on a terminal, plain
@@ -46,7 +47,9 @@ public struct DaemonLogHandler: LogHandler {
     public func log(event: LogEvent) {
         var merged = metadata
         if let extra = event.metadata { merged.merge(extra) { $1 } }
-        let details = merged.isEmpty ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
+        let details =
+            merged.isEmpty
+            ? "" : " " + merged.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: " ")
         let message = "\(event.message)\(details)".replacingNewlines()
         let line: String
         if journal {

@@ -57,7 +57,8 @@ final class DaemonMetrics: Sendable {
         storageStates = Self.family(
             StorageState.allCases, label: "state", \.rawValue,
             Self.name(
-                "pizzad_storage_state", "", "1 for the storage's state now (ok, full, read_only, failing), 0 for the others.")
+                "pizzad_storage_state", "",
+                "1 for the storage's state now (ok, full, read_only, failing), 0 for the others.")
         ) { registry.makeGauge(descriptor: $0, labels: $1) }
         databaseBytes = registry.makeGauge(
             descriptor: Self.name("pizzad_database_size", "bytes", "Size of the SQLite database file."))

@@ -1,10 +1,11 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Logging
 import NIOCore
 import NIOPosix
 import PizzaProtocol
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// Serves one control-socket connection: reads request lines, answers them in order, and turns the connection
 /// into an event stream after `events.watch`.
@@ -49,7 +50,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         let credentials: EventLoopFuture<PeerCredentials>
         if let provider = context.channel as? any SocketOptionProvider {
-            credentials = provider.unsafeGetSocketOption(level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
+            credentials = provider.unsafeGetSocketOption(
+                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
         } else {
             credentials = context.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
         }
@@ -75,8 +77,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let line = unwrapInboundIn(data)
         if queue.count >= Self.maximumQueuedRequests {
             state.daemonMetrics.overloaded(.queue)
-            write(context: context, RPCResponse.failure(
-                id: nil, error: RPCError(.overloaded, "more than \(Self.maximumQueuedRequests) requests waiting on one connection; wait for answers")))
+            write(
+                context: context,
+                RPCResponse.failure(
+                    id: nil,
+                    error: RPCError(
+                        .overloaded,
+                        "more than \(Self.maximumQueuedRequests) requests waiting on one connection; wait for answers"))
+            )
             return
         }
         queue.append(line)
@@ -232,8 +240,12 @@ final class ConnectionHandler: ChannelDuplexHandler {
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is LineFrameDecoder.LineTooLong {
             closing = true
-            write(context: context, RPCResponse.failure(
-                id: nil, error: RPCError(.invalidRequest, "line longer than \(maximumLineLength) bytes; closing the connection")))
+            write(
+                context: context,
+                RPCResponse.failure(
+                    id: nil,
+                    error: RPCError(
+                        .invalidRequest, "line longer than \(maximumLineLength) bytes; closing the connection")))
             context.close(promise: nil)
             return
         }
@@ -270,7 +282,9 @@ final class OverloadedHandler: ChannelInboundHandler {
         metrics.overloaded(.connections)
         let error = RPCError(.overloaded, "pizzad is at its limit of \(limit) connections; try again shortly")
         let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(channel.allocator.buffer(bytes: RPCResponse.failure(id: nil, error: error))))
-            .whenComplete { _ in channel.close(promise: nil) }
+        context.writeAndFlush(
+            wrapOutboundOut(channel.allocator.buffer(bytes: RPCResponse.failure(id: nil, error: error)))
+        )
+        .whenComplete { _ in channel.close(promise: nil) }
     }
 }

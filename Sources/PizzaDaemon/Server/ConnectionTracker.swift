@@ -1,5 +1,5 @@
-import PizzaCore
 import NIOCore
+import PizzaCore
 
 /// Counts open connections and requests under way, so shutdown can wait for the requests to finish.
 final class ConnectionTracker: Sendable {

@@ -1,6 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#endif
 import Foundation
 import Logging
 import NIOCore
@@ -8,6 +5,10 @@ import NIOPosix
 import PizzaCore
 import PizzaProtocol
 import ServiceLifecycle
+
+#if canImport(Glibc)
+    import Glibc
+#endif
 
 /// The control socket: a Unix stream socket speaking JSON-RPC lines, served by SwiftNIO.
 ///
@@ -61,7 +62,8 @@ final class ControlSocketServer: Service {
                 channel.closeFuture.whenComplete { _ in state.connections.store(tracker.openCount, ordering: .relaxed) }
                 return channel.eventLoop.makeCompletedFuture {
                     if open > configuration.maxConnections {
-                        try channel.pipeline.syncOperations.addHandler(OverloadedHandler(limit: configuration.maxConnections, metrics: state.daemonMetrics))
+                        try channel.pipeline.syncOperations.addHandler(
+                            OverloadedHandler(limit: configuration.maxConnections, metrics: state.daemonMetrics))
                         return
                     }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
@@ -81,14 +83,18 @@ final class ControlSocketServer: Service {
         try prepareSocketPath(path, logger: logger)
         let channel = try await bootstrap.bind(unixDomainSocketPath: path).get()
         guard chmod(path, mode_t(configuration.socketMode)) == 0 else {
-            throw BindError(description: "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))")
+            throw BindError(
+                description:
+                    "cannot set mode \(String(configuration.socketMode, radix: 8)) on \(path): \(String(cString: strerror(errno)))"
+            )
         }
         if let groupName = configuration.socketGroup {
             guard let gid = Peer.groupID(named: groupName) else {
                 throw BindError(description: "socket.group '\(groupName)' does not exist")
             }
             guard chown(path, UInt32.max, gid) == 0 else {
-                throw BindError(description: "cannot give \(path) to group \(groupName): \(String(cString: strerror(errno)))")
+                throw BindError(
+                    description: "cannot give \(path) to group \(groupName): \(String(cString: strerror(errno)))")
             }
         }
         logger.info("serving", metadata: ["socket": "\(path)"])
@@ -110,7 +116,8 @@ final class ControlSocketServer: Service {
             throw BindError(description: "\(path) exists and is not a socket; remove it or choose another --socket")
         }
         if Self.answers(path) {
-            throw BindError(description: "another pizzad is serving on \(path); stop it first (pizzactl status shows its pid)")
+            throw BindError(
+                description: "another pizzad is serving on \(path); stop it first (pizzactl status shows its pid)")
         }
         logger.notice("replacing a stale socket file left by an earlier run", metadata: ["socket": "\(path)"])
         unlink(path)
@@ -147,7 +154,9 @@ final class ControlSocketServer: Service {
         try? await channel.close()
         let idle = await tracker.waitForIdle(timeout: .seconds(configuration.shutdownGraceSeconds))
         if !idle {
-            logger.warning("shutdown grace of \(configuration.shutdownGraceSeconds)s ran out with \(tracker.requestsInFlight) requests under way")
+            logger.warning(
+                "shutdown grace of \(configuration.shutdownGraceSeconds)s ran out with \(tracker.requestsInFlight) requests under way"
+            )
         }
         await tracker.closeAll()
         // Leave a passed socket alone; remove our own file so the next start finds no stale one.

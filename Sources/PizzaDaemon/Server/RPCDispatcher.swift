@@ -98,7 +98,8 @@ final class RPCDispatcher: Sendable {
         case let error as OrderError: return RPCError(error)
         case let error as PizzaError: return RPCError(error)
         case let error as StorageError: return RPCError(.storage, "\(error)")
-        case let error as SQLiteError where error.isStorageFailure: return RPCError(.storage, "\(StorageError.unavailable(error))")
+        case let error as SQLiteError where error.isStorageFailure:
+            return RPCError(.storage, "\(StorageError.unavailable(error))")
         case let error as SQLiteError where error.code == .constraint:
             return RPCError(.validation, "the database refused the change: \(error.message)")
         default:
@@ -127,7 +128,8 @@ final class RPCDispatcher: Sendable {
             try params.onlyKnown(["client", "protocol"])
             let version = try params.string("protocol") ?? ProtocolVersion.current
             guard let major = ProtocolVersion.major(of: version) else {
-                throw RPCError.validation("protocol", "'\(version)' is not a protocol version", allowed: ["MAJOR.MINOR"])
+                throw RPCError.validation(
+                    "protocol", "'\(version)' is not a protocol version", allowed: ["MAJOR.MINOR"])
             }
             guard major == ProtocolVersion.major else {
                 throw RPCError(
@@ -151,7 +153,8 @@ final class RPCDispatcher: Sendable {
                 "uptime": .double((state.uptime * 1000).rounded() / 1000),
                 "storage": failure.map { .string("failing: \($0)") } ?? "ok",
                 "database": [
-                    "path": .string(info.path), "bytes": .int(info.bytes), "schemaVersion": .int(Int64(info.schemaVersion)),
+                    "path": .string(info.path), "bytes": .int(info.bytes),
+                    "schemaVersion": .int(Int64(info.schemaVersion)),
                     "journalMode": .string(info.journalMode), "synchronous": .string(info.synchronous),
                     "sqliteVersion": .string(info.sqliteVersion),
                 ],
@@ -182,7 +185,8 @@ final class RPCDispatcher: Sendable {
             let customer = try params.string("customer")
             let note = try params.string("note")
             for (field, value) in [("customer", customer), ("note", note)] where (value?.count ?? 0) > 1000 {
-                throw RPCError.validation(field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
+                throw RPCError.validation(
+                    field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
             }
             let result = try await repository.create(
                 customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
@@ -192,13 +196,17 @@ final class RPCDispatcher: Sendable {
         addChange("order.addItem", .operator) { params, peer in
             try params.onlyKnown(["id", "pizza"])
             let id = try params.requiredInt("id")
-            guard let pizzaJSON = params["pizza"] else { throw RPCError.invalidParams("pizza", "pizza is required", expected: "object") }
+            guard let pizzaJSON = params["pizza"] else {
+                throw RPCError.invalidParams("pizza", "pizza is required", expected: "object")
+            }
             let pizza = try state.factory.pizza(fromWire: pizzaJSON, path: "pizza.")
             return try await repository.addItem(pizza, to: id, by: peer.actor).wire
         }
         addChange("order.removeItem", .operator) { params, peer in
             try params.onlyKnown(["id", "item"])
-            return try await repository.removeItem(try params.requiredInt("item"), from: try params.requiredInt("id"), by: peer.actor).wire
+            return try await repository.removeItem(
+                try params.requiredInt("item"), from: try params.requiredInt("id"), by: peer.actor
+            ).wire
         }
         addChange("order.place", .operator) { params, peer in
             try params.onlyKnown(["id"])
@@ -206,14 +214,17 @@ final class RPCDispatcher: Sendable {
         }
         addChange("order.advance", .operator) { params, peer in
             try params.onlyKnown(["id", "from"])
-            return try await repository.advance(try params.requiredInt("id"), from: try params.status("from"), by: peer.actor).wire
+            return try await repository.advance(
+                try params.requiredInt("id"), from: try params.status("from"), by: peer.actor
+            ).wire
         }
         addChange("order.cancel", .operator) { params, peer in
             try params.onlyKnown(["id", "reason"])
             let id = try params.requiredInt("id")
             let reason = try params.requiredString("reason").trimmingCharacters(in: .whitespaces)
             guard !reason.isEmpty, reason.count <= 1000 else {
-                throw RPCError.validation("reason", "a cancellation needs a reason (1 to 1000 characters)", allowed: ["1..1000 characters"])
+                throw RPCError.validation(
+                    "reason", "a cancellation needs a reason (1 to 1000 characters)", allowed: ["1..1000 characters"])
             }
             return try await repository.cancel(id, reason: reason, by: peer.actor).wire
         }
@@ -227,14 +238,16 @@ final class RPCDispatcher: Sendable {
             try params.onlyKnown(["status", "since", "limit", "after"])
             let limit = try params.int("limit") ?? 50  // checked by the repository (OrderQuery.checkedLimit)
             let page = try repository.list(
-                OrderQuery(status: try params.status("status"), since: try params.timestamp("since"), limit: Int(limit),
-                           after: try params.int("after")))
+                OrderQuery(
+                    status: try params.status("status"), since: try params.timestamp("since"), limit: Int(limit),
+                    after: try params.int("after")))
             return ["orders": .array(page.orders.map(\.wire)), "next": .int(page.next)]
         }
         addImmediate("audit.list", .reader) { params, _ in
             try params.onlyKnown(["after", "limit", "order"])
             let limit = try OrderQuery.checkedLimit(try params.int("limit") ?? 100)
-            let entries = try store.auditEntries(after: try params.int("after") ?? 0, limit: Int(limit), order: try params.int("order"))
+            let entries = try store.auditEntries(
+                after: try params.int("after") ?? 0, limit: Int(limit), order: try params.int("order"))
             return [
                 "entries": .array(entries.map(\.wire)),
                 "next": entries.count == Int(limit) ? .int(entries.last?.seq) : .null,
@@ -261,10 +274,13 @@ final class RPCDispatcher: Sendable {
             try params.onlyKnown(["path"])
             let path = try params.requiredString("path")
             guard path.hasPrefix("/") else {
-                throw RPCError.validation("path", "the backup path must be absolute (the daemon's working directory is not yours)", allowed: ["an absolute path"])
+                throw RPCError.validation(
+                    "path", "the backup path must be absolute (the daemon's working directory is not yours)",
+                    allowed: ["an absolute path"])
             }
             guard !FileManager.default.fileExists(atPath: path) else {
-                throw RPCError.validation("path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
+                throw RPCError.validation(
+                    "path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
             }
             if let refusal = BackupLocation.refusal(for: path) {
                 throw RPCError.validation("path", refusal.reason, allowed: [refusal.allowed])
@@ -280,8 +296,9 @@ final class RPCDispatcher: Sendable {
         add("replication.verify", .reader) { params, _ in
             try params.onlyKnown([])
             guard let replicator = state.replicator else {
-                throw RPCError(.validation, "replication is off (set replication.postgres.host in the configuration)",
-                               data: ["field": "replication.postgres.host"])
+                throw RPCError(
+                    .validation, "replication is off (set replication.postgres.host in the configuration)",
+                    data: ["field": "replication.postgres.host"])
             }
             do {
                 let result = try await replicator.verify()
@@ -313,7 +330,8 @@ extension ReplicationStatus {
         [
             "enabled": true, "shop": .string(shopID), "peer": .string(peer), "state": .string(state.rawValue),
             "connected": .bool(connected), "lastError": .string(lastError), "lastErrorKind": .string(lastErrorKind),
-            "lastErrorAt": .string(lastErrorAt?.description), "shippedSeq": .int(shippedSeq), "latestSeq": .int(latestSeq),
+            "lastErrorAt": .string(lastErrorAt?.description), "shippedSeq": .int(shippedSeq),
+            "latestSeq": .int(latestSeq),
             "backlogEvents": .int(backlogEvents), "backlogSeconds": .double((backlogSeconds * 1000).rounded() / 1000),
             "batches": .int(batches), "events": .int(events), "errors": .int(errors),
         ]

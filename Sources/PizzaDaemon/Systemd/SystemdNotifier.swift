@@ -1,5 +1,5 @@
 #if canImport(Glibc)
-import Glibc
+    import Glibc
 #endif
 
 /// Tells systemd how the daemon is doing, with the sd_notify protocol: one datagram per message to the socket in
@@ -52,7 +52,9 @@ public final class SystemdNotifier: Sendable {
             let sent = state.utf8CString.withUnsafeBufferPointer { message in
                 withUnsafePointer(to: &socketAddress) { pointer in
                     pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                        sendto(fd, message.baseAddress, message.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), generic, length)
+                        sendto(
+                            fd, message.baseAddress, message.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), generic,
+                            length)
                     }
                 }
             }

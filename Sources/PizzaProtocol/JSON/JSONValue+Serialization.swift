@@ -49,7 +49,9 @@ extension JSONValue {
     }
 
     private func write(into output: inout [UInt8], indent: Int) {
-        let pad = { (level: Int, out: inout [UInt8]) in out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2)) }
+        let pad = { (level: Int, out: inout [UInt8]) in
+            out.append(contentsOf: repeatElement(UInt8(ascii: " "), count: level * 2))
+        }
         switch self {
         case .array(let elements) where !elements.isEmpty:
             output.append(contentsOf: "[\n".utf8)
@@ -81,7 +83,9 @@ extension JSONValue {
         var string = string
         let clean = string.withUTF8 { bytes in
             // Most strings need no escaping: copy them in one go.
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else { return false }
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
             output.append(contentsOf: bytes)
             return true
         }

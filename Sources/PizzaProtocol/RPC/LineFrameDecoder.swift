@@ -20,7 +20,9 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
             guard length <= maximumLength else { throw LineTooLong() }
             var line = buffer.readSlice(length: length)!
             buffer.moveReaderIndex(forwardBy: 1)
-            if line.readableBytesView.last == UInt8(ascii: "\r") { line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)! }
+            if line.readableBytesView.last == UInt8(ascii: "\r") {
+                line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)!
+            }
             scanned = 0
             context.fireChannelRead(Self.wrapInboundOut(line))
             return .continue
@@ -30,7 +32,9 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
         return .needMoreData
     }
 
-    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws -> DecodingState {
+    public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
+        -> DecodingState
+    {
         while try decode(context: context, buffer: &buffer) == .continue {}
         // A last line without its newline is still a request.
         if buffer.readableBytes > 0, let line = buffer.readSlice(length: buffer.readableBytes) {

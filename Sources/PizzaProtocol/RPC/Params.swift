@@ -75,7 +75,8 @@ public struct Params: Sendable {
     public func timestamp(_ key: String) throws(RPCError) -> Timestamp? {
         guard let text = try string(key) else { return nil }
         guard let time = Timestamp(iso8601: text) else {
-            throw .validation(key, "'\(text)' is not an ISO-8601 time", allowed: ["YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS.sssZ"])
+            throw .validation(
+                key, "'\(text)' is not an ISO-8601 time", allowed: ["YYYY-MM-DD", "YYYY-MM-DDTHH:MM:SS.sssZ"])
         }
         return time
     }

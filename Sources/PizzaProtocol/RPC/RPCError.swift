@@ -34,7 +34,8 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
 
     /// A `validation` error naming the field and what it allows.
     public static func validation(_ field: String, _ message: String, allowed: [String]) -> RPCError {
-        RPCError(.validation, message, data: ["field": .string(field), "allowed": .array(allowed.map(JSONValue.string))])
+        RPCError(
+            .validation, message, data: ["field": .string(field), "allowed": .array(allowed.map(JSONValue.string))])
     }
 
     /// An `invalid params` error naming the field and the type it must have.
@@ -87,12 +88,17 @@ extension RPCError {
         case .invalidTransition(_, let invalid):
             self.init(
                 .invalidTransition, error.description,
-                data: ["status": .string(invalid.from.rawValue), "allowed": .array(invalid.allowed.map { .string($0.rawValue) })])
+                data: [
+                    "status": .string(invalid.from.rawValue),
+                    "allowed": .array(invalid.allowed.map { .string($0.rawValue) }),
+                ])
         case .notOpen(_, let status):
             self.init(.invalidTransition, error.description, data: ["status": .string(status.rawValue)])
         case .emptyCart: self.init(.invalidTransition, error.description, data: ["field": "items"])
         case .conflict(_, let expected, let actual):
-            self.init(.conflict, error.description, data: ["expected": .string(expected.rawValue), "status": .string(actual.rawValue)])
+            self.init(
+                .conflict, error.description,
+                data: ["expected": .string(expected.rawValue), "status": .string(actual.rawValue)])
         case .validation(let field, let allowed, let message): self = .validation(field, message, allowed: allowed)
         }
     }

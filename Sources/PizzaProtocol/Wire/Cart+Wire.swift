@@ -89,7 +89,8 @@ extension PizzaFactory {
     /// the pizza in errors (`items[1].`).
     public func pizza(fromWire value: JSONValue, path: String = "") throws(RPCError) -> Pizza {
         guard case .object(let members) = value else {
-            throw .invalidParams(String(path.dropLast()), "a pizza must be an object, not \(value.typeName)", expected: "object")
+            throw .invalidParams(
+                String(path.dropLast()), "a pizza must be an object, not \(value.typeName)", expected: "object")
         }
         let params = Params(members)
         let known: Set<String> = ["kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity"]
@@ -113,9 +114,15 @@ extension PizzaFactory {
         var builder: PizzaBuilder
         do { builder = try self.builder(for: kind) } catch { throw RPCError(error, path: path) }
         if let size = try field({ () throws(RPCError) in try params.string("size") }) { builder = builder.size(size) }
-        if let crust = try field({ () throws(RPCError) in try params.string("crust") }) { builder = builder.crust(crust) }
-        if let chili = try field({ () throws(RPCError) in try params.bool("chiliSauce") }) { builder = builder.chiliSauce(chili) }
-        if let ketchup = try field({ () throws(RPCError) in try params.bool("ketchup") }) { builder = builder.ketchup(ketchup) }
+        if let crust = try field({ () throws(RPCError) in try params.string("crust") }) {
+            builder = builder.crust(crust)
+        }
+        if let chili = try field({ () throws(RPCError) in try params.bool("chiliSauce") }) {
+            builder = builder.chiliSauce(chili)
+        }
+        if let ketchup = try field({ () throws(RPCError) in try params.bool("ketchup") }) {
+            builder = builder.ketchup(ketchup)
+        }
         if let extras = try field({ () throws(RPCError) in try params.array("extras") }) {
             var names: [String] = []
             for extra in extras {

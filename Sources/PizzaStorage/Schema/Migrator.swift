@@ -28,8 +28,11 @@ struct Migrator {
         let applicationID: Int64
         let tables: [String]
         do {
-            applicationID = try db.scalar("PRAGMA application_id").flatMap { if case .integer(let v) = $0 { v } else { nil } } ?? 0
-            tables = try db.statement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map { $0.string(0) }
+            applicationID =
+                try db.scalar("PRAGMA application_id").flatMap { if case .integer(let v) = $0 { v } else { nil } } ?? 0
+            tables = try db.statement("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").map {
+                $0.string(0)
+            }
         } catch let error as SQLiteError {
             switch error.code {
             case .notadb: throw StorageError.notSQLite(path: path)

@@ -42,14 +42,17 @@ extension Database {
     func countCartsByStatus() throws -> [OrderStatus: Int] {
         var counts: [OrderStatus: Int] = [:]
         for status in OrderStatus.allCases {
-            counts[status] = Int(try statement("SELECT count(*) FROM carts WHERE status = ?").first([status.rawValue]) { $0.int64(0) } ?? 0)
+            counts[status] = Int(
+                try statement("SELECT count(*) FROM carts WHERE status = ?").first([status.rawValue]) { $0.int64(0) }
+                    ?? 0)
         }
         return counts
     }
 
     private func cartHeader(_ row: Row) throws -> Cart {
         guard let status = OrderStatus(rawValue: row.string(4)) else {
-            throw StorageError.damaged(path: path, message: "carts.status of order \(row.int64(0)) holds '\(row.string(4))'")
+            throw StorageError.damaged(
+                path: path, message: "carts.status of order \(row.int64(0)) holds '\(row.string(4))'")
         }
         return Cart(
             id: row.int64(0), ref: row.optionalString(1), customer: row.optionalString(2),

@@ -48,7 +48,8 @@ extension SQLiteOrderStore {
             if case .text(let text)? = mode { journal = text }
             var synchronous = "unknown"
             if case .integer(let level)? = sync {
-                synchronous = ConnectionSettings.Synchronous.allCases.first { $0.level == level }?.rawValue ?? "\(level)"
+                synchronous =
+                    ConnectionSettings.Synchronous.allCases.first { $0.level == level }?.rawValue ?? "\(level)"
             }
             return DatabaseInfo(
                 path: path, bytes: bytes, schemaVersion: schemaVersion, journalMode: journal,

@@ -23,7 +23,8 @@ extension SQLiteOrderStore {
     /// The shop key and the shipped mark.
     public func replicationMark() throws -> ReplicationMark {
         let mark = try read { db in
-            try db.statement("SELECT shop_key, shipped_seq, shipped_hash FROM replication_state WHERE id = 1").first { row in
+            try db.statement("SELECT shop_key, shipped_seq, shipped_hash FROM replication_state WHERE id = 1").first {
+                row in
                 ReplicationMark(shopKey: row.string(0), shippedSeq: row.int64(1), shippedHash: row.string(2))
             }
         }
@@ -37,7 +38,9 @@ extension SQLiteOrderStore {
     public func replicationBacklog(after shipped: Int64) throws -> ReplicationBacklog {
         try read { db in
             let latest = try db.statement("SELECT coalesce(max(seq), 0) FROM audit_log").first { $0.int64(0) } ?? 0
-            let oldest = try db.statement("SELECT at FROM audit_log WHERE seq = ?").first([shipped + 1]) { $0.string(0) }
+            let oldest = try db.statement("SELECT at FROM audit_log WHERE seq = ?").first([shipped + 1]) {
+                $0.string(0)
+            }
             return ReplicationBacklog(latestSeq: latest, oldestUnshippedAt: oldest.flatMap(Timestamp.init(iso8601:)))
         }
     }

@@ -51,7 +51,9 @@ public final class SQLiteOrderStore: OrderStore {
         let writer = try Database(path: path, mode: readOnlyMode ?? .readWriteCreate)
         let migrator = Migrator(migrations: migrations)
         let todo = try migrator.pending(in: writer)
-        if readOnlyMode != nil, !todo.isEmpty { throw StorageError.readOnlyNeedsMigration(path: path, pending: todo.count) }
+        if readOnlyMode != nil, !todo.isEmpty {
+            throw StorageError.readOnlyNeedsMigration(path: path, pending: todo.count)
+        }
         var writerSettings = settings
         writerSettings.fileIsReadOnly = readOnlyMode != nil
         writerSettings.queryOnly = readOnlyMode != nil
@@ -73,11 +75,15 @@ public final class SQLiteOrderStore: OrderStore {
         self.schemaVersion = migrations.last?.version ?? 0
         self.readers = ReadPool(keep: readers, open: Self.reader(path: path, settings: settings, mode: readOnlyMode))
         self.checkpointer = Checkpointer(open: Self.checkpointConnection(path: path, settings: settings))
-        if readOnlyMode == nil { writer.onWALCommit { [checkpointer] frames in checkpointer.walCommitted(frames: frames) } }
+        if readOnlyMode == nil {
+            writer.onWALCommit { [checkpointer] frames in checkpointer.walCommitted(frames: frames) }
+        }
     }
 
     /// How to open the checkpointer's connection: read-write like the writer, but it never writes a row.
-    private static func checkpointConnection(path: String, settings: ConnectionSettings) -> @Sendable () throws -> Database {
+    private static func checkpointConnection(path: String, settings: ConnectionSettings)
+        -> @Sendable () throws -> Database
+    {
         { [settings] in
             let db = try Database(path: path, mode: .readWrite)
             try db.configure(settings)
@@ -123,7 +129,8 @@ public final class SQLiteOrderStore: OrderStore {
     /// returns false, the read-only connections are being replaced, and the next try succeeds.
     public func reopenIfWritable() async throws -> Bool {
         guard isReadOnly, Self.readOnlyMode(of: path) == nil else { return false }
-        let path = path, settings = settings
+        let path = path
+        let settings = settings
         // The read-only connections go first, so that as few as possible still hold the old mapping.
         readers.reopen(with: Self.reader(path: path, settings: settings, mode: nil))
         let checkpointer = checkpointer
@@ -131,21 +138,23 @@ public final class SQLiteOrderStore: OrderStore {
         // On the writer's queue, between group commits, without holding the old writer (as `withWriter` would).
         return try await withCheckedThrowingContinuation { continuation in
             queue.async {
-                continuation.resume(with: Result {
-                    // Opening reads nothing yet; the old (read-only) writer is closed before the new one first reads.
-                    let writable = try Database(path: path, mode: .readWrite)
-                    self.connection = writable
-                    do {
-                        try writable.configure(settings)
-                        try writable.transaction {}
-                    } catch let error as SQLiteError where error.code == .readonly {
-                        return false  // still flagged read-only: changes are refused, and the next round tries again
-                    }
-                    writable.onWALCommit { frames in checkpointer.walCommitted(frames: frames) }
-                    self.readOnly.withLock { $0 = false }
-                    self.clearStorageFailure()
-                    return true
-                })
+                continuation.resume(
+                    with: Result {
+                        // Opening reads nothing yet; the old (read-only) writer is closed before the new one first reads.
+                        let writable = try Database(path: path, mode: .readWrite)
+                        self.connection = writable
+                        do {
+                            try writable.configure(settings)
+                            try writable.transaction {}
+                        } catch let error as SQLiteError where error.code == .readonly {
+                            // Still flagged read-only: changes are refused, and the next round tries again.
+                            return false
+                        }
+                        writable.onWALCommit { frames in checkpointer.walCommitted(frames: frames) }
+                        self.readOnly.withLock { $0 = false }
+                        self.clearStorageFailure()
+                        return true
+                    })
             }
         }
     }
@@ -253,7 +262,10 @@ public final class SQLiteOrderStore: OrderStore {
                 }
             } catch {
                 let failure = storage(error)
-                if !began { remaining.forEach { $0.fail(failure) }; return }
+                if !began {
+                    remaining.forEach { $0.fail(failure) }
+                    return
+                }
                 done.forEach { $0.write.fail(failure) }
                 continue
             }

@@ -12,7 +12,8 @@ struct WriteTransaction: OrderTransaction {
     /// (see `SQLiteOrderStore.commit`), so anything else is a programming error.
     init(_ transaction: any OrderTransaction) {
         guard let own = transaction as? WriteTransaction else {
-            preconditionFailure("a storage subscriber was handed \(type(of: transaction)), not SQLite's write transaction")
+            preconditionFailure(
+                "a storage subscriber was handed \(type(of: transaction)), not SQLite's write transaction")
         }
         self = own
     }

@@ -31,9 +31,11 @@ public final class AuditLogger: OrderRepositoryDelegate {
                                    before, after, prev_hash, hash)
             VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
             """,
-            [entry.seq, entry.at, Int64(entry.actor.uid), entry.actor.name, entry.actor.pid, entry.action,
-             entry.orderID, entry.statusAfter, entry.reason, entry.before, entry.after, entry.prevHash,
-             entry.computedHash])
+            [
+                entry.seq, entry.at, Int64(entry.actor.uid), entry.actor.name, entry.actor.pid, entry.action,
+                entry.orderID, entry.statusAfter, entry.reason, entry.before, entry.after, entry.prevHash,
+                entry.computedHash,
+            ])
     }
 }
 
@@ -136,7 +138,8 @@ extension SQLiteOrderStore {
                 """
             ).first { row in (row.int64(0), row.string(1), row.optionalString(2), row.optionalInt64(3)) }
             if let (id, status, audited, seq) = mismatch {
-                let problem = audited.map { "order \(id) is \(status) in carts but its last audit entry says \($0)" }
+                let problem =
+                    audited.map { "order \(id) is \(status) in carts but its last audit entry says \($0)" }
                     ?? "order \(id) has no audit entry"
                 return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
             }

@@ -17,8 +17,10 @@ public final class PersistenceLayer: OrderRepositoryDelegate {
                 INSERT INTO carts (id, ref, customer, note, status, currency, total, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [cart.id, cart.ref, cart.customer, cart.note, cart.status.rawValue, cart.currency, cart.total,
-                 cart.createdAt.description, cart.updatedAt.description])
+                [
+                    cart.id, cart.ref, cart.customer, cart.note, cart.status.rawValue, cart.currency, cart.total,
+                    cart.createdAt.description, cart.updatedAt.description,
+                ])
         } else {
             try db.execute(
                 "UPDATE carts SET customer = ?, note = ?, status = ?, total = ?, updated_at = ? WHERE id = ?",
@@ -36,8 +38,10 @@ public final class PersistenceLayer: OrderRepositoryDelegate {
                 INSERT INTO pizzas (id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [item.id, cart.id, pizza.kind, pizza.size.rawValue, pizza.crust, pizza.chiliSauce, pizza.ketchup,
-                 pizza.extras.joined(separator: ","), pizza.quantity, pizza.unitPrice])
+                [
+                    item.id, cart.id, pizza.kind, pizza.size.rawValue, pizza.crust, pizza.chiliSauce, pizza.ketchup,
+                    pizza.extras.joined(separator: ","), pizza.quantity, pizza.unitPrice,
+                ])
         }
         for entry in cart.history.dropFirst(change.before?.history.count ?? 0) {
             try db.execute(
@@ -45,8 +49,10 @@ public final class PersistenceLayer: OrderRepositoryDelegate {
                 INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [cart.id, entry.from?.rawValue, entry.to.rawValue, entry.at.description, Int64(entry.actor.uid),
-                 entry.actor.name, entry.actor.pid, entry.reason])
+                [
+                    cart.id, entry.from?.rawValue, entry.to.rawValue, entry.at.description, Int64(entry.actor.uid),
+                    entry.actor.name, entry.actor.pid, entry.reason,
+                ])
         }
     }
 }

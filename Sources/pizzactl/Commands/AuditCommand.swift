@@ -13,7 +13,9 @@ struct AuditCommand: AsyncParsableCommand {
         @Option(help: "At most this many (1 to 1000).") var limit: Int = 100
         @Option(help: "Only entries of this order.") var order: Int64?
 
-        func validate() throws { guard (1...1000).contains(limit) else { throw ValidationError("--limit must be from 1 to 1000") } }
+        func validate() throws {
+            guard (1...1000).contains(limit) else { throw ValidationError("--limit must be from 1 to 1000") }
+        }
 
         func run() async throws {
             var params: [(String, JSONValue)] = [("limit", .int(Int64(limit)))]
@@ -23,23 +25,30 @@ struct AuditCommand: AsyncParsableCommand {
                 Output.table(
                     ["SEQ", "TIME", "WHO", "ACTION", "ORDER", "STATUS", "REASON"],
                     (result["entries"]?.arrayValue ?? []).map { entry in
-                        [Output.text(entry["seq"]), Output.time(entry["at"]?.stringValue),
-                         "\(Output.text(entry["actor"]?["name"])) (uid \(Output.text(entry["actor"]?["uid"])), pid \(Output.text(entry["actor"]?["pid"])))",
-                         Output.text(entry["action"]), Output.text(entry["order"]), Output.text(entry["status"]), Output.text(entry["reason"])]
+                        [
+                            Output.text(entry["seq"]), Output.time(entry["at"]?.stringValue),
+                            "\(Output.text(entry["actor"]?["name"])) (uid \(Output.text(entry["actor"]?["uid"])), pid \(Output.text(entry["actor"]?["pid"])))",
+                            Output.text(entry["action"]), Output.text(entry["order"]), Output.text(entry["status"]),
+                            Output.text(entry["reason"]),
+                        ]
                     }, right: [0, 4])
             }
         }
     }
 
     struct Verify: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Check the audit hash chain and that every order matches it.")
+        static let configuration = CommandConfiguration(
+            abstract: "Check the audit hash chain and that every order matches it.")
         @OptionGroup var global: GlobalOptions
 
         func run() async throws {
             let result = try await global.withDaemon { try await $0.call("audit.verify") }
             if global.json { print(result.prettyText) }
             guard result["ok"]?.boolValue == true else {
-                throw CommandFailure(message: "audit log does not verify: \(Output.text(result["problem"])) (first bad entry: \(Output.text(result["firstBad"])))")
+                throw CommandFailure(
+                    message:
+                        "audit log does not verify: \(Output.text(result["problem"])) (first bad entry: \(Output.text(result["firstBad"])))"
+                )
             }
             if !global.json { print("audit log ok: \(Output.text(result["entries"])) entries verified") }
         }
@@ -51,14 +60,17 @@ struct DB: AsyncParsableCommand {
         commandName: "db", abstract: "Back up and check the database.", subcommands: [Backup.self, Check.self])
 
     struct Backup: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Write a consistent online copy of the database to PATH.")
+        static let configuration = CommandConfiguration(
+            abstract: "Write a consistent online copy of the database to PATH.")
         @OptionGroup var global: GlobalOptions
         @Argument(help: "Where to write the copy (must not exist).", completion: .file()) var path: String
 
         func run() async throws {
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
             try await global.call("db.backup", [("path", .string(absolute))]) { result in
-                print("backup written: \(Output.text(result["path"])) (\(Output.text(result["bytes"])) bytes, integrity checked)")
+                print(
+                    "backup written: \(Output.text(result["path"])) (\(Output.text(result["bytes"])) bytes, integrity checked)"
+                )
             }
         }
     }

@@ -9,7 +9,6 @@ struct OrderCommand: AsyncParsableCommand {
         subcommands: [New.self, Add.self, Remove.self, Place.self, Advance.self, Cancel.self, Show.self, List.self])
 }
 
-
 /// Parses a PIZZA with the reason shown when it does not read.
 func pizza(_ text: String) throws -> JSONValue {
     do { return try PizzaShorthand.parse(text) } catch { throw ValidationError(error.description) }
@@ -25,13 +24,15 @@ func checkStatus(_ status: String?, option: String) throws {
 
 extension OrderCommand {
     struct New: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Create an order, optionally with pizzas, optionally placed.")
+        static let configuration = CommandConfiguration(
+            abstract: "Create an order, optionally with pizzas, optionally placed.")
         @OptionGroup var global: GlobalOptions
         @Option(help: "Who the order is for.") var customer: String?
         @Option(help: "Your own reference; creating again with it returns the same order.") var ref: String?
         @Option(help: "A note for the kitchen.") var note: String?
         @Flag(help: "Place the order at once.") var place = false
-        @Argument(help: "Pizzas: KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]") var pizzas: [String] = []
+        @Argument(help: "Pizzas: KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]") var pizzas: [String] =
+            []
 
         func validate() throws { for text in pizzas { _ = try pizza(text) } }
 
@@ -55,7 +56,8 @@ extension OrderCommand {
         func validate() throws { _ = try pizza(pizzaText) }
 
         func run() async throws {
-            try await global.call("order.addItem", [("id", .int(id)), ("pizza", try pizza(pizzaText))], render: Output.order)
+            try await global.call(
+                "order.addItem", [("id", .int(id)), ("pizza", try pizza(pizzaText))], render: Output.order)
         }
     }
 
@@ -100,7 +102,8 @@ extension OrderCommand {
         @Option(help: "Why (required).") var reason: String
 
         func run() async throws {
-            try await global.call("order.cancel", [("id", .int(id)), ("reason", .string(reason))], render: Output.order)
+            try await global.call(
+                "order.cancel", [("id", .int(id)), ("reason", .string(reason))], render: Output.order)
         }
     }
 
@@ -111,7 +114,9 @@ extension OrderCommand {
         @Option(help: "Find the order by your reference instead.") var ref: String?
 
         func validate() throws {
-            guard (id == nil) != (ref == nil) else { throw ValidationError("give an order id or --ref, not both or neither") }
+            guard (id == nil) != (ref == nil) else {
+                throw ValidationError("give an order id or --ref, not both or neither")
+            }
         }
 
         func run() async throws {
@@ -143,10 +148,15 @@ extension OrderCommand {
                 Output.table(
                     ["ID", "STATUS", "CUSTOMER", "PIZZAS", "TOTAL", "CREATED"],
                     orders.map { order in
-                        let count = (order["items"]?.arrayValue ?? []).reduce(Int64(0)) { $0 + ($1["quantity"]?.intValue ?? 0) }
-                        return [Output.text(order["id"]), Output.text(order["status"]), Output.text(order["customer"]), String(count),
-                                Output.money(order["total"]?.intValue, order["currency"]?.stringValue),
-                                Output.time(order["createdAt"]?.stringValue)]
+                        let count = (order["items"]?.arrayValue ?? []).reduce(Int64(0)) {
+                            $0 + ($1["quantity"]?.intValue ?? 0)
+                        }
+                        return [
+                            Output.text(order["id"]), Output.text(order["status"]), Output.text(order["customer"]),
+                            String(count),
+                            Output.money(order["total"]?.intValue, order["currency"]?.stringValue),
+                            Output.time(order["createdAt"]?.stringValue),
+                        ]
                     }, right: [0, 3, 4])
                 if let next = page["next"]?.intValue { print("More: pizzactl order list --after \(next)") }
             }

@@ -14,7 +14,9 @@ struct ReplicationCommand: AsyncParsableCommand {
         func run() async throws {
             try await global.call("replication.status") { status in
                 guard status["enabled"]?.boolValue == true else {
-                    print("replication: off (set replication.postgres.host, .database, .user and replication.shopId in pizzad.yaml)")
+                    print(
+                        "replication: off (set replication.postgres.host, .database, .user and replication.shopId in pizzad.yaml)"
+                    )
                     return
                 }
                 print("shop \(Output.text(status["shop"])) → \(Output.text(status["peer"]))")
@@ -24,8 +26,12 @@ struct ReplicationCommand: AsyncParsableCommand {
                     print("last error (\(Output.time(status["lastErrorAt"]?.stringValue))): \(error)")
                 }
                 print("shipped: \(Output.text(status["shippedSeq"])) of \(Output.text(status["latestSeq"]))")
-                print("backlog: \(Output.text(status["backlogEvents"])) events, \(Output.text(status["backlogSeconds"])) s")
-                print("since start: \(Output.text(status["batches"])) batches, \(Output.text(status["events"])) events, \(Output.text(status["errors"])) errors")
+                print(
+                    "backlog: \(Output.text(status["backlogEvents"])) events, \(Output.text(status["backlogSeconds"])) s"
+                )
+                print(
+                    "since start: \(Output.text(status["batches"])) batches, \(Output.text(status["events"])) events, \(Output.text(status["errors"])) errors"
+                )
             }
         }
     }
@@ -44,7 +50,8 @@ struct ReplicationCommand: AsyncParsableCommand {
             if !global.json {
                 print(
                     "replication ok: the centre holds entries 1…\(Output.text(result["centralSeq"])) of shop \(Output.text(result["shop"])) "
-                        + "with the same hash at \(Output.text(result["centralSeq"])) (\(Output.text(result["centralOrders"])) orders)")
+                        + "with the same hash at \(Output.text(result["centralSeq"])) (\(Output.text(result["centralOrders"])) orders)"
+                )
             }
         }
     }

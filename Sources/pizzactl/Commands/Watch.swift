@@ -26,11 +26,14 @@ struct Watch: AsyncParsableCommand {
                     print("The daemon dropped this watcher: \(Output.text(message["params"]?["reason"]))")
                 } else if let event = message["params"] {
                     let order = event["order"]
-                    let count = (order?["items"]?.arrayValue ?? []).reduce(Int64(0)) { $0 + ($1["quantity"]?.intValue ?? 0) }
-                    print("\(Output.time(event["at"]?.stringValue))  #\(Output.text(event["seq"]))  order \(Output.text(order?["id"])) "
-                        + "\(Output.text(event["kind"])) → \(Output.status(order?["status"]?.stringValue))  "
-                        + "\(Output.text(order?["customer"])), \(count) pizza\(count == 1 ? "" : "s"), "
-                        + Output.money(order?["total"]?.intValue, order?["currency"]?.stringValue))
+                    let count = (order?["items"]?.arrayValue ?? []).reduce(Int64(0)) {
+                        $0 + ($1["quantity"]?.intValue ?? 0)
+                    }
+                    print(
+                        "\(Output.time(event["at"]?.stringValue))  #\(Output.text(event["seq"]))  order \(Output.text(order?["id"])) "
+                            + "\(Output.text(event["kind"])) → \(Output.status(order?["status"]?.stringValue))  "
+                            + "\(Output.text(order?["customer"])), \(count) pizza\(count == 1 ? "" : "s"), "
+                            + Output.money(order?["total"]?.intValue, order?["currency"]?.stringValue))
                 }
                 Output.flush()
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The outcome of running a program.
 struct CommandResult: CustomStringConvertible {
@@ -70,5 +71,3 @@ func waitForExit(_ process: Process) -> Int32 {
 func sqlite3(_ path: String, _ sql: String) throws -> String {
     try run("sqlite3", [path, sql]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
-
-import Synchronization

@@ -1,6 +1,6 @@
 import Foundation
-import PizzaTesting
 import PizzaCore
+import PizzaTesting
 import Synchronization
 
 /// A real `pizzad` in its own temporary folder, with its socket and database there.
@@ -17,8 +17,10 @@ final class DaemonProcess: Sendable {
 
     /// Starts pizzad with `config` (YAML text, written to the folder) and `extraArguments`, and waits until
     /// its socket accepts connections.
-    init(config: String? = nil, arguments extraArguments: [String] = [], environment: [String: String] = [:],
-         directory: String? = nil, wait: Bool = true) throws {
+    init(
+        config: String? = nil, arguments extraArguments: [String] = [], environment: [String: String] = [:],
+        directory: String? = nil, wait: Bool = true
+    ) throws {
         ownsDirectory = directory == nil
         let directory = directory ?? (NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8))
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)

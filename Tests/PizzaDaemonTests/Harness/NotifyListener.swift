@@ -13,7 +13,9 @@ final class NotifyListener {
         address.sun_family = sa_family_t(AF_UNIX)
         withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
         let bound = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
+            }
         }
         guard bound == 0 else { throw HarnessError("bind \(path): \(String(cString: strerror(errno)))") }
         var on: Int32 = 1
@@ -48,7 +50,7 @@ final class NotifyListener {
                     if header.msg_controllen >= 16 + 12 {
                         let level = controlBytes.load(fromByteOffset: 8, as: Int32.self)
                         let type = controlBytes.load(fromByteOffset: 12, as: Int32.self)
-                        if level == SOL_SOCKET, type == 2 /* SCM_CREDENTIALS */ {
+                        if level == SOL_SOCKET, type == 2 {  // SCM_CREDENTIALS
                             pid = controlBytes.load(fromByteOffset: 16, as: Int32.self)
                         }
                     }
@@ -59,7 +61,9 @@ final class NotifyListener {
     }
 
     /// Collects messages until `done` says enough or `timeout` passes.
-    func collect(timeout: Double, until done: ([(message: String, pid: Int32)]) -> Bool) -> [(message: String, pid: Int32)] {
+    func collect(timeout: Double, until done: ([(message: String, pid: Int32)]) -> Bool) -> [(
+        message: String, pid: Int32
+    )] {
         var messages: [(message: String, pid: Int32)] = []
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline, !done(messages) {

@@ -1,6 +1,6 @@
+import Glibc
 import PizzaCore
 import PizzaProtocol
-import Glibc
 
 /// One fuzzing input: a line a client might send.
 ///
