@@ -8,7 +8,7 @@ import PizzaTesting
 //   swift run -c release pizzabench [--seconds S] [--orders N] [--limit-source PATH]
 //
 // It builds pizzad's neighbour ../shared/bench/sqlite-limit.c, runs it, starts the release pizzad beside this
-// binary on fresh databases, and drives it over the control socket. The last line is the ratio issue 5 tracks.
+// binary on fresh databases, and drives it over the control socket. The last line is the ratio against the same-work ceiling.
 
 var seconds = 5.0
 var bigOrders = 1_000_000

@@ -1,0 +1,35 @@
+import Foundation
+import PizzaCore
+import PizzaProtocol
+import PizzaStorage
+
+extension RPCDispatcher {
+    /// `db.*`: the SQLite file.
+    static func addDatabaseMethods(to table: inout MethodTable, _ state: DaemonState) {
+        let store = state.store
+        table.add("db.check", .reader) { params, _ in
+            try params.onlyKnown([])
+            let result = try store.check()
+            return ["ok": .bool(result.ok), "messages": .array(result.messages.map(JSONValue.string))]
+        }
+        table.add("db.backup", .operator) { params, _ in
+            try params.onlyKnown(["path"])
+            let path = try params.requiredString("path")
+            guard path.hasPrefix("/") else {
+                throw RPCError.validation(
+                    "path", "the backup path must be absolute (the daemon's working directory is not yours)",
+                    allowed: ["an absolute path"])
+            }
+            guard !FileManager.default.fileExists(atPath: path) else {
+                throw RPCError.validation(
+                    "path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
+            }
+            if let refusal = BackupLocation.refusal(for: path) {
+                throw RPCError.validation("path", refusal.reason, allowed: [refusal.allowed])
+            }
+            let bytes = try await store.backup(to: path)
+            state.logger.info("backup written", metadata: ["path": "\(path)", "bytes": "\(bytes)"])
+            return ["path": .string(path), "bytes": .int(bytes)]
+        }
+    }
+}

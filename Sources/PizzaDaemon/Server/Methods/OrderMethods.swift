@@ -1,0 +1,83 @@
+import PizzaCore
+import PizzaProtocol
+import PizzaStorage
+
+extension RPCDispatcher {
+    /// `order.*`: every change goes through the repository; reads are one short query.
+    static func addOrderMethods(to table: inout MethodTable, _ state: DaemonState) {
+        let repository = state.repository
+        table.addChange("order.create", .operator) { params, peer in
+            try params.onlyKnown(["customer", "ref", "note", "items", "place"])
+            let factory = state.factory
+            let items = try params.array("items") ?? []
+            guard items.count <= 100 else {
+                throw RPCError.validation("items", "at most 100 items per order", allowed: ["0..100 items"])
+            }
+            var pizzas: [Pizza] = []
+            for (index, item) in items.enumerated() {
+                pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
+            }
+            let ref = try params.string("ref")  // checked by the repository (Cart.checkRef)
+            let customer = try params.string("customer")
+            let note = try params.string("note")
+            for (field, value) in [("customer", customer), ("note", note)] where (value?.count ?? 0) > 1000 {
+                throw RPCError.validation(
+                    field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
+            }
+            let result = try await repository.create(
+                customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
+                currency: factory.menu.currency, by: peer.actor)
+            return result.cart.wire
+        }
+        table.addChange("order.addItem", .operator) { params, peer in
+            try params.onlyKnown(["id", "pizza"])
+            let id = try params.requiredInt("id")
+            guard let pizzaJSON = params["pizza"] else {
+                throw RPCError.invalidParams("pizza", "pizza is required", expected: "object")
+            }
+            let pizza = try state.factory.pizza(fromWire: pizzaJSON, path: "pizza.")
+            return try await repository.addItem(pizza, to: id, by: peer.actor).wire
+        }
+        table.addChange("order.removeItem", .operator) { params, peer in
+            try params.onlyKnown(["id", "item"])
+            return try await repository.removeItem(
+                try params.requiredInt("item"), from: try params.requiredInt("id"), by: peer.actor
+            ).wire
+        }
+        table.addChange("order.place", .operator) { params, peer in
+            try params.onlyKnown(["id"])
+            return try await repository.place(try params.requiredInt("id"), by: peer.actor).wire
+        }
+        table.addChange("order.advance", .operator) { params, peer in
+            try params.onlyKnown(["id", "from"])
+            return try await repository.advance(
+                try params.requiredInt("id"), from: try params.status("from"), by: peer.actor
+            ).wire
+        }
+        table.addChange("order.cancel", .operator) { params, peer in
+            try params.onlyKnown(["id", "reason"])
+            let id = try params.requiredInt("id")
+            let reason = try params.requiredString("reason").trimmingCharacters(in: .whitespaces)
+            guard !reason.isEmpty, reason.count <= 1000 else {
+                throw RPCError.validation(
+                    "reason", "a cancellation needs a reason (1 to 1000 characters)", allowed: ["1..1000 characters"])
+            }
+            return try await repository.cancel(id, reason: reason, by: peer.actor).wire
+        }
+        table.addImmediate("order.get", .reader) { params, _ in
+            try params.onlyKnown(["id", "ref"])
+            if let id = try params.int("id") { return try repository.cart(id: id).wire }
+            if let ref = try params.string("ref") { return try repository.cart(ref: ref).wire }
+            throw RPCError.invalidParams("id", "order.get needs id or ref", expected: "integer id or string ref")
+        }
+        table.addImmediate("order.list", .reader) { params, _ in
+            try params.onlyKnown(["status", "since", "limit", "after"])
+            let limit = try params.int("limit") ?? 50  // checked by the repository (OrderQuery.checkedLimit)
+            let page = try repository.list(
+                OrderQuery(
+                    status: try params.status("status"), since: try params.timestamp("since"), limit: Int(limit),
+                    after: try params.int("after")))
+            return ["orders": .array(page.orders.map(\.wire)), "next": .int(page.next)]
+        }
+    }
+}
