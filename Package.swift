@@ -147,6 +147,15 @@ let package = Package(
         // system's driver and the power-cut rounds.
         .target(name: "PizzaTesting", dependencies: ["PizzaClient", "PizzaProtocol", "SQLite"], swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
+        .testTarget(
+            name: "PizzaProtocolTests",
+            dependencies: [
+                "PizzaProtocol", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PizzaStorageTests",
             dependencies: ["PizzaStorage", "PizzaCore", "PizzaProtocol", "PizzaMetrics", "SQLite"],

@@ -1,0 +1,100 @@
+import Foundation
+import SQLite
+import Testing
+
+/// The thin wrapper over libsqlite3: transactions, savepoints, the statement cache and named errors.
+@Suite("SQLite: the wrapper over libsqlite3")
+struct DatabaseTests {
+    struct Refused: Error {}
+
+    /// A fresh database file in its own folder, removed afterwards.
+    final class Scratch {
+        let folder = NSTemporaryDirectory() + "pizzad-sqlite-" + UUID().uuidString
+        let db: Database
+        init() throws {
+            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+            db = try Database(path: folder + "/test.sqlite")
+            try db.execute("PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT")
+        }
+        deinit { try? FileManager.default.removeItem(atPath: folder) }
+        func count() throws -> Int64 { try db.statement("SELECT count(*) FROM t").first { $0.int64(0) } ?? -1 }
+    }
+
+    @Test("a transaction commits what its body did, and rolls all of it back when the body throws")
+    func transaction() throws {
+        let scratch = try Scratch()
+        let db = scratch.db
+        try db.transaction { try db.execute("INSERT INTO t (v) VALUES (?)", ["kept"]) }
+        #expect(throws: Refused.self) {
+            try db.transaction {
+                try db.execute("INSERT INTO t (v) VALUES (?)", ["gone"])
+                throw Refused()
+            }
+        }
+        #expect(!db.isInTransaction)
+        #expect(try scratch.count() == 1)
+    }
+
+    @Test("a savepoint that throws rolls back only itself; the transaction around it commits the rest")
+    func savepoints() throws {
+        let scratch = try Scratch()
+        let db = scratch.db
+        try db.transaction {
+            try db.savepoint { try db.execute("INSERT INTO t (v) VALUES (?)", ["first"]) }
+            do {
+                try db.savepoint {
+                    try db.execute("INSERT INTO t (v) VALUES (?)", ["second"])
+                    throw Refused()
+                }
+                Issue.record("the savepoint's body threw, but the savepoint did not")
+            } catch {
+                #expect(error is Refused, "\(error)")
+            }
+            #expect(db.isInTransaction)
+            try db.savepoint { try db.execute("INSERT INTO t (v) VALUES (?)", ["third"]) }
+        }
+        #expect(try db.statement("SELECT group_concat(v) FROM t").first { $0.string(0) } == "first,third")
+    }
+
+    @Test("a failing statement is a named error with its code, extended code, message and SQL")
+    func errors() throws {
+        let scratch = try Scratch()
+        do {
+            try scratch.db.execute("INSERT INTO t (v) VALUES (?)", [SQLValue.null])
+            Issue.record("a NULL into a NOT NULL column was accepted")
+        } catch {
+            #expect(error.code == .constraint)
+            #expect(error.extendedCode == 1299)  // SQLITE_CONSTRAINT_NOTNULL
+            #expect(error.message.contains("NOT NULL"))
+            #expect(error.sql == "INSERT INTO t (v) VALUES (?)")
+            #expect(!error.isStorageFailure)
+        }
+        #expect(throws: SQLiteError.self) { try scratch.db.statement("SELECT nonsense FROM nowhere") }
+    }
+
+    @Test("prepared statements are cached per SQL text and reset between uses")
+    func statementCache() throws {
+        let scratch = try Scratch()
+        let insert = try scratch.db.statement("INSERT INTO t (v) VALUES (?)")
+        #expect(try scratch.db.statement("INSERT INTO t (v) VALUES (?)") === insert)
+        for value in ["a", "b", "c"] { try scratch.db.execute("INSERT INTO t (v) VALUES (?)", [value]) }
+        #expect(try scratch.db.statement("SELECT v FROM t ORDER BY id").map { $0.string(0) } == ["a", "b", "c"])
+        #expect(try scratch.db.statement("SELECT v FROM t ORDER BY id").map { $0.string(0) } == ["a", "b", "c"])
+    }
+
+    @Test("a file that is no database, and a path that cannot be opened, are named errors")
+    func opening() throws {
+        let scratch = try Scratch()
+        let text = scratch.folder + "/notes.txt"
+        try Data(String(repeating: "not a database\n", count: 100).utf8).write(to: URL(fileURLWithPath: text))
+        do {
+            let db = try Database(path: text, mode: .readWrite)
+            _ = try db.statement("SELECT count(*) FROM sqlite_master").first { $0.int64(0) }
+            Issue.record("a text file opened as a database")
+        } catch let error as SQLiteError {
+            #expect(error.code == .notadb)
+            #expect(error.isStorageFailure)
+        }
+        #expect(throws: SQLiteError.self) { try Database(path: scratch.folder + "/missing/x.sqlite", mode: .readWrite) }
+    }
+}
