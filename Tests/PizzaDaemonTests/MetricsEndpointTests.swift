@@ -250,10 +250,20 @@ struct MetricsEndpointTests {
         process.standardOutput = log
         try process.run()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
-        let deadline = Date().addingTimeInterval(5)
-        while !FileManager.default.fileExists(atPath: socket), Date() < deadline { usleep(20_000) }
-        // The first connection (to the metrics socket) starts pizzad; then both are served.
-        let first = try httpGet(port: port, "/healthz")
+        // systemd-socket-activate binds the control socket first and the TCP port after it: on a busy machine the
+        // port may still refuse for a moment after the socket file appears. The first connection that gets through
+        // (to the metrics socket) starts pizzad; then both are served.
+        let deadline = Date().addingTimeInterval(15)
+        var answer: Result<HTTPResponse, any Error>?
+        while Date() < deadline {
+            answer = Result { try httpGet(port: port, "/healthz") }
+            if case .success = answer { break }
+            usleep(50_000)
+        }
+        let started = (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? ""
+        let first = try #require(
+            answer.flatMap { try? $0.get() },
+            "no answer on 127.0.0.1:\(port): \(String(describing: answer))\n\(started)")
         #expect(first.status == 200, "\(first)")
         let order = try run(
             Binaries.pizzactl, ["--socket", socket, "--timeout", "20", "order", "new", "--place", "cheese"])
