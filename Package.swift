@@ -105,6 +105,7 @@ let package = Package(
             name: "PizzaDaemon",
             dependencies: [
                 "PizzaCore", "PizzaStorage", "PizzaMetrics", "PizzaProtocol", "PizzaReplication", "SQLite",
+                "CSystemShims",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -138,14 +139,16 @@ let package = Package(
         .executableTarget(
             name: "pizzabench",
             dependencies: [
-                "PizzaClient", "PizzaProtocol", "PizzaCore", "SQLite", "PizzaTesting",
+                "PizzaClient", "PizzaProtocol", "PizzaCore", "SQLite", "PizzaTesting", "CSystemShims",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict
         ),
         // What tests and the full crash runs share: a raw socket connection, hostile request lines, the power-cut file
         // system's driver and the power-cut rounds.
-        .target(name: "PizzaTesting", dependencies: ["PizzaClient", "PizzaProtocol", "SQLite"], swiftSettings: strict),
+        .target(
+            name: "PizzaTesting", dependencies: ["PizzaClient", "PizzaProtocol", "SQLite", "CSystemShims"],
+            swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
         .testTarget(

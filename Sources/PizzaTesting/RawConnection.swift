@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 
 /// A plain blocking Unix-socket connection for sending exactly the bytes a test wants, good or bad.
@@ -18,15 +19,7 @@ public final class RawConnection {
     public init(path: String, receiveTimeout seconds: Int = 10) throws {
         fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_un()
-        address.sun_family = sa_family_t(AF_UNIX)
-        let bytes = Array(path.utf8)
-        withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: bytes) }
-        let result = withUnsafePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size))
-            }
-        }
+        let result = pizzad_connect_unix(fd, path)
         guard result == 0 else {
             let code = errno
             close(fd)

@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 
 /// A release pizzad started by the benchmark, with a notify socket to time its readiness.
@@ -55,12 +56,7 @@ final class BenchDaemon {
 
 private func socketFD(bindingDatagramAt path: String) -> Int32 {
     let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
-    var address = sockaddr_un()
-    address.sun_family = sa_family_t(AF_UNIX)
-    withUnsafeMutableBytes(of: &address.sun_path) { $0.copyBytes(from: Array(path.utf8)) }
-    _ = withUnsafePointer(to: &address) {
-        $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_un>.size)) }
-    }
+    _ = pizzad_bind_unix(fd, path)
     var timeout = timeval(tv_sec: 60, tv_usec: 0)
     setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     return fd

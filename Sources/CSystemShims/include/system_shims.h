@@ -5,4 +5,14 @@
 /// Glibc declares only under _GNU_SOURCE, out of Swift's reach. Returns 0, or -1 with errno set.
 int pizzad_rename_noreplace(const char *source, const char *target);
 
+#include <stddef.h>
+#include <sys/types.h>
+
+/// connect(2), bind(2) and sendto(2) for the Unix socket at `path` (a leading '@' names an abstract socket, as
+/// NOTIFY_SOCKET may): the one place that fills a sockaddr_un. Return what the call returns; -1 with errno
+/// ENAMETOOLONG when `path` does not fit.
+int pizzad_connect_unix(int fd, const char *path);
+int pizzad_bind_unix(int fd, const char *path);
+ssize_t pizzad_sendto_unix(int fd, const void *message, size_t length, int flags, const char *path);
+
 #endif

@@ -1,3 +1,5 @@
+import CSystemShims
+
 #if canImport(Glibc)
     import Glibc
 #endif
@@ -33,16 +35,6 @@ public final class SystemdNotifier: Sendable {
         let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { return false }
         defer { close(fd) }
-        var socketAddress = sockaddr_un()
-        socketAddress.sun_family = sa_family_t(AF_UNIX)
-        var pathBytes = Array(address.utf8)
-        if pathBytes.first == UInt8(ascii: "@") { pathBytes[0] = 0 }
-        let capacity = MemoryLayout.size(ofValue: socketAddress.sun_path)
-        guard pathBytes.count < capacity else { return false }
-        withUnsafeMutableBytes(of: &socketAddress.sun_path) { raw in
-            raw.copyBytes(from: pathBytes)
-        }
-        let length = socklen_t(MemoryLayout<sa_family_t>.size + pathBytes.count + (pathBytes.first == 0 ? 0 : 1))
         // Never blocks: this runs on an event loop, and a receiver that does not read (a busy or stuck manager, a
         // test's listener) fills the datagram queue (net.unix.max_dgram_qlen, 10 by default) within seconds of
         // watchdog pings. A routine message it has no room for is dropped (the next round sends STATUS and
@@ -50,13 +42,8 @@ public final class SystemdNotifier: Sendable {
         let attempts = state.contains("READY=1") || state.contains("STOPPING=1") ? 50 : 1
         for attempt in 1...attempts {
             let sent = state.utf8CString.withUnsafeBufferPointer { message in
-                withUnsafePointer(to: &socketAddress) { pointer in
-                    pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) { generic in
-                        sendto(
-                            fd, message.baseAddress, message.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), generic,
-                            length)
-                    }
-                }
+                pizzad_sendto_unix(
+                    fd, message.baseAddress, message.count - 1, Int32(MSG_NOSIGNAL | MSG_DONTWAIT), address)
             }
             if sent >= 0 { return true }
             guard errno == EAGAIN || errno == EWOULDBLOCK, attempt < attempts else { return false }
