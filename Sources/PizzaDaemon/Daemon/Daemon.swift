@@ -93,7 +93,7 @@ public enum Daemon {
         raiseOpenFileLimit()
         let journal = environment["JOURNAL_STREAM"] != nil
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
-        var logger = Logger(label: "pizzad")
+        let logger = Logger(label: "pizzad")
         let notifier = SystemdNotifier(environment: environment)
         let loader = ConfigurationLoader(flags: flags, environment: environment)
 
@@ -105,7 +105,7 @@ public enum Daemon {
             notifier.notify("STATUS=bad configuration: \(error)")
             return ExitCode.badConfiguration
         }
-        logger.logLevel = configuration.logLevel
+        DaemonLogHandler.sharedLevel = configuration.logLevel  // every logger's, as SIGHUP changes it
 
         let store: SQLiteOrderStore
         let migrationsPath: String

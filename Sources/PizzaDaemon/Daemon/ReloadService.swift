@@ -47,8 +47,7 @@ final class ReloadService: Service {
         let previous = current.withLock { $0 }
         var applied = state.apply(next)
         if next.logLevel != previous.logLevel {
-            var root = Logger(label: "pizzad")
-            root.logLevel = next.logLevel
+            DaemonLogHandler.sharedLevel = next.logLevel
             applied.append("log level \(next.logLevel)")
         }
         var needsRestart: [String] = []

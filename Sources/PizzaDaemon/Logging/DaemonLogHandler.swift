@@ -12,14 +12,19 @@ public struct DaemonLogHandler: LogHandler {
     /// Whether to write for the journal.
     public let journal: Bool
     public var metadata: Logger.Metadata = [:]
-    /// The level is shared by every logger, so `SIGHUP` can change it for all at once.
+    /// The level is shared by every logger (``sharedLevel``), so `SIGHUP` can change it for all at once.
     public var logLevel: Logger.Level {
-        get { Self.level.withLock { $0 } }
-        set { Self.level.withLock { $0 = newValue } }
+        get { Self.sharedLevel }
+        set { Self.sharedLevel = newValue }
     }
     private let label: String
 
-    static let level = Locked<Logger.Level>(.info)
+    /// The level of every logger writing through this handler: set at start and on `SIGHUP`.
+    public static var sharedLevel: Logger.Level {
+        get { level.withLock { $0 } }
+        set { level.withLock { $0 = newValue } }
+    }
+    private static let level = Locked<Logger.Level>(.info)
     private static let output = Locked<Void>(())
 
     public init(label: String, journal: Bool) {
