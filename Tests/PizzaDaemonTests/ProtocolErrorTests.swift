@@ -89,6 +89,21 @@ struct ProtocolErrorTests {
         #expect(response.errorData?["allowed"] as? [String] == ["classic", "thin", "stuffed"])
     }
 
+    @Test("events.watch checks its parameters like any method before the connection becomes a stream")
+    func watchParameters() throws {
+        let connection = try connection()
+        let frozen = try connection.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"events.watch","params":{"status":"frozen"}}"#)
+        #expect(frozen.errorCode == 1004 && frozen.errorData?["field"] as? String == "status", "\(frozen)")
+        let unknown = try connection.request(#"{"jsonrpc":"2.0","id":2,"method":"events.watch","params":{"since":1}}"#)
+        #expect(unknown.errorCode == -32602, "\(unknown)")
+        // Still an ordinary connection: a request is answered, not streamed to.
+        #expect(try connection.request(#"{"jsonrpc":"2.0","id":3,"method":"menu.list"}"#).errorCode == nil)
+        let watching = try connection.request(
+            #"{"jsonrpc":"2.0","id":4,"method":"events.watch","params":{"status":"placed","after":0}}"#)
+        #expect(watching.result?["watching"] as? Bool == true, "\(watching)")
+    }
+
     @Test("1004 for a ref outside 1..200 characters and a limit outside 1..1000, on every method that takes them")
     func refAndLimitBounds() throws {
         let connection = try connection()

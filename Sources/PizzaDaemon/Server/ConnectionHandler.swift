@@ -157,6 +157,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
             case .answered(let result):
                 answer(request, result, context: context)
                 continue
+            case .subscribe(let subscription):
+                answer(request, .success(["watching": true]), context: context)
+                if watcher == nil { startWatching(subscription, context: context) }
+                continue
             case .later(let loop, let body):
                 (onLoop, run) = (loop, body)
             }
@@ -193,24 +197,20 @@ final class ConnectionHandler: ChannelDuplexHandler {
         processNext(context: context)
     }
 
-    /// Sends the answer to `request` (none to a notification) and, after `events.watch`, starts the event stream.
+    /// Sends the answer to `request` (none to a notification).
     private func answer(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {
-        if let id = request.id {
-            switch result {
-            case .success(let value): write(context: context, RPCResponse.success(id: id, result: value))
-            case .failure(let error): write(context: context, RPCResponse.failure(id: id, error: error))
-            }
-        }
-        if case .success = result, request.method == "events.watch", watcher == nil {
-            startWatching(request, context: context)
+        guard let id = request.id else { return }
+        switch result {
+        case .success(let value): write(context: context, RPCResponse.success(id: id, result: value))
+        case .failure(let error): write(context: context, RPCResponse.failure(id: id, error: error))
         }
     }
 
-    private func startWatching(_ request: RPCRequest, context: ChannelHandlerContext) {
-        let status = try? request.params.status("status")
-        let after = try? request.params.int("after")
+    /// Turns the connection into an event stream, as the dispatcher checked it (`events.watch`).
+    private func startWatching(_ subscription: RPCDispatcher.Subscription, context: ChannelHandlerContext) {
         let state = self.state
-        let watcher = EventWatcher(channel: context.channel, status: status ?? nil) { [logger = state.logger] dropped in
+        let watcher = EventWatcher(channel: context.channel, status: subscription.status) {
+            [logger = state.logger] dropped in
             state.repository.delegates.remove(dropped)
             // Unsubscribed at once, so the kitchen stops paying for it; the connection closes once the notice is
             // out (or after a grace period).
@@ -221,7 +221,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
         state.watchers.add(1, ordering: .relaxed)
         state.repository.delegates.add(watcher)
         let store = state.store
-        Task { await watcher.start(replayingAfter: after ?? nil, from: store) }
+        Task { await watcher.start(replayingAfter: subscription.after, from: store) }
     }
 
     private func write(context: ChannelHandlerContext, _ bytes: [UInt8]) {

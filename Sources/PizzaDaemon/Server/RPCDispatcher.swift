@@ -10,6 +10,15 @@ import SQLite
 final class RPCDispatcher: Sendable {
     typealias Handler = @Sendable (Params, Peer) async throws -> JSONValue
     typealias ImmediateHandler = @Sendable (Params, Peer) throws -> JSONValue
+    typealias SubscriptionHandler = @Sendable (Params, Peer) throws -> Subscription
+
+    /// What a stream method (`events.watch`) asked for, checked: the connection streams it after the acknowledgement.
+    struct Subscription: Sendable {
+        /// Only changes into or out of this status.
+        var status: OrderStatus?
+        /// Replay from the audit log after this sequence number first.
+        var after: Int64?
+    }
 
     /// How a method runs.
     enum Run {
@@ -19,6 +28,8 @@ final class RPCDispatcher: Sendable {
         case change(Handler)
         /// In a task on the global executor: long scans, which must not hold up the connection's event loop.
         case task(Handler)
+        /// At once: checks the parameters, then the connection becomes a stream (``Subscription``).
+        case subscribe(SubscriptionHandler)
     }
 
     /// What became of a request: answered at once, or to be run in a task.
@@ -27,6 +38,8 @@ final class RPCDispatcher: Sendable {
         case answered(Result<JSONValue, RPCError>)
         /// To run in a task; `onLoop` when it only waits (a change), so the task may run on the connection's loop.
         case later(onLoop: Bool, run: @Sendable () async -> Result<JSONValue, RPCError>)
+        /// A stream to start: acknowledge with `{"watching": true}`, then stream.
+        case subscribe(Subscription)
     }
 
     struct Method {
@@ -52,6 +65,12 @@ final class RPCDispatcher: Sendable {
             case .immediate(let handler): return .answered(run(request) { try handler(request.params, peer) })
             case .change(let handler): return .later(onLoop: true, run: later(request, peer, handler))
             case .task(let handler): return .later(onLoop: false, run: later(request, peer, handler))
+            case .subscribe(let handler):
+                do {
+                    return .subscribe(try handler(request.params, peer))
+                } catch {
+                    return .answered(.failure(Self.rpcError(error, logger: state.logger, method: request.method)))
+                }
             }
         }
     }
@@ -138,6 +157,11 @@ final class RPCDispatcher: Sendable {
         /// A read answered at once on the connection's event loop.
         mutating func addImmediate(_ name: String, _ role: Role, _ handler: @escaping ImmediateHandler) {
             methods[name] = Method(role: role, run: .immediate(handler))
+        }
+
+        /// A stream: its parameters are checked at once, then the connection streams.
+        mutating func addSubscription(_ name: String, _ role: Role, _ handler: @escaping SubscriptionHandler) {
+            methods[name] = Method(role: role, run: .subscribe(handler))
         }
     }
 }

@@ -59,12 +59,9 @@ extension RPCDispatcher {
             try params.onlyKnown([])
             return ["text": .string(state.renderMetrics())]
         }
-        table.addImmediate("events.watch", .reader) { params, _ in
-            // The connection handler turns the connection into a watcher after this acknowledgement.
+        table.addSubscription("events.watch", .reader) { params, _ in
             try params.onlyKnown(["status", "after"])
-            _ = try params.status("status")
-            _ = try params.int("after")
-            return ["watching": true]
+            return Subscription(status: try params.status("status"), after: try params.int("after"))
         }
     }
 }
