@@ -6,41 +6,6 @@ public import PizzaProtocol
     import Glibc
 #endif
 
-/// Why the daemon could not be talked to.
-public struct ClientError: Error, CustomStringConvertible, Sendable {
-    public enum Kind: Sendable {
-        /// Nothing listens on the socket (no file, or a stale one).
-        case notRunning
-        /// The socket exists but this user may not open it.
-        case permissionDenied
-        /// No answer within the timeout.
-        case timedOut
-        /// The daemon closed the connection.
-        case disconnected
-        /// The daemon sent something that is not a response.
-        case badResponse
-    }
-
-    public let kind: Kind
-    /// The socket that was tried.
-    public let socket: String
-    public let detail: String
-
-    public var description: String {
-        switch kind {
-        case .notRunning:
-            "cannot reach pizzad at \(socket) (\(detail)); start it with 'systemctl start pizzad' "
-                + "or 'swift run pizzad', or name its socket with --socket or PIZZAD_SOCKET"
-        case .permissionDenied:
-            "no permission to open \(socket) (\(detail)); ask for membership of the socket's group "
-                + "(see 'ls -l \(socket)') and log in again"
-        case .timedOut: "pizzad at \(socket) did not answer within the timeout (\(detail))"
-        case .disconnected: "pizzad at \(socket) closed the connection (\(detail))"
-        case .badResponse: "pizzad at \(socket) sent an unreadable response (\(detail))"
-        }
-    }
-}
-
 /// A connection to pizzad's control socket, speaking JSON-RPC lines over SwiftNIO.
 ///
 /// Use it inside ``withConnection(socket:timeout:_:)``, which closes it afterwards. Calls go one at a time.
@@ -158,47 +123,5 @@ public final class ControlClient {
         } catch {
             throw ClientError(kind: .badResponse, socket: socket, detail: "\(error)")
         }
-    }
-}
-
-/// Fails the connection when a request gets no response within the timeout.
-final class ResponseTimeoutHandler: ChannelDuplexHandler {
-    typealias InboundIn = ByteBuffer
-    typealias InboundOut = ByteBuffer
-    typealias OutboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    private let timeout: TimeAmount
-    private let socket: String
-    private var pending: Scheduled<Void>?
-
-    init(timeout: TimeAmount, socket: String) {
-        self.timeout = timeout
-        self.socket = socket
-    }
-
-    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        pending?.cancel()
-        let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        let socket = self.socket
-        let timeout = self.timeout
-        pending = context.eventLoop.scheduleTask(in: timeout) {
-            let context = loopBound.value
-            context.fireErrorCaught(
-                ClientError(kind: .timedOut, socket: socket, detail: "waited \(timeout.nanoseconds / 1_000_000_000)s"))
-            context.close(promise: nil)
-        }
-        context.write(data, promise: promise)
-    }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        pending?.cancel()
-        pending = nil
-        context.fireChannelRead(data)
-    }
-
-    func channelInactive(context: ChannelHandlerContext) {
-        pending?.cancel()
-        context.fireChannelInactive()
     }
 }

@@ -297,7 +297,7 @@ struct LifecycleTests {
     func commandLine() throws {
         let version = try run(Binaries.pizzad, ["--version"])
         #expect(version.status == 0)
-        #expect(version.stdout.hasPrefix("pizzad 0.1.0"))
+        #expect(version.stdout.hasPrefix("pizzad 0.2.0"))
         let help = try run(Binaries.pizzad, ["--help"])
         #expect(help.stdout.contains("--database PATH"))
         let bad = try run(Binaries.pizzad, ["--frobnicate"])

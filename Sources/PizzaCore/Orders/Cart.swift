@@ -71,37 +71,6 @@ public struct Cart: Sendable, Equatable {
     }
 }
 
-/// One line of a cart: a pizza with its own item id.
-public struct CartItem: Sendable, Equatable {
-    /// The item id (`pizzas.id`), used to remove it.
-    public var id: Int64
-    public var pizza: Pizza
-
-    public init(id: Int64, pizza: Pizza) {
-        self.id = id
-        self.pizza = pizza
-    }
-}
-
-/// One status change of an order, with who made it and when.
-public struct StatusChange: Sendable, Equatable {
-    /// The status before, nil for the creation.
-    public var from: OrderStatus?
-    public var to: OrderStatus
-    public var at: Timestamp
-    public var actor: ChangeActor
-    /// Why, for cancellations.
-    public var reason: String?
-
-    public init(from: OrderStatus?, to: OrderStatus, at: Timestamp, actor: ChangeActor, reason: String? = nil) {
-        self.from = from
-        self.to = to
-        self.at = at
-        self.actor = actor
-        self.reason = reason
-    }
-}
-
 extension Cart {
     /// How many characters a client reference (`ref`) may have.
     public static let refLength = 1...200

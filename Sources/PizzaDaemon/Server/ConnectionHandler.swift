@@ -258,33 +258,3 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 }
-
-/// `struct ucred` from socket(7), as `getsockopt(SO_PEERCRED)` fills it (Glibc does not export it to Swift).
-struct PeerCredentials: Sendable {
-    var pid: Int32 = 0
-    var uid: UInt32 = 0
-    var gid: UInt32 = 0
-}
-
-/// Answers every request `overloaded` and closes: for connections past `socket.maxConnections`.
-final class OverloadedHandler: ChannelInboundHandler {
-    typealias InboundIn = ByteBuffer
-    typealias OutboundOut = ByteBuffer
-
-    let limit: Int
-    let metrics: DaemonMetrics
-    init(limit: Int, metrics: DaemonMetrics) {
-        self.limit = limit
-        self.metrics = metrics
-    }
-
-    func channelActive(context: ChannelHandlerContext) {
-        metrics.overloaded(.connections)
-        let error = RPCError(.overloaded, "pizzad is at its limit of \(limit) connections; try again shortly")
-        let channel = context.channel
-        context.writeAndFlush(
-            wrapOutboundOut(channel.allocator.buffer(bytes: RPCResponse.failure(id: nil, error: error)))
-        )
-        .whenComplete { _ in channel.close(promise: nil) }
-    }
-}

@@ -1,0 +1,4 @@
+/// A move in an order's life.
+public enum Transition: String, Sendable, CaseIterable, Codable {
+    case place, advance, cancel
+}

@@ -1,0 +1,11 @@
+/// One page of orders and the cursor for the next.
+public struct OrderPage: Sendable, Equatable {
+    public var orders: [Cart]
+    /// Pass as `after` to get the next page; nil on the last page.
+    public var next: Int64?
+
+    public init(orders: [Cart], next: Int64?) {
+        self.orders = orders
+        self.next = next
+    }
+}

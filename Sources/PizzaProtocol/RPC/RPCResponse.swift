@@ -1,0 +1,53 @@
+/// A JSON-RPC 2.0 response.
+public enum RPCResponse {
+    /// The line for a successful result.
+    public static func success(id: JSONValue, result: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(512)
+        output.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        id.write(into: &output)
+        output.append(contentsOf: #","result":"#.utf8)
+        result.write(into: &output)
+        output.append(contentsOf: "}\n".utf8)
+        return output
+    }
+
+    /// The line for an error.
+    public static func failure(id: JSONValue?, error: RPCError) -> [UInt8] {
+        var output: [UInt8] = []
+        output.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
+        (id ?? .null).write(into: &output)
+        output.append(contentsOf: #","error":"#.utf8)
+        error.json.write(into: &output)
+        output.append(contentsOf: "}\n".utf8)
+        return output
+    }
+
+    /// The line for a server-sent notification (`event`).
+    public static func notification(method: String, params: JSONValue) -> [UInt8] {
+        var output: [UInt8] = []
+        output.append(contentsOf: #"{"jsonrpc":"2.0","method":"#.utf8)
+        JSONValue.string(method).write(into: &output)
+        output.append(contentsOf: #","params":"#.utf8)
+        params.write(into: &output)
+        output.append(contentsOf: "}\n".utf8)
+        return output
+    }
+
+    /// The `event` notification of one change, `{seq, at, kind, order}`, with the order's wire text put in as it
+    /// is (``OrderChange/afterWireText``: encoded once per change, however many watchers).
+    public static func event(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(orderText.utf8.count + 128)
+        output.append(contentsOf: #"{"jsonrpc":"2.0","method":"event","params":{"seq":"#.utf8)
+        output.append(contentsOf: String(seq).utf8)
+        output.append(contentsOf: #","at":"#.utf8)
+        JSONValue.writeString(at, into: &output)
+        output.append(contentsOf: #","kind":"#.utf8)
+        JSONValue.writeString(kind, into: &output)
+        output.append(contentsOf: #","order":"#.utf8)
+        output.append(contentsOf: orderText.utf8)
+        output.append(contentsOf: "}}\n".utf8)
+        return output
+    }
+}

@@ -1,0 +1,73 @@
+import PizzaCore
+import SQLite
+
+/// Reading the audit log: entries in order, and the whole chain checked.
+extension SQLiteOrderStore {
+    static let auditColumns =
+        "seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, before, after, prev_hash, hash"
+
+    static func auditEntry(_ row: Row) -> AuditEntry {
+        AuditEntry(
+            seq: row.int64(0), at: row.string(1),
+            actor: ChangeActor(
+                uid: UInt32(truncatingIfNeeded: row.int64(2)), name: row.string(3),
+                pid: Int32(truncatingIfNeeded: row.int64(4))),
+            action: row.string(5), orderID: row.int64(6), statusAfter: row.string(7), reason: row.optionalString(8),
+            before: row.optionalString(9), after: row.string(10), prevHash: row.string(11), hash: row.string(12))
+    }
+
+    /// Audit entries after `after`, oldest first, optionally for one order.
+    public func auditEntries(after: Int64 = 0, limit: Int = 100, order: Int64? = nil) throws -> [AuditEntry] {
+        try read { db in
+            if let order {
+                return try db.statement(
+                    "SELECT \(Self.auditColumns) FROM audit_log WHERE order_id = ? AND seq > ? ORDER BY seq LIMIT ?"
+                ).map([order, after, limit], Self.auditEntry)
+            }
+            return try db.statement("SELECT \(Self.auditColumns) FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?")
+                .map([after, limit], Self.auditEntry)
+        }
+    }
+
+    /// Walks the whole chain, then checks that every order's status is the one its last audit entry recorded
+    /// (so an edit to `carts` made behind pizzad's back shows too).
+    public func verifyAudit() throws -> AuditVerification {
+        try read { db in
+            var previous = AuditLogger.genesis
+            var expectedSeq: Int64 = 1
+            var count = 0
+            var bad: (Int64, String)?
+            try db.statement("SELECT \(Self.auditColumns) FROM audit_log ORDER BY seq").forEach { row in
+                guard bad == nil else { return }
+                let entry = Self.auditEntry(row)
+                count += 1
+                if entry.seq != expectedSeq {
+                    bad = (entry.seq, "entry \(expectedSeq) is missing before entry \(entry.seq)")
+                } else if entry.prevHash != previous {
+                    bad = (entry.seq, "entry \(entry.seq) does not link to the entry before it")
+                } else if entry.computedHash != entry.hash {
+                    bad = (entry.seq, "entry \(entry.seq) was changed after it was written")
+                }
+                previous = entry.hash
+                expectedSeq = entry.seq + 1
+            }
+            if let (seq, problem) = bad {
+                return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
+            }
+            let mismatch = try db.statement(
+                """
+                SELECT c.id, c.status, a.status_after, a.seq FROM carts c
+                LEFT JOIN audit_log a ON a.seq = (SELECT max(seq) FROM audit_log WHERE order_id = c.id)
+                WHERE a.seq IS NULL OR a.status_after <> c.status ORDER BY c.id LIMIT 1
+                """
+            ).first { row in (row.int64(0), row.string(1), row.optionalString(2), row.optionalInt64(3)) }
+            if let (id, status, audited, seq) = mismatch {
+                let problem =
+                    audited.map { "order \(id) is \(status) in carts but its last audit entry says \($0)" }
+                    ?? "order \(id) has no audit entry"
+                return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
+            }
+            return AuditVerification(ok: true, entries: count, firstBad: nil, problem: nil)
+        }
+    }
+}
