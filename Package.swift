@@ -151,6 +151,7 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
+        .testTarget(name: "PizzaDaemonUnitTests", dependencies: ["PizzaDaemon"], swiftSettings: strict),
         .testTarget(
             name: "PizzaProtocolTests",
             dependencies: [

@@ -1,0 +1,84 @@
+import Foundation
+import PizzaDaemon
+import Testing
+
+/// `ConfigurationLoader` on its own: files, environment and flags, without starting a daemon.
+@Suite("ConfigurationLoader")
+struct ConfigurationLoaderTests {
+    /// A configuration file with `yaml`, removed afterwards.
+    final class File {
+        let path = NSTemporaryDirectory() + "pizzad-config-" + UUID().uuidString + ".yaml"
+        init(_ yaml: String) { _ = FileManager.default.createFile(atPath: path, contents: Data(yaml.utf8)) }
+        deinit { try? FileManager.default.removeItem(atPath: path) }
+    }
+
+    func load(
+        _ file: File, flags: ConfigurationLoader.Flags = .init(), environment: [String: String] = [:]
+    ) async throws -> DaemonConfiguration {
+        var flags = flags
+        flags.config = file.path
+        return try await ConfigurationLoader(flags: flags, environment: environment).load()
+    }
+
+    func refusal(_ file: File, environment: [String: String] = [:]) async -> ConfigurationError? {
+        do {
+            _ = try await load(file, environment: environment)
+            return nil
+        } catch {
+            return error as? ConfigurationError
+        }
+    }
+
+    @Test("flags over PIZZAD_* variables over the file over the built-in defaults")
+    func precedence() async throws {
+        let file = File("log:\n  level: warning\nsocket:\n  maxConnections: 50\n")
+        let environment = ["PIZZAD_LOG_LEVEL": "error"]
+        #expect(try await load(file, flags: .init(logLevel: "debug"), environment: environment).logLevel == .debug)
+        #expect(try await load(file, environment: environment).logLevel == .error)
+        let fromFile = try await load(file)
+        #expect(fromFile.logLevel == .warning && fromFile.maxConnections == 50)
+        let defaults = try await load(File(""))
+        #expect(defaults.logLevel == .info && defaults.maxConnections == 1024 && defaults.socketMode == 0o660)
+        #expect(defaults.shutdownGraceSeconds == 10 && defaults.busyTimeoutMilliseconds == 5000)
+        #expect(defaults.replication == nil && defaults.metricsListen == nil)
+    }
+
+    @Test(
+        "every whole-number setting takes its bounds and refuses one past them, naming the key, the source and the range",
+        arguments: [
+            ("database.busyTimeoutMs", "PIZZAD_DATABASE_BUSY_TIMEOUT_MS", 0, 600_000, "milliseconds"),
+            ("socket.maxConnections", "PIZZAD_SOCKET_MAX_CONNECTIONS", 1, 100_000, "a whole number from"),
+            ("shutdown.graceSeconds", "PIZZAD_SHUTDOWN_GRACE_SECONDS", 0, 300, "seconds"),
+        ])
+    func ranges(key: String, variable: String, lowest: Int, highest: Int, words: String) async throws {
+        let file = File("")
+        for good in [lowest, highest] {
+            #expect(await refusal(file, environment: [variable: String(good)]) == nil, "\(key) = \(good)")
+        }
+        for bad in [String(lowest - 1), String(highest + 1), "many"] {
+            let error = try #require(await refusal(file, environment: [variable: bad]), "\(key) = \(bad)")
+            #expect(error.key == key && error.source == "environment \(variable)", "\(error)")
+            #expect(error.allowed?.contains("from \(lowest) to \(highest)") == true, "\(error)")
+            #expect(error.allowed?.contains(words) == true, "\(error)")
+        }
+    }
+
+    @Test("an unknown key, a wrong type and a bad value in the file name the file, the key and what is allowed")
+    func fileErrors() async throws {
+        let unknown = File("socket:\n  pth: /run/x.sock\n")
+        let error = try #require(await refusal(unknown))
+        #expect(error.source == unknown.path && error.key == "socket.pth" && error.problem == "unknown key")
+        #expect(error.allowed?.contains("path") == true, "\(error)")
+        let mode = File("socket:\n  mode: \"0777777\"\n")
+        #expect(try #require(await refusal(mode)).key == "socket.mode")
+        let level = File("log:\n  level: loud\n")
+        let refused = try #require(await refusal(level))
+        #expect(refused.key == "log.level" && refused.allowed?.contains("debug") == true, "\(refused)")
+    }
+
+    @Test("a named configuration file that does not exist is an error, not the defaults")
+    func missingFile() async {
+        let loader = ConfigurationLoader(flags: .init(config: "/nonexistent/pizzad.yaml"), environment: [:])
+        await #expect(throws: ConfigurationError.self) { _ = try await loader.load() }
+    }
+}
