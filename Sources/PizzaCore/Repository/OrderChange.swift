@@ -1,4 +1,5 @@
-/// One change to one order, as the repository announces it to its subscribers.
+/// One change to one order, as the repository announces it to its subscribers. Immutable, so the wire text cached
+/// with it (``afterText``) always matches ``after``.
 public struct OrderChange: Sendable, Equatable {
     /// What kind of change it was; the audit log's `action`.
     public enum Kind: String, Sendable, Codable, CaseIterable {
@@ -9,16 +10,16 @@ public struct OrderChange: Sendable, Equatable {
     }
 
     /// The change's sequence number: the audit entry's and the event stream's, gapless and increasing.
-    public var sequence: Int64
-    public var kind: Kind
-    public var at: Timestamp
-    public var actor: ChangeActor
+    public let sequence: Int64
+    public let kind: Kind
+    public let at: Timestamp
+    public let actor: ChangeActor
     /// The order before the change; nil for `created`.
-    public var before: Cart?
+    public let before: Cart?
     /// The order after the change.
-    public var after: Cart
+    public let after: Cart
     /// The reason given, for cancellations.
-    public var reason: String?
+    public let reason: String?
     /// The order after the change as JSON text (its wire form), encoded once for the audit entry and the events.
     public let afterText = ComputedOnce<String>()
 
