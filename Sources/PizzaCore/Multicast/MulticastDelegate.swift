@@ -1,5 +1,3 @@
-public import Synchronization
-
 /// Announces calls to many delegates, holding each one weakly.
 ///
 /// - Delegates are held weakly: dropping the last strong reference ends a subscription, no `remove` needed.
@@ -14,47 +12,24 @@ public import Synchronization
 /// - No lock is held while a delegate runs, so a delegate may add, remove, or dispatch again.
 ///
 /// It is `Sendable`: add, remove and dispatch may happen on any thread. A delegate runs on the dispatching thread.
+///
+/// A dispatch takes the lock once, to copy the registration array (a reference count, not a copy of the
+/// elements), and then per delegate loads its weak reference and casts it back to `Delegate`.
 public final class MulticastDelegate<Delegate>: Sendable {
     @usableFromInline
     struct State {
-        var registrations: [MulticastRegistration] = []
-        /// What dispatch walks: the registrations as of the last change.
-        @usableFromInline var snapshot = MulticastSnapshot(version: MulticastSnapshot.nextVersion(), registrations: [])
+        @usableFromInline var registrations: [MulticastRegistration] = []
         var nextID: UInt64 = 0
+
+        /// Forgets the registrations whose delegate died or that were removed.
+        mutating func prune() { registrations.removeAll { !$0.isActive } }
     }
 
     @usableFromInline
     let state = Locked(State())
-    /// The current snapshot's version, published (after the snapshot) so that a dispatch can tell, without the
-    /// lock, whether the snapshot its thread cached is still the current one.
-    @usableFromInline
-    let version = Atomic<UInt64>(0)
 
     /// An empty multicast delegate.
-    public init() {
-        version.store(state.withLock { $0.snapshot.version }, ordering: .releasing)
-    }
-
-    /// Runs `body` on the state under the lock; if the registrations changed, makes and publishes a new snapshot
-    /// (a change that leaves them as they were keeps every thread's cached snapshot valid).
-    private func change<T>(_ body: (inout State) -> T) -> T {
-        state.withLock { state in
-            let result = body(&state)
-            if !state.snapshot.holds(state.registrations) {
-                state.snapshot = MulticastSnapshot(
-                    version: MulticastSnapshot.nextVersion(), registrations: state.registrations)
-                version.store(state.snapshot.version, ordering: .releasing)
-            }
-            return result
-        }
-    }
-
-    /// Caches the current snapshot in this thread's cache; the slow path of ``invoke(_:)``.
-    @usableFromInline
-    func refresh(_ cache: UnsafeMutablePointer<MulticastThreadCache>) {
-        let snapshot = state.withLock { $0.snapshot }
-        cache.pointee.replace(with: .passRetained(snapshot), version: snapshot.version)
-    }
+    public init() {}
 
     /// Adds `delegate` (held weakly) and returns its registration; adding a live delegate again returns the
     /// registration it already has.
@@ -66,15 +41,17 @@ public final class MulticastDelegate<Delegate>: Sendable {
                     + "only class instances can be held weakly as delegates")
         }
         let object = delegate as AnyObject
-        return change { state in
-            state.registrations.removeAll { !$0.isActive }
+        return state.withLock { state in
+            state.prune()
             if let existing = state.registrations.first(where: { $0.object === object }) {
                 return existing
             }
             state.nextID &+= 1
-            let registration = MulticastRegistration(id: state.nextID, delegate: delegate, object: object) {
-                [weak self] id in
-                self?.removeRegistration(id: id)
+            let registration = MulticastRegistration(id: state.nextID, object: object) { [weak self] id in
+                self?.state.withLock { state in
+                    state.registrations.removeAll { $0.id == id }
+                    state.prune()
+                }
             }
             state.registrations.append(registration)
             return registration
@@ -84,40 +61,25 @@ public final class MulticastDelegate<Delegate>: Sendable {
     /// Removes `delegate`; removing one that is not registered does nothing.
     public func remove(_ delegate: Delegate) {
         let object = delegate as AnyObject
-        change { state in
-            state.registrations.removeAll { registration in
-                guard registration.object === object else { return !registration.isActive }
+        state.withLock { state in
+            for registration in state.registrations where registration.object === object {
                 registration.deactivate()
-                return true
             }
+            state.prune()
         }
-    }
-
-    private func removeRegistration(id: UInt64) {
-        change { state in state.registrations.removeAll { $0.id == id || !$0.isActive } }
     }
 
     /// Calls `body` with each live delegate, in registration order. No lock is held while `body` runs.
     ///
-    /// Inlinable so that it is specialized for the caller's delegate type. When nothing changed since this
-    /// thread's last dispatch, it takes no lock and touches no shared reference count but the delegate's own:
-    /// one weak load (an atomic increment) and its release per delegate. The snapshot owns the registrations,
-    /// which are visited unretained, and each delegate is passed to `body` borrowed from its stored bits.
+    /// Inlinable so that it is specialized for the caller's delegate type, which makes the cast a direct one.
     @inlinable
     public func invoke(_ body: (Delegate) throws -> Void) rethrows {
-        let cache = MulticastThreadCache.current
-        if cache.pointee.version != version.load(ordering: .acquiring) { refresh(cache) }
-        // The cache holds the snapshot until the outermost dispatch on this thread returns.
-        let snapshot = cache.pointee.snapshot.unsafelyUnwrapped
-        cache.pointee.depth += 1
-        defer {
-            cache.pointee.depth -= 1
-            if cache.pointee.depth == 0, !cache.pointee.retired.isEmpty { cache.pointee.releaseRetired() }
-        }
-        try snapshot._withUnsafeGuaranteedRef { snapshot in
-            for index in 0..<snapshot.count {
-                try snapshot.entries[index]._withUnsafeGuaranteedRef { try $0.call(body) }
-            }
+        let registrations = state.withLock { $0.registrations }
+        for registration in registrations {
+            // The strong reference from the weak load keeps the delegate alive for the call.
+            guard registration.isEnabled, let object = registration.object, let delegate = object as? Delegate
+            else { continue }
+            try body(delegate)
         }
     }
 
