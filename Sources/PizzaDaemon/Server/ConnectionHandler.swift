@@ -1,6 +1,5 @@
 import Logging
 import NIOCore
-import NIOPosix
 import PizzaProtocol
 
 #if canImport(Glibc)
@@ -11,34 +10,30 @@ import PizzaProtocol
 /// into an event stream after `events.watch`.
 ///
 /// Requests on one connection run one at a time, which keeps answers in request order. Reads are answered at
-/// once on the connection's event loop; changes run in a task that waits for their group commit. Memory per connection is
-/// bounded both ways: the daemon stops reading from a client whose answers it cannot send (its channel is not
-/// writable) or who has `pauseReadingAt` requests waiting, so the kernel's socket buffer pushes back on the
-/// client. What one read already brought in is still queued (NIO reads a bounded amount); only past
-/// `maximumQueuedRequests`, a safety net, are lines answered `overloaded` and dropped.
+/// once on the connection's event loop; changes run in a task that waits for their group commit. How reading
+/// pauses so that memory stays bounded is in `ConnectionHandler+Backpressure.swift`, and the event stream in
+/// `ConnectionHandler+Watching.swift`.
 final class ConnectionHandler: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    static let maximumQueuedRequests = 8192
-    static let pauseReadingAt = 128
-
-    private let dispatcher: RPCDispatcher
-    private let state: DaemonState
-    private let tracker: ConnectionTracker
-    private var peer: Peer?
-    private var role: Role = .none
-    private var queue: CircularBuffer<ByteBuffer> = []
-    private var busy = false
+    let dispatcher: RPCDispatcher
+    let state: DaemonState
+    let tracker: ConnectionTracker
+    /// Who is connected, from the kernel; nil until the credentials are read, and nothing runs before.
+    var peer: Peer?
+    var queue = RequestQueue()
+    /// A request is running; the next one waits for its answer.
+    var busy = false
     /// The task executor for changes from this connection; see ``loopExecutor(_:)``.
-    private var changeExecutor: EventLoopTaskExecutor?
-    private var closing = false
-    private var watcher: EventWatcher?
+    var changeExecutor: EventLoopTaskExecutor?
+    var closing = false
+    var watcher: EventWatcher?
     /// The client shut its sending side (`echo … | socat`): answer what was sent, then close.
-    private var inputClosed = false
+    var inputClosed = false
     /// A read the channel asked for while reading was paused.
-    private var readPending = false
+    var readPending = false
 
     init(dispatcher: RPCDispatcher, state: DaemonState, tracker: ConnectionTracker) {
         self.dispatcher = dispatcher
@@ -48,46 +43,28 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func channelActive(context: ChannelHandlerContext) {
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        let credentials: EventLoopFuture<PeerCredentials>
-        if let provider = context.channel as? any SocketOptionProvider {
-            credentials = provider.unsafeGetSocketOption(
-                level: SocketOptionLevel(SOL_SOCKET), name: SocketOptionName(SO_PEERCRED))
-        } else {
-            credentials = context.eventLoop.makeFailedFuture(ChannelError.operationUnsupported)
-        }
-        credentials.whenComplete { result in
+        PeerCredentials.of(context.channel).whenComplete { result in
             let (handler, context) = loopBound.value
             switch result {
-            case .success(let credentials):
-                let peer = Peer(uid: credentials.uid, gid: credentials.gid, pid: credentials.pid)
+            case .success(let peer):
                 handler.peer = peer
-                handler.role = handler.state.access.role(of: peer)
+                handler.processNext(context: context)
             case .failure(let error):
                 handler.state.logger.warning("cannot read peer credentials, closing: \(error)")
                 context.close(promise: nil)
-                return
             }
-            handler.processNext(context: context)
         }
         context.fireChannelActive()
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         guard !closing else { return }
-        let line = unwrapInboundIn(data)
-        if queue.count >= Self.maximumQueuedRequests {
+        guard queue.append(unwrapInboundIn(data)) else {
             state.daemonMetrics.overloaded(.queue)
-            write(
-                context: context,
-                RPCResponse.failure(
-                    id: nil,
-                    error: RPCError(
-                        .overloaded,
-                        "more than \(Self.maximumQueuedRequests) requests waiting on one connection; wait for answers"))
-            )
+            let message = "more than \(RequestQueue.capacity) requests waiting on one connection; wait for answers"
+            write(context: context, RPCResponse.failure(id: nil, error: RPCError(.overloaded, message)))
             return
         }
-        queue.append(line)
         if !busy, peer != nil { processNext(context: context) }
     }
 
@@ -105,42 +82,14 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.close(promise: nil)
     }
 
-    // MARK: Backpressure
-
-    private func shouldPauseReading(_ context: ChannelHandlerContext) -> Bool {
-        queue.count >= Self.pauseReadingAt || !context.channel.isWritable
-    }
-
-    func read(context: ChannelHandlerContext) {
-        if shouldPauseReading(context) {
-            readPending = true
-        } else {
-            context.read()
-        }
-    }
-
-    private func resumeReadingIfPossible(_ context: ChannelHandlerContext) {
-        guard readPending, !shouldPauseReading(context) else { return }
-        readPending = false
-        context.read()
-    }
-
-    func channelWritabilityChanged(context: ChannelHandlerContext) {
-        if context.channel.isWritable {
-            processNext(context: context)
-            resumeReadingIfPossible(context)
-        }
-        context.fireChannelWritabilityChanged()
-    }
-
-    private func processNext(context: ChannelHandlerContext) {
+    /// Starts the queued requests, in order, until one has to wait (a change) or answers cannot be sent.
+    func processNext(context: ChannelHandlerContext) {
         defer {
             closeIfDone(context: context)
             resumeReadingIfPossible(context)
         }
         // Answers that cannot be sent are not produced: wait until the client reads.
-        while !busy, !closing, context.channel.isWritable, let line = queue.popFirst() {
-            if line.readableBytes == 0 || line.readableBytesView.allSatisfy({ $0 == 0x20 || $0 == 0x09 }) { continue }
+        while !busy, !closing, context.channel.isWritable, let peer, let line = queue.next() {
             let request: RPCRequest
             do {
                 request = try RPCRequest.parse(line.readableBytesView)
@@ -148,35 +97,36 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 write(context: context, RPCResponse.failure(id: error.id, error: error.error))
                 continue
             }
-            guard let peer else { return }
-            // Role can change on SIGHUP; read it per request.
-            role = state.access.role(of: peer)
-            let run: @Sendable () async -> Result<JSONValue, RPCError>
-            let onLoop: Bool
-            switch dispatcher.dispatch(request, peer: peer, role: role) {
+            // The role can change on SIGHUP; it is read per request.
+            switch dispatcher.dispatch(request, peer: peer, role: state.access.role(of: peer)) {
             case .answered(let result):
                 answer(request, result, context: context)
-                continue
             case .subscribe(let subscription):
                 answer(request, .success(["watching": true]), context: context)
                 if watcher == nil { startWatching(subscription, context: context) }
-                continue
-            case .later(let loop, let body):
-                (onLoop, run) = (loop, body)
+            case .later(let onLoop, let run):
+                start(request, run, onLoop: onLoop, context: context)
             }
-            busy = true
-            tracker.requestStarted()
-            let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-            Task(executorPreference: onLoop ? loopExecutor(context.eventLoop) : nil) {
-                let result = await run()
-                if loopBound.eventLoop.inEventLoop {
+        }
+    }
+
+    /// Runs a request that waits (a change, for its commit) in a task, and answers it on the loop when it is done.
+    private func start(
+        _ request: RPCRequest, _ run: @escaping @Sendable () async -> Result<JSONValue, RPCError>, onLoop: Bool,
+        context: ChannelHandlerContext
+    ) {
+        busy = true
+        tracker.requestStarted()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        Task(executorPreference: onLoop ? loopExecutor(context.eventLoop) : nil) {
+            let result = await run()
+            if loopBound.eventLoop.inEventLoop {
+                let (handler, context) = loopBound.value
+                handler.finish(request, result, context: context)
+            } else {
+                loopBound.eventLoop.execute {
                     let (handler, context) = loopBound.value
                     handler.finish(request, result, context: context)
-                } else {
-                    loopBound.eventLoop.execute {
-                        let (handler, context) = loopBound.value
-                        handler.finish(request, result, context: context)
-                    }
                 }
             }
         }
@@ -206,46 +156,20 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Turns the connection into an event stream, as the dispatcher checked it (`events.watch`).
-    private func startWatching(_ subscription: RPCDispatcher.Subscription, context: ChannelHandlerContext) {
-        let state = self.state
-        let watcher = EventWatcher(channel: context.channel, status: subscription.status) {
-            [logger = state.logger] dropped in
-            state.repository.delegates.remove(dropped)
-            // Unsubscribed at once, so the kitchen stops paying for it; the connection closes once the notice is
-            // out (or after a grace period).
-            state.watchers.subtract(1, ordering: .relaxed)
-            logger.notice("dropped a slow event watcher")
-        }
-        self.watcher = watcher
-        state.watchers.add(1, ordering: .relaxed)
-        state.repository.delegates.add(watcher)
-        let store = state.store
-        Task { await watcher.start(replayingAfter: subscription.after, from: store) }
-    }
-
-    private func write(context: ChannelHandlerContext, _ bytes: [UInt8]) {
+    func write(context: ChannelHandlerContext, _ bytes: [UInt8]) {
         context.writeAndFlush(wrapOutboundOut(context.channel.allocator.buffer(bytes: bytes)), promise: nil)
     }
 
     func channelInactive(context: ChannelHandlerContext) {
-        if let watcher {
-            if !watcher.isDropped { state.watchers.subtract(1, ordering: .relaxed) }
-            state.repository.delegates.remove(watcher)
-            self.watcher = nil
-        }
+        stopWatching()
         context.fireChannelInactive()
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is LineFrameDecoder.LineTooLong {
             closing = true
-            write(
-                context: context,
-                RPCResponse.failure(
-                    id: nil,
-                    error: RPCError(
-                        .invalidRequest, "line longer than \(maximumLineLength) bytes; closing the connection")))
+            let message = "line longer than \(maximumLineLength) bytes; closing the connection"
+            write(context: context, RPCResponse.failure(id: nil, error: RPCError(.invalidRequest, message)))
             context.close(promise: nil)
             return
         }
