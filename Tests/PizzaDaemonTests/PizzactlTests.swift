@@ -149,6 +149,23 @@ struct PizzactlTests {
         #expect(!replayed.contains(#""seq":1"#))
     }
 
+    @Test("the global options may come before the command, inside it or after it")
+    func globalOptionsAnywhere() throws {
+        let daemon = try DaemonProcess()
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        let socket = daemon.socket
+        let placements = [
+            ["--socket", socket, "--json", "order", "show", "1"],
+            ["order", "--socket", socket, "show", "--json", "1"],
+            ["order", "show", "1", "--json", "--socket=\(socket)"],
+        ]
+        let outputs = try placements.map { try json(run(Binaries.pizzactl, $0)) }
+        #expect(outputs.allSatisfy { ($0["id"] as? Int) == 1 && ($0["status"] as? String) == "open" })
+        let late = try run(Binaries.pizzactl, ["order", "show", "1", "--socket", socket, "--timeout", "0"])
+        #expect(late.status == 2, "\(late)")
+        #expect(late.stderr.contains("--timeout must be between 0 and 3600 seconds"))
+    }
+
     @Test("exit codes: 2 for usage, 3 when no daemon answers, 1 when the daemon refuses")
     func exitCodes() throws {
         let daemon = try DaemonProcess()

@@ -6,9 +6,9 @@ struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "audit", abstract: "Read and check the audit log.", subcommands: [List.self, Verify.self])
 
-    struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(abstract: "List audit entries, oldest first.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Only entries after this sequence number.") var after: Int64?
         @Option(help: "At most this many (1 to 1000).") var limit: Int = 100
         @Option(help: "Only entries of this order.") var order: Int64?
@@ -36,10 +36,10 @@ struct AuditCommand: AsyncParsableCommand {
         }
     }
 
-    struct Verify: AsyncParsableCommand {
+    struct Verify: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check the audit hash chain and that every order matches it.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
             let result = try await global.withDaemon { try await $0.call("audit.verify") }
@@ -51,39 +51,6 @@ struct AuditCommand: AsyncParsableCommand {
                 )
             }
             if !global.json { print("audit log ok: \(Output.text(result["entries"])) entries verified") }
-        }
-    }
-}
-
-struct DB: AsyncParsableCommand {
-    static let configuration = CommandConfiguration(
-        commandName: "db", abstract: "Back up and check the database.", subcommands: [Backup.self, Check.self])
-
-    struct Backup: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(
-            abstract: "Write a consistent online copy of the database to PATH.")
-        @OptionGroup var global: GlobalOptions
-        @Argument(help: "Where to write the copy (must not exist).", completion: .file()) var path: String
-
-        func run() async throws {
-            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-            try await global.call("db.backup", [("path", .string(absolute))]) { result in
-                print(
-                    "backup written: \(Output.text(result["path"])) (\(Output.text(result["bytes"])) bytes, integrity checked)"
-                )
-            }
-        }
-    }
-
-    struct Check: AsyncParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Run integrity_check and foreign_key_check.")
-        @OptionGroup var global: GlobalOptions
-
-        func run() async throws {
-            let result = try await global.withDaemon { try await $0.call("db.check") }
-            let messages = (result["messages"]?.arrayValue ?? []).map { Output.text($0) }
-            if global.json { print(result.prettyText) } else { messages.forEach { print($0) } }
-            guard result["ok"]?.boolValue == true else { throw CommandFailure(message: "database check failed") }
         }
     }
 }

@@ -23,10 +23,10 @@ func checkStatus(_ status: String?, option: String) throws {
 }
 
 extension OrderCommand {
-    struct New: AsyncParsableCommand {
+    struct New: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
             abstract: "Create an order, optionally with pizzas, optionally placed.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Who the order is for.") var customer: String?
         @Option(help: "Your own reference; creating again with it returns the same order.") var ref: String?
         @Option(help: "A note for the kitchen.") var note: String?
@@ -47,9 +47,9 @@ extension OrderCommand {
         }
     }
 
-    struct Add: AsyncParsableCommand {
+    struct Add: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(abstract: "Add a pizza to an open order.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Argument(help: "The pizza: KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]") var pizzaText: String
 
@@ -61,9 +61,9 @@ extension OrderCommand {
         }
     }
 
-    struct Remove: AsyncParsableCommand {
+    struct Remove: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(abstract: "Remove an item from an open order.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Argument(help: "The item id (see 'order show').") var item: Int64
 
@@ -72,17 +72,17 @@ extension OrderCommand {
         }
     }
 
-    struct Place: AsyncParsableCommand {
+    struct Place: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(abstract: "Place an open order that has pizzas.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
 
         func run() async throws { try await global.call("order.place", [("id", .int(id))], render: Output.order) }
     }
 
-    struct Advance: AsyncParsableCommand {
+    struct Advance: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(abstract: "Move an order one step forward.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Option(help: "Only if the order is in this status (refused with 'conflict' otherwise).") var from: String?
 
@@ -95,9 +95,9 @@ extension OrderCommand {
         }
     }
 
-    struct Cancel: AsyncParsableCommand {
+    struct Cancel: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(abstract: "Cancel an order that has not shipped.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Option(help: "Why (required).") var reason: String
 
@@ -107,9 +107,9 @@ extension OrderCommand {
         }
     }
 
-    struct Show: AsyncParsableCommand {
+    struct Show: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(abstract: "Show an order with its items and history.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64?
         @Option(help: "Find the order by your reference instead.") var ref: String?
 
@@ -125,9 +125,9 @@ extension OrderCommand {
         }
     }
 
-    struct List: AsyncParsableCommand {
+    struct List: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(abstract: "List orders, newest first.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Only orders in this status.") var status: String?
         @Option(help: "Only orders created since this time (YYYY-MM-DD or ISO-8601 UTC).") var since: String?
         @Option(help: "At most this many (1 to 1000).") var limit: Int = 50

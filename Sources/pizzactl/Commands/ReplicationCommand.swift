@@ -6,10 +6,10 @@ struct ReplicationCommand: AsyncParsableCommand {
         commandName: "replication", abstract: "Shipping to the central PostgreSQL: where it stands, and a check.",
         subcommands: [Status.self, Verify.self])
 
-    struct Status: AsyncParsableCommand {
+    struct Status: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show the peer, whether it is connected or the last error, what was shipped and the backlog.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
             try await global.call("replication.status") { status in
@@ -36,10 +36,10 @@ struct ReplicationCommand: AsyncParsableCommand {
         }
     }
 
-    struct Verify: AsyncParsableCommand {
+    struct Verify: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compare this shop's audit chain with the centre's at the centre's last sequence number.")
-        @OptionGroup var global: GlobalOptions
+        @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
             let result = try await global.withDaemon { try await $0.call("replication.verify") }

@@ -2,10 +2,10 @@ import ArgumentParser
 import Foundation
 import PizzaProtocol
 
-struct Watch: AsyncParsableCommand {
+struct Watch: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(abstract: "Follow changes live: the kitchen view. Ctrl-C stops.")
 
-    @OptionGroup var global: GlobalOptions
+    @ParentCommand var pizzactl: Pizzactl
     @Option(help: "Only orders entering or leaving this status.") var status: String?
     @Option(help: "Resume after this event sequence number.") var after: Int64?
 

@@ -1,0 +1,36 @@
+import ArgumentParser
+import Foundation
+import PizzaProtocol
+
+struct DB: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "db", abstract: "Back up and check the database.", subcommands: [Backup.self, Check.self])
+
+    struct Backup: AsyncParsableCommand, PizzactlCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Write a consistent online copy of the database to PATH.")
+        @ParentCommand var pizzactl: Pizzactl
+        @Argument(help: "Where to write the copy (must not exist).", completion: .file()) var path: String
+
+        func run() async throws {
+            let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
+            try await global.call("db.backup", [("path", .string(absolute))]) { result in
+                print(
+                    "backup written: \(Output.text(result["path"])) (\(Output.text(result["bytes"])) bytes, integrity checked)"
+                )
+            }
+        }
+    }
+
+    struct Check: AsyncParsableCommand, PizzactlCommand {
+        static let configuration = CommandConfiguration(abstract: "Run integrity_check and foreign_key_check.")
+        @ParentCommand var pizzactl: Pizzactl
+
+        func run() async throws {
+            let result = try await global.withDaemon { try await $0.call("db.check") }
+            let messages = (result["messages"]?.arrayValue ?? []).map { Output.text($0) }
+            if global.json { print(result.prettyText) } else { messages.forEach { print($0) } }
+            guard result["ok"]?.boolValue == true else { throw CommandFailure(message: "database check failed") }
+        }
+    }
+}

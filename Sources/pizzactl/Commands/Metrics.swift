@@ -1,0 +1,12 @@
+import ArgumentParser
+import PizzaProtocol
+
+struct Metrics: AsyncParsableCommand, PizzactlCommand {
+    static let configuration = CommandConfiguration(abstract: "Print the Prometheus metrics.")
+
+    @ParentCommand var pizzactl: Pizzactl
+
+    func run() async throws {
+        try await global.call("metrics.get") { result in print(result["text"]?.stringValue ?? "", terminator: "") }
+    }
+}
