@@ -1,7 +1,7 @@
 import Foundation
 import PizzaClient
 import PizzaProtocol
-public import SQLite
+import SQLite
 import Synchronization
 
 /// pizzad under power cuts: its database and its backups on ``PowerCutFileSystem``, load from several clients
@@ -247,128 +247,5 @@ public final class PowerCutTrial: Sendable {
         } catch {
             return "\(error)"
         }
-    }
-}
-
-/// What the crash loop and the power-cut runs check in a database that survived a fault.
-public enum OrderChecks {
-    public static let statuses = ["open", "placed", "preparing", "baking", "boxed", "shipped", "delivered"]
-
-    /// Queries naming orders that are only partly written.
-    public static let halfThere = [
-        // An open cart may be empty (order.create without items); a placed one never is.
-        (
-            "placed without pizzas",
-            """
-            SELECT id FROM carts c
-            WHERE c.status <> 'open' AND NOT EXISTS (SELECT 1 FROM pizzas p WHERE p.cart_id = c.id)
-            """
-        ),
-        (
-            "whose history ends elsewhere",
-            """
-            SELECT c.id FROM carts c WHERE c.status IS NOT
-              (SELECT h.to_status FROM status_history h WHERE h.cart_id = c.id ORDER BY h.id DESC LIMIT 1)
-            """
-        ),
-        (
-            "whose last audit entry names another status",
-            """
-            SELECT c.id FROM carts c WHERE c.status IS NOT
-              (SELECT a.status_after FROM audit_log a WHERE a.order_id = c.id ORDER BY a.seq DESC LIMIT 1)
-            """
-        ),
-    ]
-
-    /// integrity_check, foreign_key_check and the half-there queries; empty when all are clean.
-    public static func problems(in db: Database) throws -> [String] {
-        var problems: [String] = []
-        let integrity = try db.statement("PRAGMA integrity_check").map { $0.string(0) }
-        if integrity != ["ok"] { problems.append("integrity_check: \(integrity.prefix(3))") }
-        let foreign = try db.statement("PRAGMA foreign_key_check").map { $0.string(0) }
-        if !foreign.isEmpty { problems.append("foreign_key_check: \(foreign.prefix(3))") }
-        for (what, sql) in halfThere {
-            let ids = try db.statement(sql).map { $0.int64(0) }
-            if !ids.isEmpty { problems.append("\(ids.count) orders \(what), e.g. \(ids.prefix(5))") }
-        }
-        return problems
-    }
-}
-
-/// A pizzad for the power-cut runs: its socket and log in `run` (off the cut file system), its database anywhere.
-public final class PizzadProcess: Sendable {
-    public let socket: String
-    public let logPath: String
-    private let process: Process
-
-    /// Starts pizzad and waits until its socket answers; throws with its log if it exits first.
-    public init(binary: String, database: String, run: String, environment: [String: String] = [:], wait: Bool = true)
-        throws
-    {
-        socket = run + "/pizzad-\(UInt32.random(in: 0...UInt32.max)).sock"
-        logPath = socket + ".log"
-        _ = FileManager.default.createFile(atPath: logPath, contents: nil)
-        let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
-        defer { try? log.close() }
-        process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = ["--database", database, "--socket", socket, "--log-level", "notice"]
-        process.currentDirectoryURL = URL(fileURLWithPath: run)
-        var env = ProcessInfo.processInfo.environment
-        for key in env.keys where key.hasPrefix("PIZZAD_") || key.hasPrefix("LISTEN_") || key == "NOTIFY_SOCKET" {
-            env.removeValue(forKey: key)
-        }
-        env.merge(environment) { $1 }
-        process.environment = env
-        process.standardOutput = log
-        process.standardError = log
-        try process.run()
-        if wait { try waitUntilServing() }
-    }
-
-    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
-    public var isRunning: Bool { process.isRunning }
-    public var status: Int32 { process.terminationStatus }
-
-    public func waitUntilServing(timeout: Double = 60) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            guard process.isRunning else {
-                throw PowerCutFileSystem.Failure(
-                    "pizzad exited with \(process.terminationStatus) before serving:\n\(log)")
-            }
-            if (try? RawConnection(path: socket)) != nil { return }
-            usleep(10_000)
-        }
-        throw PowerCutFileSystem.Failure("pizzad did not serve within \(timeout) s:\n\(log)")
-    }
-
-    /// Waits for pizzad to exit on its own (at most `timeout` seconds); returns whether it did.
-    public func waitForExit(timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(5_000) }
-        return !process.isRunning
-    }
-
-    /// SIGKILL, and wait for it to be gone.
-    public func kill() {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGKILL) }
-        process.waitUntilExit()
-    }
-
-    /// SIGTERM; returns the exit status.
-    @discardableResult
-    public func stop() -> Int32 {
-        if process.isRunning { Glibc.kill(process.processIdentifier, SIGTERM) }
-        process.waitUntilExit()
-        return process.terminationStatus
-    }
-
-    deinit {
-        if process.isRunning {
-            Glibc.kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-        }
-        try? FileManager.default.removeItem(atPath: socket)
     }
 }

@@ -40,20 +40,6 @@ public struct ConnectionSettings: Sendable {
     }
 }
 
-/// A setting that SQLite did not take.
-public struct SettingNotApplied: Error, CustomStringConvertible, Sendable {
-    /// The pragma's name.
-    public let pragma: String
-    /// What was asked for.
-    public let expected: String
-    /// What SQLite reports.
-    public let actual: String
-
-    public var description: String {
-        "SQLite did not apply PRAGMA \(pragma): asked for \(expected), it reports \(actual)"
-    }
-}
-
 extension Database {
     /// Applies `settings` (WAL, synchronous, foreign keys, busy timeout, cache) and reads each one back.
     public func configure(_ settings: ConnectionSettings) throws {

@@ -215,9 +215,3 @@ public final class Database: @unchecked Sendable {
         guard code == SQLITE_DONE else { throw target.error(code: code) }
     }
 }
-
-/// A closure SQLite calls back through a context pointer.
-private final class WALHook {
-    let body: @Sendable (Int) -> Bool
-    init(_ body: @escaping @Sendable (Int) -> Bool) { self.body = body }
-}

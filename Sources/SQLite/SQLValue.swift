@@ -16,12 +16,6 @@ extension SQLValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, Exp
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }
 
-/// A Swift type that binds to a statement parameter.
-public protocol SQLBindable {
-    /// The SQLite value this Swift value is stored as.
-    var sqlValue: SQLValue { get }
-}
-
 extension SQLValue: SQLBindable { public var sqlValue: SQLValue { self } }
 extension Int64: SQLBindable { public var sqlValue: SQLValue { .integer(self) } }
 extension Int: SQLBindable { public var sqlValue: SQLValue { .integer(Int64(self)) } }

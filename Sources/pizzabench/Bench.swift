@@ -73,8 +73,3 @@ enum Bench {
         fflush(nil)
     }
 }
-
-struct BenchError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
-}

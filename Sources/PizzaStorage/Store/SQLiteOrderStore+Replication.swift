@@ -1,24 +1,6 @@
 public import PizzaCore
 import SQLite
 
-/// How far this database's changes have been shipped centrally (`replication_state`, migration 0004).
-public struct ReplicationMark: Sendable, Equatable {
-    /// Tells this database apart from another configured with the same shop id.
-    public var shopKey: String
-    /// The last audit sequence number the centre committed, as last recorded here.
-    public var shippedSeq: Int64
-    /// That entry's hash.
-    public var shippedHash: String
-}
-
-/// Where the audit log ends and how old its oldest unshipped entry is.
-public struct ReplicationBacklog: Sendable, Equatable {
-    /// The newest audit sequence number.
-    public var latestSeq: Int64
-    /// When the first entry after the shipped one was written, if there is one.
-    public var oldestUnshippedAt: Timestamp?
-}
-
 extension SQLiteOrderStore {
     /// The shop key and the shipped mark.
     public func replicationMark() throws -> ReplicationMark {

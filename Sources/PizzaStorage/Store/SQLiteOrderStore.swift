@@ -343,20 +343,3 @@ public final class SQLiteOrderStore: OrderStore {
         readers.close()
     }
 }
-
-/// A write waiting for the next group commit.
-final class PendingWrite: Sendable {
-    /// Runs the body in the open savepoint; returns how to resume the caller once the transaction committed,
-    /// or throws the body's error (the savepoint is then rolled back).
-    let run: @Sendable (WriteTransaction) throws -> @Sendable () -> Void
-    /// Resumes the caller with a failure.
-    let fail: @Sendable (any Error) -> Void
-
-    init(
-        run: @escaping @Sendable (WriteTransaction) throws -> @Sendable () -> Void,
-        fail: @escaping @Sendable (any Error) -> Void
-    ) {
-        self.run = run
-        self.fail = fail
-    }
-}
