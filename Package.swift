@@ -155,7 +155,7 @@ let package = Package(
         .testTarget(
             name: "PizzaProtocolTests",
             dependencies: [
-                "PizzaProtocol", .product(name: "NIOCore", package: "swift-nio"),
+                "PizzaProtocol", "PizzaCore", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict

@@ -57,7 +57,7 @@ final class EventWatcher: OrderRepositoryDelegate {
                         deliver(
                             entry.seq,
                             RPCResponse.event(
-                                seq: entry.seq, at: entry.at, kind: entry.action, orderText: cart.wire.jsonText))
+                                seq: entry.seq, at: entry.at, kind: entry.action, orderText: cart.wireText))
                     } else {
                         state.withLock { $0.lastSent = max($0.lastSent, entry.seq) }
                     }

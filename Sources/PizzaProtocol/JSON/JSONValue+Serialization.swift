@@ -1,5 +1,3 @@
-import PizzaCore
-
 extension JSONValue {
     /// The compact JSON text of the value (one line, no spaces).
     public var jsonText: String {
@@ -28,7 +26,8 @@ extension JSONValue {
             } else {
                 output.append(contentsOf: "null".utf8)
             }
-        case .string(let value): Self.writeString(value, into: &output)
+        case .string(let value): JSONWriter.appendString(value, to: &output)
+        case .encoded(let text): output.append(contentsOf: text.utf8)
         case .array(let elements):
             output.append(UInt8(ascii: "["))
             for (offset, element) in elements.enumerated() {
@@ -40,7 +39,7 @@ extension JSONValue {
             output.append(UInt8(ascii: "{"))
             for (offset, (key, value)) in members.enumerated() {
                 if offset > 0 { output.append(UInt8(ascii: ",")) }
-                Self.writeString(key, into: &output)
+                JSONWriter.appendString(key, to: &output)
                 output.append(UInt8(ascii: ":"))
                 value.write(into: &output)
             }
@@ -66,7 +65,7 @@ extension JSONValue {
             output.append(contentsOf: "{\n".utf8)
             for (offset, (key, value)) in members.enumerated() {
                 pad(indent + 1, &output)
-                Self.writeString(key, into: &output)
+                JSONWriter.appendString(key, to: &output)
                 output.append(contentsOf: ": ".utf8)
                 value.write(into: &output, indent: indent + 1)
                 output.append(contentsOf: (offset < members.count - 1 ? ",\n" : "\n").utf8)
@@ -76,36 +75,5 @@ extension JSONValue {
         default:
             write(into: &output)
         }
-    }
-
-    static func writeString(_ string: String, into output: inout [UInt8]) {
-        output.append(UInt8(ascii: "\""))
-        var string = string
-        let clean = string.withUTF8 { bytes in
-            // Most strings need no escaping: copy them in one go.
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-                return false
-            }
-            output.append(contentsOf: bytes)
-            return true
-        }
-        if clean {
-            output.append(UInt8(ascii: "\""))
-            return
-        }
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
-            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
-            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
-            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
-            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
-            case 0..<0x20:
-                output.append(contentsOf: "\\u00".utf8)
-                Hex.append(byte, to: &output)
-            default: output.append(byte)
-            }
-        }
-        output.append(UInt8(ascii: "\""))
     }
 }

@@ -9,6 +9,9 @@ public enum JSONValue: Sendable, Equatable {
     case string(String)
     case array([JSONValue])
     case object([(String, JSONValue)])
+    /// JSON text this process encoded (an order's wire form), written into a response as it is. The parser never
+    /// makes one, so requests never hold one; reading into it (`value["id"]`) finds nothing.
+    case encoded(String)
 
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
@@ -19,6 +22,7 @@ public enum JSONValue: Sendable, Equatable {
         case (.int(let a), .double(let b)), (.double(let b), .int(let a)): Double(a) == b
         case (.string(let a), .string(let b)): a == b
         case (.array(let a), .array(let b)): a == b
+        case (.encoded(let a), .encoded(let b)): a == b
         case (.object(let a), .object(let b)):
             // Objects keep their members in order (repeated names included), so equal means the same members in
             // the same order.
@@ -61,6 +65,7 @@ public enum JSONValue: Sendable, Equatable {
         case .string: "string"
         case .array: "array"
         case .object: "object"
+        case .encoded: "JSON text"
         }
     }
 }

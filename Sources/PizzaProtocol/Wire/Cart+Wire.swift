@@ -1,59 +1,83 @@
 public import PizzaCore
 
 extension Cart {
-    /// The order as the socket sends it (CONTRACT section 4).
-    public var wire: JSONValue {
-        .object([
-            ("id", .int(id)),
-            ("ref", .string(ref)),
-            ("customer", .string(customer)),
-            ("note", .string(note)),
-            ("status", .string(status.rawValue)),
-            ("items", .array(items.map(\.wire))),
-            ("total", .int(total)),
-            ("currency", .string(currency)),
-            ("createdAt", .string(createdAt.description)),
-            ("updatedAt", .string(updatedAt.description)),
-            ("history", .array(history.map(\.wire))),
-        ])
+    /// The order as the socket sends it (CONTRACT section 4), as JSON text put into a response as it is.
+    public var wire: JSONValue { .encoded(wireText) }
+
+    /// The order's wire form as compact JSON text: what `order.get` answers, the audit entry stores and every
+    /// event carries. Written straight to bytes, member by member, with no value tree in between.
+    public var wireText: String {
+        var writer = JSONWriter(capacity: 384 + items.count * 192 + history.count * 160)
+        writeWire(to: &writer)
+        return writer.text
+    }
+
+    func writeWire(to w: inout JSONWriter) {
+        w.open()
+        w.member("id", id)
+        w.member("ref", ref)
+        w.member("customer", customer)
+        w.member("note", note)
+        w.member("status", status.rawValue)
+        w.key("items")
+        w.array(items) { w, item in item.writeWire(to: &w) }
+        w.member("total", total)
+        w.member("currency", currency)
+        w.member("createdAt", createdAt.description)
+        w.member("updatedAt", updatedAt.description)
+        w.key("history")
+        w.array(history) { w, change in change.writeWire(to: &w) }
+        w.close()
     }
 }
 
 extension CartItem {
     /// The item as the socket sends it: the pizza fields plus `id`, `unitPrice` and `price`.
-    public var wire: JSONValue {
-        .object([
-            ("id", .int(id)),
-            ("kind", .string(pizza.kind)),
-            ("size", .string(pizza.size.rawValue)),
-            ("crust", .string(pizza.crust)),
-            ("chiliSauce", .bool(pizza.chiliSauce)),
-            ("ketchup", .bool(pizza.ketchup)),
-            ("extras", .array(pizza.extras.map(JSONValue.string))),
-            ("quantity", .int(Int64(pizza.quantity))),
-            ("unitPrice", .int(pizza.unitPrice)),
-            ("price", .int(pizza.price)),
-        ])
+    func writeWire(to w: inout JSONWriter) {
+        w.open()
+        w.member("id", id)
+        w.member("kind", pizza.kind)
+        w.member("size", pizza.size.rawValue)
+        w.member("crust", pizza.crust)
+        w.member("chiliSauce", pizza.chiliSauce)
+        w.member("ketchup", pizza.ketchup)
+        w.key("extras")
+        w.array(pizza.extras) { w, extra in w.string(extra) }
+        w.member("quantity", Int64(pizza.quantity))
+        w.member("unitPrice", pizza.unitPrice)
+        w.member("price", pizza.price)
+        w.close()
     }
 }
 
 extension StatusChange {
     /// The history entry as the socket sends it.
-    public var wire: JSONValue {
-        .object([
-            ("from", .string(from?.rawValue)),
-            ("to", .string(to.rawValue)),
-            ("at", .string(at.description)),
-            ("actor", actor.wire),
-            ("reason", .string(reason)),
-        ])
+    func writeWire(to w: inout JSONWriter) {
+        w.open()
+        w.member("from", from?.rawValue)
+        w.member("to", to.rawValue)
+        w.member("at", at.description)
+        w.key("actor")
+        actor.writeWire(to: &w)
+        w.member("reason", reason)
+        w.close()
     }
 }
 
 extension ChangeActor {
     /// `{uid, name, pid}`.
     public var wire: JSONValue {
-        ["uid": .int(Int64(uid)), "name": .string(name), "pid": .int(Int64(pid))]
+        var writer = JSONWriter(capacity: 64)
+        writeWire(to: &writer)
+        return .encoded(writer.text)
+    }
+
+    func writeWire(to w: inout JSONWriter) {
+        w.open()
+        w.member("uid", Int64(uid))
+        w.member("name", name)
+        w.member("pid", Int64(pid))
+        w.close()
     }
 }
 
@@ -206,5 +230,5 @@ extension StatusChange {
 extension OrderChange {
     /// The order after the change in its wire form, as JSON text: what the audit entry stores and every watcher's
     /// event carries, encoded once per change.
-    public var afterWireText: String { afterText.get { after.wire.jsonText } }
+    public var afterWireText: String { afterText.get { after.wireText } }
 }

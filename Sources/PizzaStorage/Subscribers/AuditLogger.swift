@@ -20,7 +20,7 @@ public final class AuditLogger: OrderRepositoryDelegate {
         let entry = AuditEntry(
             seq: change.sequence, at: change.at.description, actor: change.actor, action: change.kind.rawValue,
             orderID: change.after.id, statusAfter: change.after.status.rawValue, reason: change.reason,
-            before: change.before.map { $0.wire.jsonText },
+            before: change.before?.wireText,
             after: change.afterWireText,
             prevHash: previous ?? Self.genesis, hash: "")
         try db.execute(

@@ -1,0 +1,107 @@
+import PizzaCore
+
+/// Writes compact JSON text straight to bytes: the one encoder. ``JSONValue`` writes through it, and the order's
+/// wire form (`Cart.wireText`) uses it member by member, without building a value tree first.
+///
+/// The caller writes a well-formed document: ``open()`` and ``close()`` pair up, and inside an object each value
+/// follows its ``key(_:)``. Commas are the writer's business.
+public struct JSONWriter {
+    public private(set) var bytes: [UInt8] = []
+    /// Whether the object being written has no member yet (no comma before the next key).
+    private var atFirstMember = true
+
+    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+
+    /// The text written so far.
+    public var text: String { String(decoding: bytes, as: UTF8.self) }
+
+    /// `{`: starts an object.
+    public mutating func open() {
+        bytes.append(UInt8(ascii: "{"))
+        atFirstMember = true
+    }
+
+    /// `}`: ends the object.
+    public mutating func close() {
+        bytes.append(UInt8(ascii: "}"))
+        atFirstMember = false
+    }
+
+    /// A member's name and its colon; the value comes next.
+    public mutating func key(_ name: String) {
+        if !atFirstMember { bytes.append(UInt8(ascii: ",")) }
+        atFirstMember = false
+        Self.appendString(name, to: &bytes)
+        bytes.append(UInt8(ascii: ":"))
+    }
+
+    public mutating func member(_ name: String, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+
+    public mutating func member(_ name: String, _ value: Int64?) {
+        key(name)
+        if let value { int(value) } else { null() }
+    }
+
+    public mutating func member(_ name: String, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    public mutating func null() { bytes.append(contentsOf: "null".utf8) }
+    public mutating func bool(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
+    public mutating func int(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+    public mutating func string(_ value: String) { Self.appendString(value, to: &bytes) }
+
+    /// JSON text made elsewhere by this writer, put in as it is.
+    public mutating func encoded(_ text: String) { bytes.append(contentsOf: text.utf8) }
+
+    /// `[…]`, each element written by `body`.
+    public mutating func array<Elements: Sequence>(
+        _ elements: Elements, _ body: (inout JSONWriter, Elements.Element) -> Void
+    ) {
+        bytes.append(UInt8(ascii: "["))
+        var first = true
+        for element in elements {
+            if !first { bytes.append(UInt8(ascii: ",")) }
+            first = false
+            body(&self, element)
+        }
+        bytes.append(UInt8(ascii: "]"))
+        atFirstMember = false
+    }
+
+    /// Appends `string` as a JSON string literal: quotes, and the escapes RFC 8259 requires.
+    public static func appendString(_ string: String, to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "\""))
+        var string = string
+        let clean = string.withUTF8 { bytes in
+            // Most strings need no escaping: copy them in one go.
+            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+                return false
+            }
+            output.append(contentsOf: bytes)
+            return true
+        }
+        if clean {
+            output.append(UInt8(ascii: "\""))
+            return
+        }
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): output.append(contentsOf: [0x5C, 0x22])
+            case UInt8(ascii: "\\"): output.append(contentsOf: [0x5C, 0x5C])
+            case 0x0A: output.append(contentsOf: [0x5C, UInt8(ascii: "n")])
+            case 0x0D: output.append(contentsOf: [0x5C, UInt8(ascii: "r")])
+            case 0x09: output.append(contentsOf: [0x5C, UInt8(ascii: "t")])
+            case 0..<0x20:
+                output.append(contentsOf: "\\u00".utf8)
+                Hex.append(byte, to: &output)
+            default: output.append(byte)
+            }
+        }
+        output.append(UInt8(ascii: "\""))
+    }
+}

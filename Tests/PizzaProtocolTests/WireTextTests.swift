@@ -1,0 +1,52 @@
+import PizzaCore
+import PizzaProtocol
+import Testing
+
+@Suite("An order's wire text")
+struct WireTextTests {
+    static let actor = ChangeActor(uid: 1000, name: "ann \"the till\"", pid: 42)
+
+    static func cart(customer: String?, note: String?, extras: [String]) -> Cart {
+        let now = Timestamp.now()
+        let pizza = Pizza(
+            kind: "chicken", size: .large, crust: "thin", chiliSauce: true, ketchup: false, extras: extras,
+            quantity: 2, unitPrice: 1250)
+        return Cart(
+            id: 7, ref: nil, customer: customer, note: note, status: .placed,
+            items: [CartItem(id: 3, pizza: pizza), CartItem(id: 4, pizza: pizza)], currency: "EUR", createdAt: now,
+            updatedAt: now,
+            history: [
+                StatusChange(from: nil, to: .open, at: now, actor: actor),
+                StatusChange(from: .open, to: .placed, at: now, actor: actor, reason: "tab\there"),
+            ])
+    }
+
+    @Test(
+        "parses as the contract's order object and reads back to the same cart",
+        arguments: [
+            (nil, nil, []), ("Ann", "ring twice", ["olives"]),
+            ("quote \" backslash \\ newline \n bell \u{07}", "é🍕\u{1F}", ["a\"b", "c\\d"]),
+        ] as [(String?, String?, [String])])
+    func roundTrip(customer: String?, note: String?, extras: [String]) throws {
+        let cart = Self.cart(customer: customer, note: note, extras: extras)
+        let parsed = try JSONParser.parse(cart.wireText)
+        #expect(
+            parsed.objectValue?.map(\.0)
+                == [
+                    "id", "ref", "customer", "note", "status", "items", "total", "currency", "createdAt", "updatedAt",
+                    "history",
+                ])
+        #expect(
+            parsed["items"]?[0]?.objectValue?.map(\.0)
+                == [
+                    "id", "kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity", "unitPrice", "price",
+                ])
+        #expect(parsed["history"]?[1]?.objectValue?.map(\.0) == ["from", "to", "at", "actor", "reason"])
+        #expect(parsed["history"]?[1]?["actor"] == ["uid": 1000, "name": "ann \"the till\"", "pid": 42])
+        #expect(parsed["ref"] == .null)
+        #expect(parsed["total"]?.intValue == cart.total)
+        #expect(try Cart(wire: parsed) == cart)
+        // A response carries the same text unchanged.
+        #expect(cart.wire.jsonText == cart.wireText)
+    }
+}
