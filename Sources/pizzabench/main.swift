@@ -7,8 +7,9 @@ import PizzaTesting
 //
 //   swift run -c release pizzabench [--seconds S] [--orders N] [--limit-source PATH]
 //
-// It builds pizzad's neighbour ../shared/bench/sqlite-limit.c, runs it, starts the release pizzad beside this
-// binary on fresh databases, and drives it over the control socket. The last line is the ratio against the same-work ceiling.
+// It builds ../shared/bench/sqlite-limit.c and samework.c (the same-work ceiling), starts a throw-away PostgreSQL for
+// pg-samework.sql (the peer), starts the release pizzad beside this binary on fresh databases, and drives it over the
+// control socket. The last line is pizzad over the same-work ceiling at 16 clients.
 
 var seconds = 5.0
 var bigOrders = 1_000_000
@@ -16,6 +17,12 @@ var limitSource: String = {
     var url = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { url.deleteLastPathComponent() }
     return url.appendingPathComponent("../shared/bench/sqlite-limit.c").standardized.path
+}()
+/// The project's migrations, which samework.c applies as pizzad does.
+let migrationsDirectory: String = {
+    var url = URL(fileURLWithPath: #filePath)
+    for _ in 0..<3 { url.deleteLastPathComponent() }
+    return url.appendingPathComponent("migrations").path
 }()
 var sections: Set<String> = ["create", "kitchen", "big", "replication", "multicast"]
 var clientCounts = [1, 4, 16, 64]
@@ -164,30 +171,49 @@ Bench.table(
     ])
 print("")
 
-// 2. order.create with two pizzas from N clients.
+// 2. order.create with two pizzas from N clients, beside the ceiling (samework.c at the batch that many clients
+// make) and the peer (PostgreSQL through pgbench with as many clients), each client count's three runs back to back.
+let sharedBench = URL(fileURLWithPath: limitSource).deletingLastPathComponent().path
 var peakRSS = 0.0
-var sixteen: LoadResult?
+var sixteen: (pizzad: LoadResult, ceiling: SameWork.Result)?
 var rows: [[String]] = []
-for clients in sections.contains("create") ? clientCounts : [] {
-    let directory = work + "/create-\(clients)"
-    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-    let daemon = try BenchDaemon(binary: pizzad, directory: directory)
-    let result = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
-    daemon.stop()
-    peakRSS = max(peakRSS, result.peakRSS)
-    if clients == 16 { sixteen = result }
-    rows.append([
-        "\(clients)", Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
-        us(result.latency.valueAtPercentile(99)), us(result.latency.valueAtPercentile(99.9)),
-        Bench.format(result.daemonCPU, 2), Bench.format(result.clientCPU ?? 0, 2), Bench.format(result.peakRSS, 1),
-        Bench.format(result.perSecond / limit.modeA, 2),
-    ])
-}
 if sections.contains("create") {
-    print("order.create (two pizzas each), durable (synchronous=FULL):")
+    let sameWork = try SameWork(
+        source: sharedBench + "/samework.c", migrations: migrationsDirectory, directory: work)
+    let peer: PostgresPeer?
+    do {
+        peer = try PostgresPeer(sql: sharedBench + "/pg-samework.sql", directory: work)
+    } catch {
+        print("PostgreSQL peer not measured: \(error)")
+        peer = nil
+    }
+    defer { peer?.stop() }
+    for clients in clientCounts {
+        let ceiling = try sameWork.run(batch: clients, seconds: seconds)
+        let directory = work + "/create-\(clients)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let daemon = try BenchDaemon(binary: pizzad, directory: directory)
+        let result = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
+        daemon.stop()
+        let postgres = try peer?.run(clients: clients, seconds: seconds)
+        peakRSS = max(peakRSS, result.peakRSS)
+        if clients == 16 { sixteen = (result, ceiling) }
+        rows.append([
+            "\(clients)", Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
+            us(result.latency.valueAtPercentile(99)), us(result.latency.valueAtPercentile(99.9)),
+            Bench.format(result.daemonCPU / Double(max(result.operations, 1)) * 1e6, 0),
+            Bench.format(ceiling.perSecond, 0), Bench.format(ceiling.cpuMicrosPerOrder, 0),
+            Bench.format(result.perSecond / ceiling.perSecond, 2), postgres.map { Bench.format($0, 0) } ?? "-",
+            postgres.map { Bench.format(result.perSecond / $0, 2) } ?? "-", Bench.format(result.peakRSS, 1),
+        ])
+    }
+    print("order.create (two pizzas each, placed), durable; ceiling = samework.c at batch = clients;")
+    print("PostgreSQL = pg-samework.sql through pgbench with as many clients (synchronous_commit=on):")
     Bench.table(
-        ["clients", "orders/s", "p50", "p99", "p999", "daemon CPU s", "client CPU s", "peak RSS MiB", "× limit a"], rows
-    )
+        [
+            "clients", "orders/s", "p50", "p99", "p999", "CPU µs/order", "ceiling/s", "ceiling µs/order",
+            "× ceiling", "PostgreSQL/s", "× PostgreSQL", "peak RSS MiB",
+        ], rows)
     print("")
 }
 
@@ -329,5 +355,7 @@ if sections.contains("multicast") {
 
 if peakRSS > 0 { print("peak RSS of pizzad through the whole run: \(Bench.format(peakRSS, 1)) MiB") }
 if let sixteen {
-    print("pizzad/sqlite-limit durable orders/s ratio: \(String(format: "%.2f", sixteen.perSecond / limit.modeA))")
+    print(
+        "pizzad/ceiling order.create orders/s ratio at 16 clients: "
+            + Bench.format(sixteen.pizzad.perSecond / sixteen.ceiling.perSecond, 2))
 }
