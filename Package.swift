@@ -136,6 +136,11 @@ let package = Package(
             swiftSettings: strict
         ),
         // The benchmark: pizzad against the SQLite limit on the same machine (swift run -c release pizzabench).
+        // A test helper: holds many connections to pizzad in a process of its own (HeldConnections in the tests).
+        .executableTarget(
+            name: "hold-connections", dependencies: ["CSystemShims"], path: "Tests/HoldConnections",
+            swiftSettings: strict
+        ),
         .executableTarget(
             name: "pizzabench",
             dependencies: [

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Many idle connections to pizzad, held by the `hold-connections` helper in a process of its own.
+///
+/// Why not in the test process: Foundation's `Process.run()` on Linux (swift-corelibs-foundation before PR #5472,
+/// which includes Swift 6.3.1) reads `/proc/self/fd` and copies 256 bytes of each entry's name; its read buffer
+/// holds about 1,360 entries, and past that the copy can run into an unmapped page. A test process holding 1,000
+/// connections while other suites start pizzad and pizzactl came within a dozen descriptors of that (1,349
+/// measured), and a fresh-clone run once crashed with SIGSEGV there. Held here, they cost the test process three.
+final class HeldConnections {
+    private let process = Process()
+    private let input = Pipe()
+
+    /// Opens `count` connections to the Unix socket at `path`; with `mixed`, a third are half-closed and a third
+    /// have sent half a request line.
+    convenience init(socket path: String, count: Int, mixed: Bool = false) throws {
+        try self.init(["unix", path, String(count)] + (mixed ? ["mixed"] : []))
+    }
+
+    /// Opens `count` connections to 127.0.0.1:`port`.
+    convenience init(port: Int, count: Int) throws {
+        try self.init(["tcp", String(port), String(count)])
+    }
+
+    private init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Binaries.directory + "/hold-connections")
+        process.arguments = arguments
+        let output = Pipe()
+        process.standardInput = input
+        process.standardOutput = output
+        try process.run()
+        // `ready` once every connection is open; end of file if the helper failed (it says why on stderr).
+        let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
+        guard line.hasPrefix("ready") else {
+            process.waitUntilExit()
+            throw HarnessError(
+                "hold-connections \(arguments.joined(separator: " ")) failed (\(process.terminationStatus))")
+        }
+    }
+
+    /// Closes every connection (the helper exits).
+    func release() {
+        guard process.isRunning else { return }
+        try? input.fileHandleForWriting.close()
+        process.waitUntilExit()
+    }
+
+    deinit { release() }
+}
