@@ -14,7 +14,8 @@
 /// It is `Sendable`: add, remove and dispatch may happen on any thread. A delegate runs on the dispatching thread.
 ///
 /// A dispatch takes the lock once, to copy the registration array (a reference count, not a copy of the
-/// elements), and then per delegate loads its weak reference and casts it back to `Delegate`.
+/// elements), and then per delegate loads its weak reference and calls the delegate through the existential kept
+/// with the registration (see ``MulticastRegistration``), which saves a dynamic cast per call.
 public final class MulticastDelegate<Delegate>: Sendable {
     @usableFromInline
     struct State {
@@ -47,7 +48,8 @@ public final class MulticastDelegate<Delegate>: Sendable {
                 return existing
             }
             state.nextID &+= 1
-            let registration = MulticastRegistration(id: state.nextID, object: object) { [weak self] id in
+            let registration = MulticastRegistration(id: state.nextID, delegate: delegate, object: object) {
+                [weak self] id in
                 self?.state.withLock { state in
                     state.registrations.removeAll { $0.id == id }
                     state.prune()
@@ -71,16 +73,11 @@ public final class MulticastDelegate<Delegate>: Sendable {
 
     /// Calls `body` with each live delegate, in registration order. No lock is held while `body` runs.
     ///
-    /// Inlinable so that it is specialized for the caller's delegate type, which makes the cast a direct one.
+    /// Inlinable so that it is specialized for the caller's delegate type.
     @inlinable
     public func invoke(_ body: (Delegate) throws -> Void) rethrows {
         let registrations = state.withLock { $0.registrations }
-        for registration in registrations {
-            // The strong reference from the weak load keeps the delegate alive for the call.
-            guard registration.isEnabled, let object = registration.object, let delegate = object as? Delegate
-            else { continue }
-            try body(delegate)
-        }
+        for registration in registrations { try registration.call(body) }
     }
 
     /// The live delegates, in registration order.
