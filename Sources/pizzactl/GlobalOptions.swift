@@ -7,6 +7,13 @@ import PizzaProtocol
 /// `pizzactl order show 1 --json`); the root command holds them and every command reads them through
 /// ``PizzactlCommand``.
 struct GlobalOptions: ParsableArguments {
+    /// Every command's help ends with this: the root command holds the options, so argument-parser does not list
+    /// them under each command.
+    static let help = """
+        Global options, before or after the command: --socket PATH (default: $PIZZAD_SOCKET, /run/pizzad/pizzad.sock, \
+        .pizzad/pizzad.sock), --json (print the daemon's JSON result, nothing else), --timeout SECONDS (default 10).
+        """
+
     @Option(
         name: .long, help: "The control socket (default: $PIZZAD_SOCKET, /run/pizzad/pizzad.sock, .pizzad/pizzad.sock)."
     )

@@ -7,7 +7,8 @@ struct AuditCommand: AsyncParsableCommand {
         commandName: "audit", abstract: "Read and check the audit log.", subcommands: [List.self, Verify.self])
 
     struct List: AsyncParsableCommand, PizzactlCommand {
-        static let configuration = CommandConfiguration(abstract: "List audit entries, oldest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "List audit entries, oldest first.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Only entries after this sequence number.") var after: Int64?
         @Option(help: "At most this many (1 to 1000).") var limit: Int = 100
@@ -38,7 +39,7 @@ struct AuditCommand: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the audit hash chain and that every order matches it.")
+            abstract: "Check the audit hash chain and that every order matches it.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {

@@ -3,7 +3,7 @@ import PizzaProtocol
 
 struct MenuCommand: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(
-        commandName: "menu", abstract: "Show the menu: kinds, prices, crusts, extras.")
+        commandName: "menu", abstract: "Show the menu: kinds, prices, crusts, extras.", discussion: GlobalOptions.help)
 
     @ParentCommand var pizzactl: Pizzactl
 

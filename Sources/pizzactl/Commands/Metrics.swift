@@ -2,7 +2,8 @@ import ArgumentParser
 import PizzaProtocol
 
 struct Metrics: AsyncParsableCommand, PizzactlCommand {
-    static let configuration = CommandConfiguration(abstract: "Print the Prometheus metrics.")
+    static let configuration = CommandConfiguration(
+        abstract: "Print the Prometheus metrics.", discussion: GlobalOptions.help)
 
     @ParentCommand var pizzactl: Pizzactl
 

@@ -25,7 +25,7 @@ func checkStatus(_ status: String?, option: String) throws {
 extension OrderCommand {
     struct New: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create an order, optionally with pizzas, optionally placed.")
+            abstract: "Create an order, optionally with pizzas, optionally placed.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Who the order is for.") var customer: String?
         @Option(help: "Your own reference; creating again with it returns the same order.") var ref: String?
@@ -48,7 +48,8 @@ extension OrderCommand {
     }
 
     struct Add: AsyncParsableCommand, PizzactlCommand {
-        static let configuration = CommandConfiguration(abstract: "Add a pizza to an open order.")
+        static let configuration = CommandConfiguration(
+            abstract: "Add a pizza to an open order.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Argument(help: "The pizza: KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]") var pizzaText: String
@@ -62,7 +63,8 @@ extension OrderCommand {
     }
 
     struct Remove: AsyncParsableCommand, PizzactlCommand {
-        static let configuration = CommandConfiguration(abstract: "Remove an item from an open order.")
+        static let configuration = CommandConfiguration(
+            abstract: "Remove an item from an open order.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Argument(help: "The item id (see 'order show').") var item: Int64
@@ -73,7 +75,8 @@ extension OrderCommand {
     }
 
     struct Place: AsyncParsableCommand, PizzactlCommand {
-        static let configuration = CommandConfiguration(abstract: "Place an open order that has pizzas.")
+        static let configuration = CommandConfiguration(
+            abstract: "Place an open order that has pizzas.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
 
@@ -81,7 +84,8 @@ extension OrderCommand {
     }
 
     struct Advance: AsyncParsableCommand, PizzactlCommand {
-        static let configuration = CommandConfiguration(abstract: "Move an order one step forward.")
+        static let configuration = CommandConfiguration(
+            abstract: "Move an order one step forward.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Option(help: "Only if the order is in this status (refused with 'conflict' otherwise).") var from: String?
@@ -96,7 +100,8 @@ extension OrderCommand {
     }
 
     struct Cancel: AsyncParsableCommand, PizzactlCommand {
-        static let configuration = CommandConfiguration(abstract: "Cancel an order that has not shipped.")
+        static let configuration = CommandConfiguration(
+            abstract: "Cancel an order that has not shipped.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Option(help: "Why (required).") var reason: String
@@ -108,7 +113,8 @@ extension OrderCommand {
     }
 
     struct Show: AsyncParsableCommand, PizzactlCommand {
-        static let configuration = CommandConfiguration(abstract: "Show an order with its items and history.")
+        static let configuration = CommandConfiguration(
+            abstract: "Show an order with its items and history.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64?
         @Option(help: "Find the order by your reference instead.") var ref: String?
@@ -126,7 +132,8 @@ extension OrderCommand {
     }
 
     struct List: AsyncParsableCommand, PizzactlCommand {
-        static let configuration = CommandConfiguration(abstract: "List orders, newest first.")
+        static let configuration = CommandConfiguration(
+            abstract: "List orders, newest first.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Only orders in this status.") var status: String?
         @Option(help: "Only orders created since this time (YYYY-MM-DD or ISO-8601 UTC).") var since: String?

@@ -8,7 +8,8 @@ struct ReplicationCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show the peer, whether it is connected or the last error, what was shipped and the backlog.")
+            abstract: "Show the peer, whether it is connected or the last error, what was shipped and the backlog.",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
@@ -38,7 +39,8 @@ struct ReplicationCommand: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Compare this shop's audit chain with the centre's at the centre's last sequence number.")
+            abstract: "Compare this shop's audit chain with the centre's at the centre's last sequence number.",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {

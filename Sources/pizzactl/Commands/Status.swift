@@ -3,7 +3,7 @@ import PizzaProtocol
 
 struct Status: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the daemon's state: version, database, orders by status.")
+        abstract: "Show the daemon's state: version, database, orders by status.", discussion: GlobalOptions.help)
 
     @ParentCommand var pizzactl: Pizzactl
 
