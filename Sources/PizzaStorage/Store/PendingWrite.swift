@@ -1,8 +1,3 @@
-import Dispatch
-import Foundation
-public import PizzaCore
-public import SQLite
-
 /// A write waiting for the next group commit.
 final class PendingWrite: Sendable {
     /// Runs the body in the open savepoint; returns how to resume the caller once the transaction committed,
