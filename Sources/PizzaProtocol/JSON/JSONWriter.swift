@@ -1,12 +1,13 @@
 import PizzaCore
 
-/// Writes compact JSON text straight to bytes: the one encoder. ``JSONValue`` writes through it, and the order's
-/// wire form (`Cart.wireText`) uses it member by member, without building a value tree first.
+/// Writes compact JSON text straight to bytes: the one encoder. The order's wire form (`Cart.wireText`) is written
+/// through it member by member, without building a value tree first; ``JSONValue``'s serializer and `RPCResponse`
+/// use its string escaping (``appendString(_:to:)``).
 ///
 /// The caller writes a well-formed document: ``open()`` and ``close()`` pair up, and inside an object each value
 /// follows its ``key(_:)``. Commas are the writer's business.
 public struct JSONWriter {
-    public private(set) var bytes: [UInt8] = []
+    private var bytes: [UInt8] = []
     /// Whether the object being written has no member yet (no comma before the next key).
     private var atFirstMember = true
 
@@ -54,9 +55,6 @@ public struct JSONWriter {
     public mutating func bool(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
     public mutating func int(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
     public mutating func string(_ value: String) { Self.appendString(value, to: &bytes) }
-
-    /// JSON text made elsewhere by this writer, put in as it is.
-    public mutating func encoded(_ text: String) { bytes.append(contentsOf: text.utf8) }
 
     /// `[…]`, each element written by `body`.
     public mutating func array<Elements: Sequence>(
