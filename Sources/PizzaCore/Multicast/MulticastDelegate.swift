@@ -49,11 +49,8 @@ public final class MulticastDelegate<Delegate>: Sendable {
             }
             state.nextID &+= 1
             let registration = MulticastRegistration(id: state.nextID, delegate: delegate, object: object) {
-                [weak self] id in
-                self?.state.withLock { state in
-                    state.registrations.removeAll { $0.id == id }
-                    state.prune()
-                }
+                // A cancelled registration is inactive already; pruning drops it.
+                [weak self] _ in self?.state.withLock { $0.prune() }
             }
             state.registrations.append(registration)
             return registration
