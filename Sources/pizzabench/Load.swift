@@ -70,7 +70,26 @@ enum Load {
         return LoadResult(
             operations: total.count, seconds: elapsed, latency: total.histogram,
             daemonCPU: Bench.cpuSeconds(of: daemon.pid) - cpuBefore, peakRSS: Bench.peakRSS(of: daemon.pid),
-            clientCPU: clientCPU)
+            clientCPU: clientCPU, groupCommits: try groupCommits(socket: socket))
+    }
+
+    /// The daemon's own group-commit figures (`pizzad_group_commit` and its duration, from `metrics.get`): how
+    /// full the batches were and how long each took, which says whether the writer or the round trip limits a run.
+    static func groupCommits(socket: String) throws -> LoadResult.GroupCommits {
+        let connection = try RawConnection(path: socket, receiveTimeout: 30)
+        let answer = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"metrics.get"}"#)
+        guard let text = (answer["result"] as? [String: Any])?["text"] as? String else {
+            throw BenchError("metrics.get answered no text: \(answer)")
+        }
+        func value(_ name: String) -> Double {
+            for line in text.split(separator: "\n") where line.hasPrefix(name + " ") {
+                return Double(line.split(separator: " ").last ?? "") ?? 0
+            }
+            return 0
+        }
+        return LoadResult.GroupCommits(
+            commits: value("pizzad_group_commit_changes_count"), changes: value("pizzad_group_commit_changes_sum"),
+            seconds: value("pizzad_group_commit_duration_seconds_sum"))
     }
 
     /// The kitchen: each client creates an order, places it, advances it to delivered, reads it back and lists

@@ -14,6 +14,18 @@ struct LoadResult {
     var peakRSS: Double
     /// CPU seconds the load generator itself used, when measured (it shares the machine with pizzad).
     var clientCPU: Double? = nil
+    /// The daemon's group commits over the whole run, when read.
+    var groupCommits: GroupCommits? = nil
+
+    struct GroupCommits {
+        var commits: Double
+        var changes: Double
+        /// From BEGIN to a durable COMMIT, summed.
+        var seconds: Double
+
+        var changesPerCommit: Double { commits > 0 ? changes / commits : 0 }
+        var millisecondsPerCommit: Double { commits > 0 ? seconds / commits * 1e3 : 0 }
+    }
 
     var perSecond: Double { Double(operations) / seconds }
 }

@@ -204,7 +204,10 @@ if sections.contains("create") {
             Bench.format(result.daemonCPU / Double(max(result.operations, 1)) * 1e6, 0),
             Bench.format(ceiling.perSecond, 0), Bench.format(ceiling.cpuMicrosPerOrder, 0),
             Bench.format(result.perSecond / ceiling.perSecond, 2), postgres.map { Bench.format($0, 0) } ?? "-",
-            postgres.map { Bench.format(result.perSecond / $0, 2) } ?? "-", Bench.format(result.peakRSS, 1),
+            postgres.map { Bench.format(result.perSecond / $0, 2) } ?? "-",
+            result.groupCommits.map { Bench.format($0.changesPerCommit, 1) } ?? "-",
+            result.groupCommits.map { Bench.format($0.millisecondsPerCommit, 2) } ?? "-",
+            Bench.format(result.peakRSS, 1),
         ])
     }
     print("order.create (two pizzas each, placed), durable; ceiling = samework.c at batch = clients;")
@@ -212,8 +215,10 @@ if sections.contains("create") {
     Bench.table(
         [
             "clients", "orders/s", "p50", "p99", "p999", "CPU µs/order", "ceiling/s", "ceiling µs/order",
-            "× ceiling", "PostgreSQL/s", "× PostgreSQL", "peak RSS MiB",
+            "× ceiling", "PostgreSQL/s", "× PostgreSQL", "changes/commit", "commit ms", "peak RSS MiB",
         ], rows)
+    print(
+        "changes/commit and commit ms: pizzad's own pizzad_group_commit metrics over the run (BEGIN to durable COMMIT)")
     print("")
 }
 
