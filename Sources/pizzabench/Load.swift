@@ -167,7 +167,31 @@ enum Load {
         )
     }
 
-    /// Latency of `method` with `params` from one client, `count` times.
+    /// Latency of `method` with `params` from one client on a blocking socket, `count` times: the daemon's own
+    /// round trip, as the order.create load measures it. Every answer is checked to be a result.
+    static func blockingLatency(
+        daemon: BenchDaemon, count: Int, _ request: (Int) -> (String, [(String, JSONValue)])
+    ) throws -> Histogram<UInt64> {
+        let connection = try RawConnection(path: daemon.socket, receiveTimeout: 30)
+        var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
+        for index in 0..<count {
+            let (method, params) = request(index)
+            let line =
+                Array(RPCRequest(id: .int(Int64(index + 1)), method: method, params: Params(params)).line.utf8) + [
+                    UInt8(ascii: "\n")
+                ]
+            let begin = Bench.now()
+            try connection.send(line)
+            guard let answer = try connection.readLine() else { throw BenchError("pizzad closed the connection") }
+            _ = histogram.record(Bench.now() - begin)
+            guard answer.hasPrefix(#"{"jsonrpc":"2.0","id":\#(index + 1),"result":"#) else {
+                throw BenchError("\(method) failed: \(answer.prefix(300))")
+            }
+        }
+        return histogram
+    }
+
+    /// Latency of `method` with `params` from one client (PizzaClient, the NIO client pizzactl uses), `count` times.
     static func latency(daemon: BenchDaemon, count: Int, _ request: @escaping (Int) -> (String, [(String, JSONValue)]))
         async throws
         -> Histogram<UInt64>

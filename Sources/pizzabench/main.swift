@@ -268,9 +268,11 @@ if sections.contains("big") {
         readies.append(daemon!.readyAfter)
     }
     let big = daemon!
-    let get = try await Load.latency(daemon: big, count: 2000) { index in
+    let getRequest: (Int) -> (String, [(String, JSONValue)]) = { index in
         ("order.get", [("id", .int(Int64(1 + (index * 7919) % bigOrders)))])
     }
+    let get = try Load.blockingLatency(daemon: big, count: 2000, getRequest)
+    let getThroughClient = try await Load.latency(daemon: big, count: 2000, getRequest)
     let list = try await Load.latency(daemon: big, count: 500) { index in
         (
             "order.list",
@@ -284,8 +286,16 @@ if sections.contains("big") {
         [
             ["start to READY=1 (3 starts)", us(readies.sorted()[1]), "-", us(readies.max()!)],
             ["order.get", us(get.valueAtPercentile(50)), us(get.valueAtPercentile(99)), us(get.max)],
+            [
+                "order.get through PizzaClient", us(getThroughClient.valueAtPercentile(50)),
+                us(getThroughClient.valueAtPercentile(99)), us(getThroughClient.max),
+            ],
             ["order.list --status (50)", us(list.valueAtPercentile(50)), us(list.valueAtPercentile(99)), us(list.max)],
         ])
+    print(
+        "order.get: one client on a blocking socket, like the order.create load; through PizzaClient: pizzactl's NIO"
+    )
+    print("client, whose own thread hops (task, event loop, promise) are in the figure")
     print("")
 }
 
