@@ -19,12 +19,7 @@ public final class PizzadProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = ["--database", database, "--socket", socket, "--log-level", "notice"]
         process.currentDirectoryURL = URL(fileURLWithPath: run)
-        var env = ProcessInfo.processInfo.environment
-        for key in env.keys where key.hasPrefix("PIZZAD_") || key.hasPrefix("LISTEN_") || key == "NOTIFY_SOCKET" {
-            env.removeValue(forKey: key)
-        }
-        env.merge(environment) { $1 }
-        process.environment = env
+        process.environment = PizzadEnvironment.scrubbed(overriding: environment)
         process.standardOutput = log
         process.standardError = log
         try process.run()

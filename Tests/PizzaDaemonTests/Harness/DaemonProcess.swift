@@ -39,12 +39,7 @@ final class DaemonProcess: Sendable {
         process.executableURL = URL(fileURLWithPath: Binaries.pizzad)
         process.arguments = arguments + extraArguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
-        var env = ProcessInfo.processInfo.environment
-        for key in env.keys where key.hasPrefix("PIZZAD_") || key.hasPrefix("LISTEN_") || key == "NOTIFY_SOCKET" {
-            env.removeValue(forKey: key)
-        }
-        env.merge(environment) { $1 }
-        process.environment = env
+        process.environment = PizzadEnvironment.scrubbed(overriding: environment)
         let pipe = Pipe()
         process.standardOutput = pipe
         process.standardError = pipe
