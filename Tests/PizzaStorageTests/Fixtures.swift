@@ -75,3 +75,13 @@ final class FailingSubscriber: OrderRepositoryDelegate {
     struct Refused: Error {}
     func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws { throw Refused() }
 }
+
+/// A subscriber that refuses, inside the transaction, every change to an order of one customer.
+final class RefusingSubscriber: OrderRepositoryDelegate {
+    struct Refused: Error {}
+    let customer: String
+    init(customer: String) { self.customer = customer }
+    func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
+        if change.after.customer == customer { throw Refused() }
+    }
+}

@@ -140,6 +140,49 @@ struct RepositoryTests {
         #expect(try kitchen.store.verifyAudit().ok)
     }
 
+    @Test(
+        "a change refused after its rows and audit entry were written gives back its ids and sequence number: the rest of its group commit stays gapless"
+    )
+    func refusedChangeGivesBackItsNumbers() async throws {
+        let kitchen = try Kitchen()
+        let repository = kitchen.repository
+        // Registered after persistence and audit, so it refuses a change whose rows are already in its savepoint.
+        let refusing = RefusingSubscriber(customer: "refuse")
+        repository.delegates += refusing
+        let largestCommit = Locked(0)
+        kitchen.store.observeGroupCommits { changes, _ in largestCommit.withLock { $0 = max($0, changes) } }
+        let created = try await withThrowingTaskGroup(of: Cart?.self) { group in
+            for index in 0..<96 {
+                group.addTask {
+                    let customer = index % 8 == 3 ? "refuse" : "Ann"
+                    return try? await repository.create(
+                        customer: customer,
+                        pizzas: [try Fixtures.factory.makePizza("cheese")] + [
+                            try Fixtures.factory.makePizza("chicken")
+                        ], place: true, currency: "EUR", by: Fixtures.actor
+                    ).cart
+                }
+            }
+            var carts: [Cart] = []
+            for try await cart in group { if let cart { carts.append(cart) } }
+            return carts
+        }
+        repository.delegates -= refusing
+        #expect(created.count == 84)
+        #expect(largestCommit.value > 1, "the changes went into group commits of more than one")
+        // What each caller heard is what is stored: no two orders share an id or an item id.
+        for cart in created { #expect(try repository.cart(id: cart.id) == cart) }
+        let items = created.flatMap { $0.items.map(\.id) }
+        #expect(Set(items).count == 168)
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*), max(seq) FROM audit_log") == "84|84")
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts WHERE customer = 'refuse'") == "0")
+        #expect(try kitchen.store.verifyAudit().ok)
+        // And the next group commit goes on from there.
+        _ = try await kitchen.newOrder()
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT max(seq) FROM audit_log") == "85")
+        #expect(try kitchen.store.verifyAudit().ok)
+    }
+
     @Test("the WAL is checkpointed beside the writer and stays small while orders keep coming")
     func checkpointsBesideTheWriter() async throws {
         let kitchen = try Kitchen()

@@ -34,7 +34,7 @@ public final class OrderRepository: Sendable {
             let now = clock()
             let id = try tx.nextCartID()
             var items: [CartItem] = []
-            var itemID = try tx.nextItemID()
+            var itemID = try tx.nextItemIDs(count: pizzas.count)
             for pizza in pizzas {
                 items.append(CartItem(id: itemID, pizza: pizza))
                 itemID += 1
@@ -54,7 +54,7 @@ public final class OrderRepository: Sendable {
     /// Adds a pizza to an open order.
     public func addItem(_ pizza: Pizza, to id: Int64, by actor: ChangeActor) async throws -> Cart {
         try await modify("order.addItem", id: id, kind: .itemAdded, by: actor) { cart, tx, now in
-            try cart.add(pizza, itemID: try tx.nextItemID(), at: now)
+            try cart.add(pizza, itemID: try tx.nextItemIDs(count: 1), at: now)
         }
     }
 

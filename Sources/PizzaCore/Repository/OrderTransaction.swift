@@ -8,10 +8,10 @@ public protocol OrderTransaction {
     func cart(id: Int64) throws -> Cart?
     /// The order with `ref` as the transaction sees it.
     func cart(ref: String) throws -> Cart?
-    /// The id for a new order.
+    /// The id for a new order, taken: the next call in the same transaction gives the one after it.
     func nextCartID() throws -> Int64
-    /// The id for a new item.
-    func nextItemID() throws -> Int64
-    /// The sequence number for the next change.
+    /// The first of `count` consecutive ids for new items, all taken.
+    func nextItemIDs(count: Int) throws -> Int64
+    /// The sequence number for the next change, taken.
     func nextSequence() throws -> Int64
 }

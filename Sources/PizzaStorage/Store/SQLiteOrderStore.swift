@@ -251,11 +251,14 @@ public final class SQLiteOrderStore: OrderStore {
             do {
                 try writer.transaction {
                     began = true
+                    let transaction = WriteTransaction(db: writer, numbers: TransactionNumbers())
                     while let write = remaining.popFirst() {
+                        let mark = transaction.numbers.mark
                         do {
-                            let resume = try writer.savepoint { try write.run(WriteTransaction(db: writer)) }
+                            let resume = try writer.savepoint { try write.run(transaction) }
                             done.append((write, resume))
                         } catch {
+                            transaction.numbers.rewind(to: mark)
                             let failure = storage(error)
                             write.fail(failure)
                             // No transaction left: the writes before this one are gone with it.

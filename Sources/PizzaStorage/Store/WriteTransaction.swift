@@ -5,8 +5,13 @@ import SQLite
 /// writer connection, inside the open transaction (and the change's savepoint).
 struct WriteTransaction: OrderTransaction {
     let db: Database
+    /// What the group commit's transaction has handed out so far; shared by every write in it.
+    let numbers: TransactionNumbers
 
-    init(db: Database) { self.db = db }
+    init(db: Database, numbers: TransactionNumbers) {
+        self.db = db
+        self.numbers = numbers
+    }
 
     /// The write handle behind a transaction the repository hands on: every write body gets this store's own
     /// (see `SQLiteOrderStore.commit`), so anything else is a programming error.
@@ -21,11 +26,43 @@ struct WriteTransaction: OrderTransaction {
     func cart(id: Int64) throws -> Cart? { try db.loadCart(id: id) }
     func cart(ref: String) throws -> Cart? { try db.loadCart(ref: ref) }
 
-    func nextCartID() throws -> Int64 { try nextID("SELECT coalesce(max(id), 0) + 1 FROM carts") }
-    func nextItemID() throws -> Int64 { try nextID("SELECT coalesce(max(id), 0) + 1 FROM pizzas") }
-    func nextSequence() throws -> Int64 { try nextID("SELECT coalesce(max(seq), 0) + 1 FROM audit_log") }
+    func nextCartID() throws -> Int64 {
+        try take(1, of: \.cart, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM carts")
+    }
 
-    private func nextID(_ sql: String) throws -> Int64 {
-        try db.statement(sql).first { $0.int64(0) } ?? 1
+    func nextItemIDs(count: Int) throws -> Int64 {
+        try take(Int64(count), of: \.item, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM pizzas")
+    }
+
+    func nextSequence() throws -> Int64 {
+        try take(1, of: \.sequence, firstFree: "SELECT coalesce(max(seq), 0) + 1 FROM audit_log")
+    }
+
+    /// The hash of the audit chain's last entry as this transaction has it (``AuditLogger/genesis`` when empty).
+    func auditChainHead() throws -> String {
+        if let head = numbers.next.auditHead { return head }
+        let head =
+            try db.statement("SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1").first { $0.string(0) }
+            ?? AuditLogger.genesis
+        numbers.next.auditHead = head
+        return head
+    }
+
+    /// Records the hash of the entry just appended to the audit chain.
+    func appended(auditEntryHash hash: String) { numbers.next.auditHead = hash }
+
+    /// Hands out `count` consecutive numbers from `counter`, asking the table for the first free one only the
+    /// first time in the transaction.
+    private func take(
+        _ count: Int64, of counter: WritableKeyPath<TransactionNumbers.Next, Int64?>, firstFree sql: String
+    ) throws -> Int64 {
+        let first: Int64
+        if let cached = numbers.next[keyPath: counter] {
+            first = cached
+        } else {
+            first = try db.statement(sql).first { $0.int64(0) } ?? 1
+        }
+        numbers.next[keyPath: counter] = first + count
+        return first
     }
 }

@@ -15,14 +15,16 @@ public final class AuditLogger: OrderRepositoryDelegate {
     public init() {}
 
     public func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
-        let db = WriteTransaction(transaction).db
-        let previous = try db.statement("SELECT hash FROM audit_log ORDER BY seq DESC LIMIT 1").first { $0.string(0) }
+        let transaction = WriteTransaction(transaction)
+        let db = transaction.db
+        let previous = try transaction.auditChainHead()
         let entry = AuditEntry(
             seq: change.sequence, at: change.at.description, actor: change.actor, action: change.kind.rawValue,
             orderID: change.after.id, statusAfter: change.after.status.rawValue, reason: change.reason,
             before: change.before?.wireText,
             after: change.afterWireText,
-            prevHash: previous ?? Self.genesis, hash: "")
+            prevHash: previous, hash: "")
+        let hash = entry.computedHash
         try db.execute(
             """
             INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason,
