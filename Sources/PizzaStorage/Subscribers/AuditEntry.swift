@@ -18,13 +18,48 @@ public struct AuditEntry: Sendable, Equatable, Codable {
     public var prevHash: String
     public var hash: String
 
-    /// SHA-256 over every field but `hash`, in a fixed order with unit separators, hex.
-    public var computedHash: String {
-        let fields: [String] = [
-            String(seq), at, String(actor.uid), actor.name, String(actor.pid), action, String(orderID), statusAfter,
-            reason ?? "\u{0}", before ?? "\u{0}", after, prevHash,
-        ]
-        let digest = SHA256.hash(data: Data(fields.joined(separator: "\u{1F}").utf8))
-        return Hex.string(digest)
+    public init(
+        seq: Int64, at: String, actor: ChangeActor, action: String, orderID: Int64, statusAfter: String,
+        reason: String?, before: String?, after: String, prevHash: String, hash: String
+    ) {
+        self.seq = seq
+        self.at = at
+        self.actor = actor
+        self.action = action
+        self.orderID = orderID
+        self.statusAfter = statusAfter
+        self.reason = reason
+        self.before = before
+        self.after = after
+        self.prevHash = prevHash
+        self.hash = hash
     }
+
+    /// SHA-256 over every field but `hash`, in a fixed order with unit separators (U+001F), a missing field as
+    /// U+0000, hex. The fields are fed to the hash one by one, without joining them into one text first.
+    public var computedHash: String {
+        var sha = SHA256()
+        var first = true
+        func feed(_ field: String) {
+            if !first { sha.update(data: Self.unitSeparator) }
+            first = false
+            var field = field
+            field.withUTF8 { sha.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        }
+        feed(String(seq))
+        feed(at)
+        feed(String(actor.uid))
+        feed(actor.name)
+        feed(String(actor.pid))
+        feed(action)
+        feed(String(orderID))
+        feed(statusAfter)
+        feed(reason ?? "\u{0}")
+        feed(before ?? "\u{0}")
+        feed(after)
+        feed(prevHash)
+        return Hex.string(sha.finalize())
+    }
+
+    private static let unitSeparator: [UInt8] = [0x1F]
 }

@@ -33,8 +33,8 @@ public final class AuditLogger: OrderRepositoryDelegate {
             """,
             [
                 entry.seq, entry.at, Int64(entry.actor.uid), entry.actor.name, entry.actor.pid, entry.action,
-                entry.orderID, entry.statusAfter, entry.reason, entry.before, entry.after, entry.prevHash,
-                entry.computedHash,
+                entry.orderID, entry.statusAfter, entry.reason, entry.before, entry.after, entry.prevHash, hash,
             ])
+        transaction.appended(auditEntryHash: hash)
     }
 }

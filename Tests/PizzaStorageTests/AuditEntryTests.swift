@@ -1,0 +1,27 @@
+import Foundation
+import PizzaCore
+import PizzaStorage
+import Testing
+
+@Suite("Audit entry hash")
+struct AuditEntryTests {
+    @Test(
+        "the hash is SHA-256 of the fields joined by U+001F, a missing one as U+0000, as sha256sum computes it",
+        arguments: [nil, "customer called"])
+    func hashFormat(reason: String?) throws {
+        let entry = AuditEntry(
+            seq: 42, at: "2026-11-23T10:00:00.123Z", actor: ChangeActor(uid: 1000, name: "cook", pid: 4242),
+            action: "cancelled", orderID: 7, statusAfter: "cancelled", reason: reason,
+            before: reason == nil ? nil : #"{"id":7,"status":"placed","note":"Grüße"}"#,
+            after: #"{"id":7,"status":"cancelled","note":"Grüße"}"#, prevHash: String(repeating: "ab", count: 32),
+            hash: "")
+        let fields = [
+            "42", entry.at, "1000", "cook", "4242", "cancelled", "7", "cancelled", reason ?? "\u{0}",
+            entry.before ?? "\u{0}", entry.after, entry.prevHash,
+        ]
+        let directory = TemporaryDirectory()
+        let file = directory.path + "/fields"
+        try Data(fields.joined(separator: "\u{1F}").utf8).write(to: URL(fileURLWithPath: file))
+        #expect(entry.computedHash == (try Fixtures.sha256(of: file)))
+    }
+}
