@@ -1,4 +1,4 @@
-/// Lowercase hexadecimal text of bytes (digests, escapes), the one place pizzad writes hex.
+/// Lower-case hex text, as the audit chain and the migration checksums store it.
 public enum Hex {
     /// `0`…`9`, `a`…`f` as UTF-8.
     public static let digits: [UInt8] = Array("0123456789abcdef".utf8)
@@ -6,15 +6,33 @@ public enum Hex {
     /// Appends the two hex digits of `byte` to `output`.
     @inlinable
     public static func append(_ byte: UInt8, to output: inout [UInt8]) {
-        output.append(digits[Int(byte >> 4)])
-        output.append(digits[Int(byte & 0x0F)])
+        output.append(digit(byte >> 4))
+        output.append(digit(byte & 0x0F))
     }
 
     /// The hex text of `bytes`, two digits a byte, without going through `String(format:)` per byte.
     public static func string<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        var text: [UInt8] = []
-        text.reserveCapacity(64)
-        for byte in bytes { append(byte, to: &text) }
-        return String(decoding: text, as: UTF8.self)
+        let bytes = Array(bytes)
+        return bytes.withUnsafeBytes { string($0) }
+    }
+
+    /// The hex text of `bytes`, written straight into the string's own storage (a digest's 64 digits fit inline
+    /// in no allocation but the string's).
+    public static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        String(unsafeUninitializedCapacity: bytes.count * 2) { text in
+            var index = 0
+            for byte in bytes {
+                text[index] = digit(byte >> 4)
+                text[index + 1] = digit(byte & 0x0F)
+                index += 2
+            }
+            return index
+        }
+    }
+
+    /// The UTF-8 digit for a value 0…15.
+    @usableFromInline @inline(__always)
+    static func digit(_ value: UInt8) -> UInt8 {
+        value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
     }
 }

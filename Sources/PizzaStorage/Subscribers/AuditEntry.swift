@@ -58,7 +58,7 @@ public struct AuditEntry: Sendable, Equatable, Codable {
         feed(before ?? "\u{0}")
         feed(after)
         feed(prevHash)
-        return Hex.string(sha.finalize())
+        return sha.finalize().withUnsafeBytes { Hex.string($0) }
     }
 
     private static let unitSeparator: [UInt8] = [0x1F]
