@@ -1,4 +1,4 @@
-/// Lower-case hex text, as the audit chain and the migration checksums store it.
+/// Lowercase hexadecimal text of bytes (digests, escapes), the one place pizzad writes hex.
 public enum Hex {
     /// `0`…`9`, `a`…`f` as UTF-8.
     public static let digits: [UInt8] = Array("0123456789abcdef".utf8)
@@ -16,8 +16,7 @@ public enum Hex {
         return bytes.withUnsafeBytes { string($0) }
     }
 
-    /// The hex text of `bytes`, written straight into the string's own storage (a digest's 64 digits fit inline
-    /// in no allocation but the string's).
+    /// The hex text of `bytes`, written straight into the string's own storage: one allocation, the string's.
     public static func string(_ bytes: UnsafeRawBufferPointer) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { text in
             var index = 0
