@@ -8,15 +8,25 @@ final class PostgresPeer {
     private let server: PostgresServer
     private let script: String
     private let pgbench: String
+    private let interruptToken: Int
 
     init(sql: String, directory: String) throws {
-        server = try PostgresServer(parent: directory, durable: true, settings: ["synchronous_commit = on"])
+        let server = try PostgresServer(parent: directory, durable: true, settings: ["synchronous_commit = on"])
+        self.server = server
+        let interruptToken = LeftBehind.stopOnInterrupt { try? server.stop(mode: "immediate") }
+        self.interruptToken = interruptToken
         pgbench = server.bin + "/pgbench"
-        try server.psql(String(contentsOfFile: sql, encoding: .utf8))
-        try server.psql("CREATE SEQUENCE IF NOT EXISTS bench_refs")
         script = server.directory + "/create-order.pgbench"
-        try "SELECT create_order('pg-' || nextval('bench_refs'));\n".write(
-            toFile: script, atomically: true, encoding: .utf8)
+        do {
+            try server.psql(String(contentsOfFile: sql, encoding: .utf8))
+            try server.psql("CREATE SEQUENCE IF NOT EXISTS bench_refs")
+            try "SELECT create_order('pg-' || nextval('bench_refs'));\n".write(
+                toFile: script, atomically: true, encoding: .utf8)
+        } catch {
+            // The server's deinit stops it, once the interrupt action no longer holds it.
+            LeftBehind.done(interruptToken)
+            throw error
+        }
         // The cluster's files belong to postgres; the script is read by pgbench, which runs as us.
         chmod(script, 0o644)
     }
@@ -35,5 +45,8 @@ final class PostgresPeer {
         return tps
     }
 
-    func stop() { try? server.stop() }
+    func stop() {
+        try? server.stop()
+        LeftBehind.done(interruptToken)
+    }
 }

@@ -50,6 +50,9 @@ enum ReplicationBench {
         let folder = work + "/replication"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         let server = try PostgresServer(parent: folder, durable: true)
+        // Stopped and removed when `server` goes (its deinit); an interrupt would skip that.
+        let interruptToken = LeftBehind.stopOnInterrupt { try? server.stop(mode: "immediate") }
+        defer { LeftBehind.done(interruptToken) }
         try server.createDatabase("central", owner: "central_owner", password: "owner-secret")
         func environment(shop: String, user: String, password: String) throws -> [String: String] {
             let passwordFile = folder + "/\(user).pw"

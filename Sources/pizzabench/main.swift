@@ -57,6 +57,13 @@ guard FileManager.default.isExecutableFile(atPath: pizzad) else {
 let work = NSTemporaryDirectory() + "pizzabench-\(getpid())"
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
 defer { try? FileManager.default.removeItem(atPath: work) }
+LeftBehind.catchInterrupts()
+// Registered first, so it runs last: after the servers in it are stopped.
+_ = LeftBehind.stopOnInterrupt {
+    do { try FileManager.default.removeItem(atPath: work) } catch {
+        print("pizzabench: could not remove \(work): \(error)")
+    }
+}
 
 func us(_ value: UInt64) -> String { Bench.latency(value) }
 

@@ -1,8 +1,5 @@
 /// Lowercase hexadecimal text of bytes (digests, escapes), the one place pizzad writes hex.
 public enum Hex {
-    /// `0`…`9`, `a`…`f` as UTF-8.
-    public static let digits: [UInt8] = Array("0123456789abcdef".utf8)
-
     /// Appends the two hex digits of `byte` to `output`.
     @inlinable
     public static func append(_ byte: UInt8, to output: inout [UInt8]) {
@@ -29,7 +26,7 @@ public enum Hex {
         }
     }
 
-    /// The UTF-8 digit for a value 0…15.
+    /// The UTF-8 digit for a value 0…15: `0`…`9`, `a`…`f`.
     @usableFromInline @inline(__always)
     static func digit(_ value: UInt8) -> UInt8 {
         value < 10 ? UInt8(ascii: "0") + value : UInt8(ascii: "a") - 10 + value
