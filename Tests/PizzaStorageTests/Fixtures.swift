@@ -70,18 +70,13 @@ final class Kitchen {
     }
 }
 
-/// A subscriber that refuses every change inside the transaction, like a failing audit write.
-final class FailingSubscriber: OrderRepositoryDelegate {
-    struct Refused: Error {}
-    func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws { throw Refused() }
-}
-
-/// A subscriber that refuses, inside the transaction, every change to an order of one customer.
+/// A subscriber that refuses changes inside the transaction, like a failing audit write: every change, or with
+/// `customer` only the changes to that customer's orders.
 final class RefusingSubscriber: OrderRepositoryDelegate {
     struct Refused: Error {}
-    let customer: String
-    init(customer: String) { self.customer = customer }
+    let customer: String?
+    init(customer: String? = nil) { self.customer = customer }
     func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
-        if change.after.customer == customer { throw Refused() }
+        if customer == nil || change.after.customer == customer { throw Refused() }
     }
 }

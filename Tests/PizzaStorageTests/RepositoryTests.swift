@@ -45,9 +45,9 @@ struct RepositoryTests {
     @Test("a change whose audit write throws leaves no row in any table")
     func auditFailureRollsBack() async throws {
         let kitchen = try Kitchen()
-        let failing = FailingSubscriber()
+        let failing = RefusingSubscriber()
         kitchen.repository.delegates += failing
-        await #expect(throws: FailingSubscriber.Refused.self) { try await kitchen.newOrder() }
+        await #expect(throws: RefusingSubscriber.Refused.self) { try await kitchen.newOrder() }
         for table in ["carts", "pizzas", "status_history", "audit_log"] {
             #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM \(table)") == "0", "\(table)")
         }
