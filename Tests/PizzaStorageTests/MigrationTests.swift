@@ -30,6 +30,12 @@ struct MigrationTests {
                 == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64"
         )
         #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "4")
+        // Each checksum is the file's SHA-256 as sha256sum prints it.
+        for migration in Fixtures.migrations {
+            let stored = try Fixtures.sqlite3(
+                path, "SELECT checksum FROM schema_migrations WHERE version = \(migration.version)")
+            #expect(stored == (try Fixtures.sha256(of: Fixtures.migrationsPath + "/" + migration.name)))
+        }
         // Opening again applies nothing new.
         _ = try open(path)
         #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "4")

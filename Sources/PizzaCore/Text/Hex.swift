@@ -7,13 +7,8 @@ public enum Hex {
         output.append(digit(byte & 0x0F))
     }
 
-    /// The hex text of `bytes`, two digits a byte, without going through `String(format:)` per byte.
-    public static func string<Bytes: Sequence<UInt8>>(_ bytes: Bytes) -> String {
-        let bytes = Array(bytes)
-        return bytes.withUnsafeBytes { string($0) }
-    }
-
-    /// The hex text of `bytes`, written straight into the string's own storage: one allocation, the string's.
+    /// The hex text of `bytes` (a digest's, through its `withUnsafeBytes`), two digits a byte, written straight
+    /// into the string's own storage: one allocation, the string's.
     public static func string(_ bytes: UnsafeRawBufferPointer) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { text in
             var index = 0

@@ -17,7 +17,7 @@ public struct Migration: Sendable, Equatable {
         self.version = version
         self.name = name
         self.sql = sql
-        self.checksum = Hex.string(SHA256.hash(data: Data(sql.utf8)))
+        self.checksum = SHA256.hash(data: Data(sql.utf8)).withUnsafeBytes { Hex.string($0) }
     }
 
     /// Reads every `NNNN_name.sql` in `directory`, in version order.

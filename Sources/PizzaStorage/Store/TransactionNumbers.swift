@@ -6,7 +6,7 @@
 /// when its savepoint is rolled back (``mark`` before the change, ``rewind(to:)`` after its failure), and a new
 /// transaction starts from the tables again, so the numbers always match the rows that were written.
 final class TransactionNumbers {
-    struct Next: Equatable {
+    struct Next {
         var cart: Int64?
         var item: Int64?
         var sequence: Int64?
