@@ -8,4 +8,11 @@ static inline sqlite3_destructor_type pizzad_sqlite3_transient(void) {
     return SQLITE_TRANSIENT;
 }
 
+/// `sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on)`, which Swift cannot call (it is variadic). With statistics off,
+/// SQLite's allocations skip the global mutex that keeps them. Only before SQLite initializes, while no other
+/// thread uses it; returns `SQLITE_MISUSE` after. See <https://www.sqlite.org/c3ref/c_config_covering_index_scan.html>.
+static inline int pizzad_sqlite3_config_memstatus(int on) {
+    return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
+}
+
 #endif

@@ -72,6 +72,14 @@ struct DatabaseTests {
         #expect(throws: SQLiteError.self) { try scratch.db.statement("SELECT nonsense FROM nowhere") }
     }
 
+    @Test("SQLite keeps no memory statistics (their global mutex is taken on every allocation)")
+    func memoryStatisticsAreOff() throws {
+        let scratch = try Scratch()
+        try scratch.db.execute("INSERT INTO t (v) VALUES (?)", [String(repeating: "x", count: 10_000)])
+        #expect(try scratch.count() == 1)
+        #expect(!Database.keepsMemoryStatistics)
+    }
+
     @Test("prepared statements are cached per SQL text and reset between uses")
     func statementCache() throws {
         let scratch = try Scratch()
