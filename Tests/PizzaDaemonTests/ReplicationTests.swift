@@ -27,7 +27,7 @@ private final class Centre: Sendable {
                 environment: environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
                 directory: folder)
             #expect(migrated.status == 0, "pizzad --migrate-central: \(migrated.stderr)")
-            #expect(migrated.stdout.contains("central schema at version 2"), "\(migrated.stdout)")
+            #expect(migrated.stdout.contains("central schema at version 3"), "\(migrated.stdout)")
         }
     }
 
@@ -513,7 +513,7 @@ struct ReplicationTests {
     }
 
     @Test(
-        "a centre at schema 1 holding orders in the old nested item form: schema 2 flattens them, keeps totals, and shops ship on"
+        "a centre at schema 1 holding orders in the old nested item form: the migrations flatten them and keep totals, an old-form entry still arriving is flattened and totalled, and shops ship on"
     )
     func upgradeToWireFormItems() async throws {
         let centre = try Centre(migrate: false)
@@ -521,6 +521,7 @@ struct ReplicationTests {
         let old = centre.folder + "/migrations-v1"
         try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: old)
         try FileManager.default.removeItem(atPath: old + "/central/0002_wire_form_items.sql")
+        try FileManager.default.removeItem(atPath: old + "/central/0003_items_once_per_order.sql")
         var owner = centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret")
         owner["PIZZAD_MIGRATIONS"] = old
         let first = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
@@ -535,10 +536,28 @@ struct ReplicationTests {
 
         owner["PIZZAD_MIGRATIONS"] = nil
         let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
-        #expect(second.status == 0 && second.stdout.contains("central schema at version 2"), "\(second)")
+        #expect(second.status == 0 && second.stdout.contains("central schema at version 3"), "\(second)")
         #expect(
             try centre.sql("SELECT items::text || '|' || total FROM orders WHERE shop_id = 'lyon'")
                 == #"[{"id": 1, "kind": "chicken", "size": "L", "crust": "thin", "price": 2300, "extras": ["olives"], "ketchup": false, "quantity": 2, "unitPrice": 1150, "chiliSauce": true}]|2300"#
+        )
+
+        // An entry still in the old nested form (a shop's history from before pizzad 0.2) arriving now: its items
+        // are flattened and, having no "total" of its own, it is totalled from them.
+        let zeros = String(repeating: "0", count: 64)
+        let entry = """
+            [{"seq": 1, "at": "2026-11-01T10:00:00Z", "actor": {"uid": 0, "name": "root", "pid": 1}, "action": "created",
+              "order": 7, "status": "placed", "reason": null, "before": null, "prevHash": "\(zeros)",
+              "hash": "\(String(repeating: "a", count: 64))",
+              "after": {"id": 7, "ref": null, "customer": "old", "note": null, "status": "placed", "currency": "EUR",
+                "items": [{"id": 1, "pizza": {"kind": "chicken", "size": "L", "crust": "thin", "chiliSauce": true,
+                  "ketchup": false, "extras": [], "quantity": 2, "unitPrice": 1150}}],
+                "createdAt": "2026-11-01T10:00:00Z", "updatedAt": "2026-11-01T10:00:00Z", "history": []}}]
+            """
+        try centre.sql("SELECT pizzad_ingest('legacy', repeat('k', 32), '\(entry)'::jsonb)")
+        #expect(
+            try centre.sql("SELECT items::text || '|' || total FROM orders WHERE shop_id = 'legacy'")
+                == #"[{"id": 1, "kind": "chicken", "size": "L", "crust": "thin", "price": 2300, "extras": [], "ketchup": false, "quantity": 2, "unitPrice": 1150, "chiliSauce": true}]|2300"#
         )
 
         // A shop ships into the upgraded centre: items in the wire form, totals as the shop has them.
