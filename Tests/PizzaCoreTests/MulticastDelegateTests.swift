@@ -33,6 +33,25 @@ final class DeinitFlag: Listener, Sendable {
     deinit { onDeinit() }
 }
 
+/// Class-bound, as the repository's delegates are: `any Bell` is two words, the object and a witness table, which
+/// `MulticastRegistration.call` rebuilds from the weak load instead of copying.
+protocol Bell: AnyObject {
+    func rang(_ times: Int)
+}
+
+protocol Light: AnyObject {
+    func lit()
+}
+
+final class Ringer: Bell, Light, Sendable {
+    let rings = Atomic<Int>(0)
+    let onDeinit: @Sendable () -> Void
+    init(onDeinit: @escaping @Sendable () -> Void = {}) { self.onDeinit = onDeinit }
+    func rang(_ times: Int) { rings.add(times, ordering: .relaxed) }
+    func lit() { rings.add(1000, ordering: .relaxed) }
+    deinit { onDeinit() }
+}
+
 struct ValueListener: Listener {
     func heard(_ word: String) {}
 }
@@ -42,6 +61,38 @@ let addressSanitizerIsActive = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__
 
 @Suite("MulticastDelegate")
 struct MulticastDelegateTests {
+    @Test(
+        "a class-bound protocol, a composition of two and a class itself: every call arrives, no dispatch keeps a delegate alive or releases it once too often"
+    )
+    func delegateKinds() {
+        let died = Atomic<Int>(0)
+        let bells = MulticastDelegate<any Bell>()
+        let both = MulticastDelegate<any Bell & Light>()
+        let ringers = MulticastDelegate<Ringer>()
+        do {
+            let first = Ringer { died.add(1, ordering: .relaxed) }
+            let second = Ringer { died.add(1, ordering: .relaxed) }
+            bells.add(first)
+            bells.add(second)
+            both.add(first)
+            ringers.add(second)
+            for _ in 0..<10_000 {
+                bells.invoke { $0.rang(1) }
+                both.invoke { $0.lit() }
+                ringers.invoke { $0.rang(2) }
+            }
+            #expect(first.rings.load(ordering: .relaxed) == 10_000 + 10_000 * 1000)
+            #expect(second.rings.load(ordering: .relaxed) == 10_000 + 10_000 * 2)
+            #expect(
+                bells.delegates.map { ObjectIdentifier($0) } == [ObjectIdentifier(first), ObjectIdentifier(second)])
+            #expect(died.load(ordering: .relaxed) == 0)
+        }
+        // Dropping the last references ends both: nothing retained is left behind by 30,000 dispatches.
+        #expect(died.load(ordering: .relaxed) == 2)
+        #expect(bells.isEmpty && both.isEmpty && ringers.isEmpty)
+        bells.invoke { _ in Issue.record("a dead delegate was called") }
+    }
+
     @Test("holds delegates weakly: dropping the last reference runs deinit with no remove")
     func holdsWeakly() {
         let multicast = MulticastDelegate<any Listener>()
