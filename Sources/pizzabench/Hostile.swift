@@ -74,7 +74,8 @@ enum Hostile {
         summary.silentClientHeldBack = blast(silent)
         // Hostile connections on plain threads (blocking sockets stay off the cooperative pool). Each sends its
         // lines a hundred at a time, then a request of its own whose answer shows the connection still works.
-        let perConnection = lines / connections
+        // Rounded up, so that fewer lines than connections still sends some (it sent none).
+        let perConnection = (lines + connections - 1) / connections
         let survived = Locked(0)
         let sent = Locked(0)
         DispatchQueue.concurrentPerform(iterations: connections) { client in

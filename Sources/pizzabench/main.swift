@@ -67,6 +67,12 @@ _ = LeftBehind.stopOnInterrupt {
 
 func us(_ value: UInt64) -> String { Bench.latency(value) }
 
+/// Removes the work folder and exits: `exit` skips the `defer` above, which left a folder per run in `/tmp`.
+func finish(clean: Bool) -> Never {
+    try? FileManager.default.removeItem(atPath: work)
+    exit(clean ? 0 : 1)
+}
+
 print(
     "pizzabench: \(ProcessInfo.processInfo.processorCount) cores, \(ProcessInfo.processInfo.physicalMemory >> 30) GiB, "
         + "\(try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8).split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU")"
@@ -115,7 +121,7 @@ if sections == ["torture"] {
     for problem in summary.problems { print("problem: \(problem)") }
     let clean = summary.lost == 0 && summary.unexpectedExits == 0 && summary.problems.isEmpty
     print(clean ? "crash loop: clean" : "crash loop: FAILED")
-    exit(clean ? 0 : 1)
+    finish(clean: clean)
 }
 
 // Power cuts, on their own: pizzabench --only powercut [--rounds N]. pizzad's database and backups on powercutfs
@@ -123,7 +129,7 @@ if sections == ["torture"] {
 if sections == ["powercut"] {
     if let reason = PowerCutFileSystem.unavailableReason {
         print("power cuts: cannot run here: \(reason)")
-        exit(1)
+        finish(clean: false)
     }
     var repository = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { repository.deleteLastPathComponent() }
@@ -164,7 +170,7 @@ if sections == ["powercut"] {
             ? "power cuts: clean"
             : summary.droppedBytes == 0
                 ? "power cuts: FAILED (nothing was dropped: the run proved nothing)" : "power cuts: FAILED")
-    exit(clean ? 0 : 1)
+    finish(clean: clean)
 }
 
 // 1. The limit.
