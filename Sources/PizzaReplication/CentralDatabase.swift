@@ -49,8 +49,8 @@ struct CentralDatabase: Sendable {
         let tls: PostgresConnection.Configuration.TLS
         switch configuration.tls {
         case .disable: tls = .disable
-        case .prefer: tls = .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
-        case .require: tls = .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+        case .prefer: tls = .prefer(try Self.tlsContext(configuration))
+        case .require: tls = .require(try Self.tlsContext(configuration))
         }
         var settings = PostgresConnection.Configuration(
             host: configuration.host, port: configuration.port, username: configuration.user, password: password,
@@ -271,8 +271,21 @@ struct CentralDatabase: Sendable {
     }
 
     /// Why a connection could not be made, in a few words ("connection refused", "cannot resolve host …").
+    /// The client side of TLS: the server's certificate and name verified, against `caFile` when set.
+    private static func tlsContext(_ configuration: ReplicationConfiguration) throws -> NIOSSLContext {
+        var tls = TLSConfiguration.makeClientConfiguration()
+        if let caFile = configuration.caFile { tls.trustRoots = .file(caFile) }
+        return try NIOSSLContext(configuration: tls)
+    }
+
     static func describeConnectionFailure(_ error: any Error) -> String {
         switch error {
+        case let error as NIOSSLError:
+            if case .handshakeFailed = error {
+                return "TLS handshake failed (\(error)); if the server's certificate is signed by a private CA, "
+                    + "set replication.postgres.caFile to it"
+            }
+            return "TLS: \(error)"
         case let error as NIOConnectionError:
             if let dns = error.dnsAError ?? error.dnsAAAAError { return "cannot resolve \(error.host): \(dns)" }
             let failures = error.connectionErrors.map {

@@ -24,6 +24,9 @@ public struct ReplicationConfiguration: Sendable, Equatable {
     /// (`LoadCredential=pgpassword:…`), else no password.
     public var passwordFile: String?
     public var tls: TLSMode
+    /// PEM certificates trusted for the server's certificate instead of the system's trust store (a private CA, or
+    /// the server's own self-signed certificate); nil trusts the system's. With `prefer` and `require`.
+    public var caFile: String?
     /// At most this many audit entries per central transaction.
     public var batchSize: Int
     /// How long connecting or one central request may take before the peer counts as partitioned or stalled.
@@ -31,7 +34,7 @@ public struct ReplicationConfiguration: Sendable, Equatable {
 
     public init(
         shopID: String, host: String, port: Int = 5432, database: String, user: String, passwordFile: String? = nil,
-        tls: TLSMode = .prefer, batchSize: Int = 500, timeoutSeconds: Int = 30
+        tls: TLSMode = .prefer, caFile: String? = nil, batchSize: Int = 500, timeoutSeconds: Int = 30
     ) {
         self.shopID = shopID
         self.host = host
@@ -40,6 +43,7 @@ public struct ReplicationConfiguration: Sendable, Equatable {
         self.user = user
         self.passwordFile = passwordFile
         self.tls = tls
+        self.caFile = caFile
         self.batchSize = batchSize
         self.timeoutSeconds = timeoutSeconds
     }

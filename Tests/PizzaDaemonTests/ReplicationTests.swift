@@ -16,10 +16,16 @@ private final class Centre: Sendable {
     let server: PostgresServer
     let folder: String
 
-    init(migrate: Bool = true) throws {
+    /// `tls`: the server also speaks TLS, with a self-signed certificate for 127.0.0.1 at `folder/server.crt`.
+    init(migrate: Bool = true, tls: Bool = false) throws {
         folder = NSTemporaryDirectory() + "pizzad-central-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        server = try PostgresServer(parent: folder)
+        var settings: [String] = []
+        if tls {
+            try Self.makeCertificate(in: folder)
+            settings = ["ssl = on", "ssl_cert_file = '\(folder)/server.crt'", "ssl_key_file = '\(folder)/server.key'"]
+        }
+        server = try PostgresServer(parent: folder, settings: settings)
         try server.createDatabase("central", owner: "central_owner", password: "owner-secret")
         if migrate {
             let migrated = try run(
@@ -28,6 +34,22 @@ private final class Centre: Sendable {
                 directory: folder)
             #expect(migrated.status == 0, "pizzad --migrate-central: \(migrated.stderr)")
             #expect(migrated.stdout.contains("central schema at version 3"), "\(migrated.stdout)")
+        }
+    }
+
+    /// A self-signed certificate for 127.0.0.1 and its key, the key only readable by the server's user.
+    static func makeCertificate(in folder: String) throws {
+        let made = try ChildProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder + "/server.key", "-out",
+                folder + "/server.crt",
+            ])
+        guard made.status == 0 else { throw HarnessError("openssl req: \(made.output)") }
+        if getuid() == 0 {
+            try FileManager.default.setAttributes(
+                [.ownerAccountName: "postgres", .posixPermissions: 0o600], ofItemAtPath: folder + "/server.key")
         }
     }
 
@@ -259,6 +281,47 @@ struct ReplicationTests {
                 == "berlin:shop_berlin,paris:shop_paris")
         #expect(try berlin.stop() == 0)
         #expect(try paris.stop() == 0)
+    }
+
+    @Test(
+        "TLS to the centre: with the server's certificate as replication.postgres.caFile a shop ships over TLS; without it, a named TLS error and nothing central; an unreadable caFile is refused at start",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs the openssl command")
+    )
+    func tls() async throws {
+        let centre = try Centre(tls: true)
+        var trusted = try centre.shop("tls-trusted")
+        trusted["PIZZAD_REPLICATION_POSTGRES_TLS"] = "require"
+        trusted["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = centre.folder + "/server.crt"
+        let shop = try DaemonProcess(environment: trusted)
+        try await load(shop, orders: 10)
+        try await waitUntilShipped(shop)
+        #expect(try centre.entries("tls-trusted") == (try localEntries(shop)))
+        // The shop's own session, as the server sees it: encrypted.
+        #expect(
+            try centre.sql(
+                """
+                SELECT bool_and(s.ssl) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+                WHERE a.usename = 'shop_tls_trusted'
+                """) == "t")
+        #expect(try shop.stop() == 0)
+
+        var untrusted = try centre.shop("tls-untrusted")
+        untrusted["PIZZAD_REPLICATION_POSTGRES_TLS"] = "require"
+        let refused = try DaemonProcess(environment: untrusted)
+        try await load(refused, orders: 3)
+        let status = try await waitForStatus(refused, "a TLS error") { $0["lastError"] is String }
+        let message = status["lastError"] as? String ?? ""
+        #expect((status["lastErrorKind"] as? String) == "unreachable", "\(status)")
+        #expect(
+            message.contains("TLS handshake failed") && message.contains("replication.postgres.caFile"), "\(message)")
+        #expect(try centre.sql("SELECT count(*) FROM order_events WHERE shop_id = 'tls-untrusted'") == "0")
+        #expect(try refused.stop() == 0)
+
+        var missing = untrusted
+        missing["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = centre.folder + "/no-such.crt"
+        let checked = try run(Binaries.pizzad, ["--check-config"], environment: missing, directory: centre.folder)
+        #expect(checked.status == 78, "\(checked)")
+        #expect(checked.stderr.contains("replication.postgres.caFile"), "\(checked.stderr)")
     }
 
     @Test("a batch reads only its own rows of order_events, however long the centre's history (no scan per batch)")

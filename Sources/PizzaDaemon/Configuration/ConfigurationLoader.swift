@@ -182,6 +182,9 @@ public struct ConfigurationLoader: Sendable {
                 tls: try checked("replication.postgres.tls", default: .prefer) {
                     ReplicationConfiguration.TLSMode(rawValue: $0.lowercased())
                 },
+                caFile: try checked("replication.postgres.caFile", default: String?.none) { path -> String?? in
+                    FileManager.default.isReadableFile(atPath: path) ? .some(path) : .none
+                },
                 batchSize: try integer("replication.batchSize", default: 500),
                 timeoutSeconds: try integer("replication.timeoutSeconds", default: 30))
         }
