@@ -270,7 +270,6 @@ struct CentralDatabase: Sendable {
         }
     }
 
-    /// Why a connection could not be made, in a few words ("connection refused", "cannot resolve host …").
     /// The client side of TLS: the server's certificate and name verified, against `caFile` when set.
     private static func tlsContext(_ configuration: ReplicationConfiguration) throws -> NIOSSLContext {
         var tls = TLSConfiguration.makeClientConfiguration()
@@ -278,6 +277,8 @@ struct CentralDatabase: Sendable {
         return try NIOSSLContext(configuration: tls)
     }
 
+    /// Why a connection could not be made, in a few words ("connection refused", "cannot resolve host …", a failed
+    /// TLS handshake).
     static func describeConnectionFailure(_ error: any Error) -> String {
         switch error {
         case let error as NIOSSLError:
