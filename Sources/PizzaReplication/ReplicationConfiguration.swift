@@ -1,4 +1,5 @@
 import Foundation
+import NIOSSL
 
 /// Where and how this shop ships its changes (`replication.*` in pizzad.yaml); nil in the daemon's configuration
 /// when `replication.postgres` is not set.
@@ -50,6 +51,12 @@ public struct ReplicationConfiguration: Sendable, Equatable {
 
     /// `user@host:port/database`, for status lines and logs (never the password).
     public var peer: String { "\(user)@\(host):\(port)/\(database)" }
+
+    /// Whether `path` can serve as ``caFile``: readable, and holding at least one PEM certificate.
+    public static func isCertificateFile(_ path: String) -> Bool {
+        guard let certificates = try? NIOSSLCertificate.fromPEMFile(path) else { return false }
+        return !certificates.isEmpty
+    }
 
     /// Whether `id` may name a shop (the centre checks the same pattern).
     public static func isShopID(_ id: String) -> Bool {

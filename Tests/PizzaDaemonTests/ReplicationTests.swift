@@ -284,7 +284,7 @@ struct ReplicationTests {
     }
 
     @Test(
-        "TLS to the centre: with the server's certificate as replication.postgres.caFile a shop ships over TLS; without it, a named TLS error and nothing central; an unreadable caFile is refused at start",
+        "TLS to the centre: with the server's certificate as replication.postgres.caFile a shop ships over TLS; without it, a named TLS error and nothing central; a caFile that is missing or holds no certificate is refused at start",
         .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs the openssl command")
     )
     func tls() async throws {
@@ -317,11 +317,14 @@ struct ReplicationTests {
         #expect(try centre.sql("SELECT count(*) FROM order_events WHERE shop_id = 'tls-untrusted'") == "0")
         #expect(try refused.stop() == 0)
 
-        var missing = untrusted
-        missing["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = centre.folder + "/no-such.crt"
-        let checked = try run(Binaries.pizzad, ["--check-config"], environment: missing, directory: centre.folder)
-        #expect(checked.status == 78, "\(checked)")
-        #expect(checked.stderr.contains("replication.postgres.caFile"), "\(checked.stderr)")
+        // A missing file, and one that holds no certificate (the key, by mistake): refused at start, named.
+        for file in [centre.folder + "/no-such.crt", centre.folder + "/server.key"] {
+            var bad = untrusted
+            bad["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = file
+            let checked = try run(Binaries.pizzad, ["--check-config"], environment: bad, directory: centre.folder)
+            #expect(checked.status == 78, "\(file): \(checked)")
+            #expect(checked.stderr.contains("replication.postgres.caFile"), "\(file): \(checked.stderr)")
+        }
     }
 
     @Test("a batch reads only its own rows of order_events, however long the centre's history (no scan per batch)")

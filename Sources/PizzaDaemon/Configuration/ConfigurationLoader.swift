@@ -183,7 +183,7 @@ public struct ConfigurationLoader: Sendable {
                     ReplicationConfiguration.TLSMode(rawValue: $0.lowercased())
                 },
                 caFile: try checked("replication.postgres.caFile", default: String?.none) { path -> String?? in
-                    FileManager.default.isReadableFile(atPath: path) ? .some(path) : .none
+                    ReplicationConfiguration.isCertificateFile(path) ? .some(path) : .none
                 },
                 batchSize: try integer("replication.batchSize", default: 500),
                 timeoutSeconds: try integer("replication.timeoutSeconds", default: 30))

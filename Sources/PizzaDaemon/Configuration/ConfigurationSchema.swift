@@ -63,7 +63,7 @@ enum ConfigurationSchema {
         case "replication.shopId": "lowercase letters, digits, '-' and '_', at most 63, starting with a letter or digit"
         case "replication.postgres.tls":
             ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", ")
-        case "replication.postgres.caFile": "a readable file of PEM certificates"
+        case "replication.postgres.caFile": "a readable file holding PEM certificates"
         case "replication.postgres.host", "replication.postgres.database", "replication.postgres.user":
             "set together: host, database and user (and replication.shopId) turn shipping on"
         case "log.level": Logger.Level.allCases.map(\.rawValue).joined(separator: ", ")
