@@ -85,7 +85,12 @@ private final class Centre: Sendable {
         try sql("SELECT seq || '|' || hash FROM order_events WHERE shop_id = '\(shop)' ORDER BY seq")
     }
 
-    deinit { try? FileManager.default.removeItem(atPath: folder) }
+    deinit {
+        // The server first: its data folder is inside `folder`, and `pg_ctl stop` needs it. Removing the folder
+        // first left the postmaster running on deleted files after every test.
+        try? server.stop(mode: "immediate")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
 }
 
 /// The statements of the README's "Head-office queries" block.
