@@ -56,20 +56,22 @@ guard FileManager.default.isExecutableFile(atPath: pizzad) else {
 }
 let work = NSTemporaryDirectory() + "pizzabench-\(getpid())"
 try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
-defer { try? FileManager.default.removeItem(atPath: work) }
-LeftBehind.catchInterrupts()
-// Registered first, so it runs last: after the servers in it are stopped.
-_ = LeftBehind.stopOnInterrupt {
+/// Removes the work folder, at the end of every way out: a normal end, `finish(clean:)`, an interrupt.
+@Sendable func removeWork() {
     do { try FileManager.default.removeItem(atPath: work) } catch {
         print("pizzabench: could not remove \(work): \(error)")
     }
 }
+defer { removeWork() }
+LeftBehind.catchInterrupts()
+// Registered first, so it runs last: after the servers in it are stopped.
+_ = LeftBehind.stopOnInterrupt(removeWork)
 
 func us(_ value: UInt64) -> String { Bench.latency(value) }
 
 /// Removes the work folder and exits: `exit` skips the `defer` above, which left a folder per run in `/tmp`.
 func finish(clean: Bool) -> Never {
-    try? FileManager.default.removeItem(atPath: work)
+    removeWork()
     exit(clean ? 0 : 1)
 }
 
