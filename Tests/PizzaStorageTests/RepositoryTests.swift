@@ -63,15 +63,16 @@ struct RepositoryTests {
         var cart = try await kitchen.newOrder(["cheese"])
         cart = try await repository.addItem(
             try Fixtures.factory.builder(for: "chicken").size("L").extra("olives").quantity(2).build(), to: cart.id,
-            by: Fixtures.actor)
+            by: Fixtures.actor
+        ).cart
         #expect(cart.items.count == 2)
         #expect(cart.total == 900 + 2 * (1250 + 80))
-        cart = try await repository.removeItem(cart.items[0].id, from: cart.id, by: Fixtures.actor)
-        cart = try await repository.place(cart.id, by: Fixtures.actor)
+        cart = try await repository.removeItem(cart.items[0].id, from: cart.id, by: Fixtures.actor).cart
+        cart = try await repository.place(cart.id, by: Fixtures.actor).cart
         await #expect(throws: OrderError.conflict(id: cart.id, expected: .baking, actual: .placed)) {
             try await repository.advance(cart.id, from: .baking, by: Fixtures.actor)
         }
-        for _ in 0..<5 { cart = try await repository.advance(cart.id, by: Fixtures.actor) }
+        for _ in 0..<5 { cart = try await repository.advance(cart.id, by: Fixtures.actor).cart }
         #expect(cart.status == .delivered)
         let stored = try repository.cart(id: cart.id)
         #expect(stored == cart)
@@ -80,6 +81,27 @@ struct RepositoryTests {
         let verification = try kitchen.store.verifyAudit()
         #expect(verification.ok)
         #expect(verification.entries == 9)
+    }
+
+    @Test("a change's answer is the order's wire text as its audit entry stored it, encoded once in the transaction")
+    func answerReusesTheAuditText() async throws {
+        let kitchen = try Kitchen()
+        let pizzas = [try Fixtures.factory.makePizza("cheese"), try Fixtures.factory.makePizza("chicken")]
+        let created = try await kitchen.repository.create(
+            ref: "till-9", pizzas: pizzas, place: true, currency: "EUR", by: Fixtures.actor)
+        let advanced = try await kitchen.repository.advance(created.cart.id, by: Fixtures.actor)
+        for (seq, outcome) in [(1, created), (2, advanced)] {
+            let change = try #require(outcome.change)
+            // Already encoded (by the audit logger, inside the transaction): this fallback is never used.
+            #expect(change.afterText.get { "not encoded yet" } == outcome.cart.wireText)
+            #expect(outcome.wire == .encoded(outcome.cart.wireText))
+            #expect(try Fixtures.sqlite3(kitchen.path, "SELECT after FROM audit_log WHERE seq = \(seq)") == outcome.cart.wireText)
+        }
+        // An idempotent retry changes nothing and is answered with the order as stored.
+        let retry = try await kitchen.repository.create(
+            ref: "till-9", pizzas: pizzas, currency: "EUR", by: Fixtures.actor)
+        #expect(retry.change == nil && !retry.created)
+        #expect(retry.wire == .encoded(try kitchen.repository.cart(id: created.cart.id).wireText))
     }
 
     @Test("a ref makes creation idempotent")

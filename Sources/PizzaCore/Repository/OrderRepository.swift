@@ -18,18 +18,18 @@ public final class OrderRepository: Sendable {
     // MARK: Changes
 
     /// Creates an order, optionally with pizzas and placed at once. With a `ref` that exists, returns that
-    /// order unchanged (an idempotent retry), and `created` is false.
+    /// order unchanged (an idempotent retry): `created` is false and there is no change.
     public func create(
         customer: String? = nil, ref: String? = nil, note: String? = nil, pizzas: [Pizza] = [], place: Bool = false,
         currency: String, by actor: ChangeActor
-    ) async throws -> (cart: Cart, created: Bool) {
+    ) async throws -> OrderOutcome {
         if let ref { try Cart.checkRef(ref) }
         if place, pizzas.isEmpty {
             throw OrderError.validation(
                 field: "items", allowed: ["at least one pizza"], message: "an order placed at creation needs a pizza")
         }
         let clock = self.clock
-        let outcome: (cart: Cart, created: Bool) = try await change("order.create") { tx in
+        return try await change("order.create") { tx in
             if let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
             let now = clock()
             let id = try tx.nextCartID()
@@ -48,39 +48,38 @@ public final class OrderRepository: Sendable {
                 sequence: try tx.nextSequence(), kind: .created, at: now, actor: actor, before: nil, after: cart)
             return (cart, change)
         }
-        return outcome
     }
 
     /// Adds a pizza to an open order.
-    public func addItem(_ pizza: Pizza, to id: Int64, by actor: ChangeActor) async throws -> Cart {
+    public func addItem(_ pizza: Pizza, to id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
         try await modify("order.addItem", id: id, kind: .itemAdded, by: actor) { cart, tx, now in
             try cart.add(pizza, itemID: try tx.nextItemIDs(count: 1), at: now)
         }
     }
 
     /// Removes an item from an open order.
-    public func removeItem(_ itemID: Int64, from id: Int64, by actor: ChangeActor) async throws -> Cart {
+    public func removeItem(_ itemID: Int64, from id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
         try await modify("order.removeItem", id: id, kind: .itemRemoved, by: actor) { cart, _, now in
             try cart.remove(itemID: itemID, at: now)
         }
     }
 
     /// Places an open order that has items.
-    public func place(_ id: Int64, by actor: ChangeActor) async throws -> Cart {
+    public func place(_ id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
         try await modify("order.place", id: id, kind: .placed, by: actor) { cart, _, now in
             try cart.apply(.place, by: actor, at: now)
         }
     }
 
     /// Moves an order one step forward; with `from`, only if it is in that status.
-    public func advance(_ id: Int64, from: OrderStatus? = nil, by actor: ChangeActor) async throws -> Cart {
+    public func advance(_ id: Int64, from: OrderStatus? = nil, by actor: ChangeActor) async throws -> OrderOutcome {
         try await modify("order.advance", id: id, kind: .advanced, by: actor) { cart, _, now in
             try cart.apply(.advance, expected: from, by: actor, at: now)
         }
     }
 
     /// Cancels an order that has not shipped.
-    public func cancel(_ id: Int64, reason: String, by actor: ChangeActor) async throws -> Cart {
+    public func cancel(_ id: Int64, reason: String, by actor: ChangeActor) async throws -> OrderOutcome {
         try await modify("order.cancel", id: id, kind: .cancelled, reason: reason, by: actor) { cart, _, now in
             try cart.apply(.cancel, reason: reason, by: actor, at: now)
         }
@@ -89,7 +88,7 @@ public final class OrderRepository: Sendable {
     private func modify(
         _ operation: String, id: Int64, kind: OrderChange.Kind, reason: String? = nil, by actor: ChangeActor,
         _ mutate: @escaping @Sendable (inout Cart, any OrderTransaction, Timestamp) throws -> Void
-    ) async throws -> Cart {
+    ) async throws -> OrderOutcome {
         let clock = self.clock
         return try await change(operation) { tx in
             guard let before = try tx.cart(id: id) else { throw OrderError.notFound("with id \(id)") }
@@ -100,14 +99,14 @@ public final class OrderRepository: Sendable {
                 sequence: try tx.nextSequence(), kind: kind, at: now, actor: actor, before: before, after: after,
                 reason: reason)
             return (after, change)
-        }.cart
+        }
     }
 
     /// Runs one change: compute it in the transaction, announce it inside, commit, announce it after.
-    /// `body` returns the result and the change to announce, or nil when nothing changed.
-    private func change<R: Sendable>(
-        _ operation: String, _ body: @escaping @Sendable (any OrderTransaction) throws -> (R, OrderChange?)
-    ) async throws -> (cart: R, created: Bool) {
+    /// `body` returns the order and the change to announce, or nil when nothing changed.
+    private func change(
+        _ operation: String, _ body: @escaping @Sendable (any OrderTransaction) throws -> (Cart, OrderChange?)
+    ) async throws -> OrderOutcome {
         let delegates = self.delegates
         let started = ContinuousClock.now
         do {
@@ -123,7 +122,7 @@ public final class OrderRepository: Sendable {
                 let latency = ContinuousClock.now - started
                 delegates.invoke { $0.repository(didCommit: change, latency: latency) }
             }
-            return (result, change != nil)
+            return OrderOutcome(cart: result, change: change)
         } catch {
             delegates.invoke { $0.repository(didFail: operation, error: error) }
             throw error

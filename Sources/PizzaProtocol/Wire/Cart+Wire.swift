@@ -228,7 +228,13 @@ extension StatusChange {
 }
 
 extension OrderChange {
-    /// The order after the change in its wire form, as JSON text: what the audit entry stores and every watcher's
-    /// event carries, encoded once per change.
+    /// The order after the change in its wire form, as JSON text: what the audit entry stores, every watcher's
+    /// event carries and the caller is answered, encoded once per change.
     public var afterWireText: String { afterText.get { after.wireText } }
+}
+
+extension OrderOutcome {
+    /// The order as the socket sends it: the change's wire text when there was a change (encoded once, for the
+    /// audit entry, inside the transaction), else the order encoded now.
+    public var wire: JSONValue { .encoded(change?.afterWireText ?? cart.wireText) }
 }

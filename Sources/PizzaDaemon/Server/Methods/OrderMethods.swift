@@ -24,10 +24,10 @@ extension RPCDispatcher {
                 throw RPCError.validation(
                     field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
             }
-            let result = try await repository.create(
+            return try await repository.create(
                 customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
-                currency: factory.menu.currency, by: peer.actor)
-            return result.cart.wire
+                currency: factory.menu.currency, by: peer.actor
+            ).wire
         }
         table.addChange("order.addItem", .operator) { params, peer in
             try params.onlyKnown(["id", "pizza"])

@@ -1,0 +1,18 @@
+/// What a change method of ``OrderRepository`` answers: the order as it is now, and the change that made it.
+///
+/// The change carries the order's wire text as the audit entry encoded it inside the transaction
+/// (``OrderChange/afterText``), so the answer to the caller can reuse it instead of encoding the order again.
+public struct OrderOutcome: Sendable {
+    /// The order after the change (or, for an idempotent retry of `create`, as it was).
+    public let cart: Cart
+    /// The change; nil when nothing changed (`create` with a `ref` that exists).
+    public let change: OrderChange?
+
+    public init(cart: Cart, change: OrderChange?) {
+        self.cart = cart
+        self.change = change
+    }
+
+    /// Whether the change made a new order (false for an idempotent retry of `create`, and for every other change).
+    public var created: Bool { change?.kind == .created }
+}
