@@ -95,7 +95,8 @@ struct RepositoryTests {
             // Already encoded (by the audit logger, inside the transaction): this fallback is never used.
             #expect(change.afterText.get { "not encoded yet" } == outcome.cart.wireText)
             #expect(outcome.wire == .encoded(outcome.cart.wireText))
-            #expect(try Fixtures.sqlite3(kitchen.path, "SELECT after FROM audit_log WHERE seq = \(seq)") == outcome.cart.wireText)
+            let stored = try Fixtures.sqlite3(kitchen.path, "SELECT after FROM audit_log WHERE seq = \(seq)")
+            #expect(stored == outcome.cart.wireText)
         }
         // An idempotent retry changes nothing and is answered with the order as stored.
         let retry = try await kitchen.repository.create(
