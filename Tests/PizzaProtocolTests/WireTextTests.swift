@@ -49,4 +49,24 @@ struct WireTextTests {
         // A response carries the same text unchanged.
         #expect(cart.wire.jsonText == cart.wireText)
     }
+
+    @Test("integers and instants are written digit by digit, exact to the extremes")
+    func integersAndInstants() throws {
+        let numbers: [Int64] = [0, 7, -1, 10, 999_999, -1_234_567_890, .max, .min]
+        let instants = [0, 951_782_400_000, 253_402_300_800_000, -1, Int64.max, .min].map(
+            Timestamp.init(millisecondsSince1970:))
+        var writer = JSONWriter()
+        writer.open()
+        for number in numbers { writer.member("n", number) }
+        for instant in instants { writer.member("t", instant) }
+        writer.close()
+        guard case .object(let members) = try JSONParser.parse(writer.text) else {
+            Issue.record("not an object: \(writer.text)")
+            return
+        }
+        #expect(members.prefix(numbers.count).map(\.1.intValue) == numbers)
+        #expect(members.dropFirst(numbers.count).map(\.1.stringValue) == instants.map(\.description))
+        #expect(instants.allSatisfy { $0.description.utf8.count <= Timestamp.maximumISO8601Length })
+        #expect(Timestamp(millisecondsSince1970: 951_782_400_000).description == "2000-02-29T00:00:00.000Z")
+    }
 }

@@ -24,45 +24,55 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
 
     /// ISO-8601 in UTC with milliseconds, e.g. `2026-11-21T09:30:00.123Z`.
     public var description: String {
+        String(unsafeUninitializedCapacity: Self.maximumISO8601Length) { writeISO8601(into: $0) }
+    }
+
+    /// The longest text ``writeISO8601(into:)`` writes: a year of up to 20 characters (sign and digits), then 20.
+    public static let maximumISO8601Length = 40
+
+    /// Writes ``description``'s text into `buffer` (at least ``maximumISO8601Length`` bytes) and returns its length:
+    /// straight into the bytes, for every stored row and every answer carries a few of these, and interpolation
+    /// with padding cost several allocations each. Years past 9999 (or before 0) are longer.
+    public func writeISO8601(into buffer: UnsafeMutableBufferPointer<UInt8>) -> Int {
+        precondition(buffer.count >= Self.maximumISO8601Length)
         let ms = millisecondsSince1970
-        let days = ms >= 0 ? ms / 86_400_000 : (ms - 86_399_999) / 86_400_000
-        let msOfDay = ms - days * 86_400_000
+        // Floor division and its remainder, written so that neither overflows, even at `Int64.min`.
+        let days = ms >= 0 ? ms / 86_400_000 : -((-(ms + 1)) / 86_400_000) - 1
+        let msOfDay = (ms % 86_400_000 + 86_400_000) % 86_400_000
         let (year, month, day) = Self.civil(fromDays: days)
         let hour = msOfDay / 3_600_000
         let minute = msOfDay / 60_000 % 60
         let second = msOfDay / 1000 % 60
         let milli = msOfDay % 1000
-        // Written straight into the string's bytes: every stored row and every answer carries a few of these,
-        // and interpolation with padding cost several allocations each. Years past 9999 (or before 0) are longer.
-        let yearText = (0...9999).contains(year) ? nil : pad(year, 4)
-        let yearWidth = yearText?.utf8.count ?? 4
-        return String(unsafeUninitializedCapacity: yearWidth + 20) { buffer in
-            func put(_ value: Int64, _ width: Int, at offset: Int) {
-                var value = value
-                for index in stride(from: offset + width - 1, through: offset, by: -1) {
-                    buffer[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
-                    value /= 10
-                }
+        func put(_ value: Int64, _ width: Int, at offset: Int) {
+            var value = value
+            for index in stride(from: offset + width - 1, through: offset, by: -1) {
+                buffer[index] = UInt8(truncatingIfNeeded: 48 + value % 10)
+                value /= 10
             }
-            if let yearText {
-                _ = buffer.initialize(fromContentsOf: yearText.utf8)
-            } else {
-                put(year, 4, at: 0)
-            }
-            // Each field after the year: its separator, then its digits.
-            func field(_ separator: Unicode.Scalar, _ value: Int64, _ width: Int, at offset: Int) {
-                buffer[yearWidth + offset] = UInt8(ascii: separator)
-                put(value, width, at: yearWidth + offset + 1)
-            }
-            field("-", month, 2, at: 0)
-            field("-", day, 2, at: 3)
-            field("T", hour, 2, at: 6)
-            field(":", minute, 2, at: 9)
-            field(":", second, 2, at: 12)
-            field(".", milli, 3, at: 15)
-            buffer[yearWidth + 19] = UInt8(ascii: "Z")
-            return yearWidth + 20
         }
+        let yearWidth: Int
+        if (0...9999).contains(year) {
+            put(year, 4, at: 0)
+            yearWidth = 4
+        } else {
+            let yearText = pad(year, 4).utf8
+            _ = UnsafeMutableBufferPointer(rebasing: buffer[..<yearText.count]).initialize(fromContentsOf: yearText)
+            yearWidth = yearText.count
+        }
+        // Each field after the year: its separator, then its digits.
+        func field(_ separator: Unicode.Scalar, _ value: Int64, _ width: Int, at offset: Int) {
+            buffer[yearWidth + offset] = UInt8(ascii: separator)
+            put(value, width, at: yearWidth + offset + 1)
+        }
+        field("-", month, 2, at: 0)
+        field("-", day, 2, at: 3)
+        field("T", hour, 2, at: 6)
+        field(":", minute, 2, at: 9)
+        field(":", second, 2, at: 12)
+        field(".", milli, 3, at: 15)
+        buffer[yearWidth + 19] = UInt8(ascii: "Z")
+        return yearWidth + 20
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS[.fff]Z` or a date `YYYY-MM-DD` (midnight UTC); nil when malformed.

@@ -1,4 +1,4 @@
-import PizzaCore
+public import PizzaCore
 
 /// Writes compact JSON text straight to bytes: the one encoder. The order's wire form (`Cart.wireText`) is written
 /// through it member by member, without building a value tree first; ``JSONValue``'s serializer and `RPCResponse`
@@ -28,32 +28,62 @@ public struct JSONWriter {
         atFirstMember = false
     }
 
-    /// A member's name and its colon; the value comes next.
-    public mutating func key(_ name: String) {
+    /// A member's name and its colon; the value comes next. Names are written from the source as they are (a
+    /// member name is a plain identifier, which JSON needs no escape for), not scanned for escapes on every use.
+    public mutating func key(_ name: StaticString) {
+        assert(Self.isPlain(name), "member name \(name) needs escaping")
         if !atFirstMember { bytes.append(UInt8(ascii: ",")) }
         atFirstMember = false
-        Self.appendString(name, to: &bytes)
+        bytes.append(UInt8(ascii: "\""))
+        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
+        bytes.append(UInt8(ascii: "\""))
         bytes.append(UInt8(ascii: ":"))
     }
 
-    public mutating func member(_ name: String, _ value: String?) {
+    public mutating func member(_ name: StaticString, _ value: String?) {
         key(name)
         if let value { string(value) } else { null() }
     }
 
-    public mutating func member(_ name: String, _ value: Int64?) {
+    public mutating func member(_ name: StaticString, _ value: Int64?) {
         key(name)
         if let value { int(value) } else { null() }
     }
 
-    public mutating func member(_ name: String, _ value: Bool) {
+    /// The instant as its ISO-8601 text (``Timestamp/description``), written straight into the text.
+    public mutating func member(_ name: StaticString, _ value: Timestamp) {
+        key(name)
+        bytes.append(UInt8(ascii: "\""))
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Timestamp.maximumISO8601Length) { buffer in
+            let count = value.writeISO8601(into: buffer)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
+        }
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    public mutating func member(_ name: StaticString, _ value: Bool) {
         key(name)
         bool(value)
     }
 
     public mutating func null() { bytes.append(contentsOf: "null".utf8) }
     public mutating func bool(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
-    public mutating func int(_ value: Int64) { bytes.append(contentsOf: String(value).utf8) }
+
+    /// The integer's decimal digits, written straight into the text.
+    public mutating func int(_ value: Int64) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        // 20 digits hold UInt64.max; written backwards into a fixed buffer, then copied in one go.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
+            var start = 20
+            repeat {
+                start -= 1
+                digits[start] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                magnitude /= 10
+            } while magnitude > 0
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+        }
+    }
     public mutating func string(_ value: String) { Self.appendString(value, to: &bytes) }
 
     /// `[…]`, each element written by `body`.
@@ -69,6 +99,11 @@ public struct JSONWriter {
         }
         bytes.append(UInt8(ascii: "]"))
         atFirstMember = false
+    }
+
+    /// Whether `name` can be written between quotes as it is: no quote, backslash or control character.
+    private static func isPlain(_ name: StaticString) -> Bool {
+        name.withUTF8Buffer { !$0.contains { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") } }
     }
 
     /// Appends `string` as a JSON string literal: quotes, and the escapes RFC 8259 requires.

@@ -23,8 +23,8 @@ extension Cart {
         w.array(items) { w, item in item.writeWire(to: &w) }
         w.member("total", total)
         w.member("currency", currency)
-        w.member("createdAt", createdAt.description)
-        w.member("updatedAt", updatedAt.description)
+        w.member("createdAt", createdAt)
+        w.member("updatedAt", updatedAt)
         w.key("history")
         w.array(history) { w, change in change.writeWire(to: &w) }
         w.close()
@@ -56,7 +56,7 @@ extension StatusChange {
         w.open()
         w.member("from", from?.rawValue)
         w.member("to", to.rawValue)
-        w.member("at", at.description)
+        w.member("at", at)
         w.key("actor")
         actor.writeWire(to: &w)
         w.member("reason", reason)
