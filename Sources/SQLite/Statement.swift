@@ -23,10 +23,10 @@ public final class Statement {
 
     deinit { sqlite3_finalize(handle) }
 
-    /// Binds `arguments` to the parameters `?1…?n`, after resetting the statement.
+    /// Binds `arguments` to the parameters `?1…?n`, after resetting the statement. Every parameter is bound anew
+    /// (the count must match), so nothing of the last run's values is left to clear first.
     public func bind(_ arguments: [any SQLBindable]) throws(SQLiteError) {
         sqlite3_reset(handle)
-        sqlite3_clear_bindings(handle)
         let expected = Int(sqlite3_bind_parameter_count(handle))
         guard expected == arguments.count else {
             throw SQLiteError(
