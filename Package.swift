@@ -144,7 +144,7 @@ let package = Package(
         .executableTarget(
             name: "pizzabench",
             dependencies: [
-                "PizzaClient", "PizzaProtocol", "PizzaCore", "SQLite", "PizzaTesting", "CSystemShims",
+                "PizzaClient", "PizzaProtocol", "PizzaCore", "PizzaStorage", "SQLite", "PizzaTesting", "CSystemShims",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
             swiftSettings: strict

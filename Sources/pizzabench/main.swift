@@ -2,6 +2,7 @@ import Foundation
 import Histogram
 import PizzaProtocol
 import PizzaTesting
+import SQLite
 
 // pizzabench: pizzad's throughput, latency, CPU and memory beside the SQLite limit on the same machine, in one run.
 //
@@ -24,7 +25,7 @@ let migrationsDirectory: String = {
     for _ in 0..<3 { url.deleteLastPathComponent() }
     return url.appendingPathComponent("migrations").path
 }()
-var sections: Set<String> = ["create", "kitchen", "big", "replication", "multicast"]
+var sections: Set<String> = ["create", "kitchen", "big", "replication", "multicast", "writer"]
 var clientCounts = [1, 4, 16, 64]
 var tortureRounds: Int?
 var hostileLines = 100_000
@@ -40,7 +41,7 @@ while let argument = arguments.popFirst() {
     case "--clients": clientCounts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
     default:
         print(
-            "usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,replication,multicast] [--clients 1,4,16,64]"
+            "usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,replication,multicast,writer] [--clients 1,4,16,64]"
         )
         print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
         print("       pizzabench --only powercut [--rounds N]")
@@ -380,6 +381,27 @@ if sections.contains("multicast") {
                 Bench.format(row.notificationCenter),
             ]
         })
+    print("")
+}
+
+// 7. The storage path alone, in this process.
+if sections.contains("writer") {
+    print(
+        "the storage path in this process, no socket (16 tasks creating two-pizza placed orders through the repository,"
+    )
+    print("persistence and audit on a real SQLite file; 3 rounds each, taking turns; CPU: the whole process):")
+    var runs: [WriterBench.Run] = []
+    for _ in 0..<3 {
+        for synchronous in [ConnectionSettings.Synchronous.off, .full] {
+            runs.append(
+                try await WriterBench.measure(
+                    synchronous: synchronous, orders: synchronous == .off ? 60_000 : 30_000, folder: work,
+                    migrations: migrationsDirectory))
+        }
+    }
+    Bench.table(
+        ["synchronous", "orders/s", "CPU µs/order"],
+        runs.map { [$0.synchronous.rawValue, Bench.format($0.perSecond, 0), Bench.format($0.cpuPerOrder, 1)] })
     print("")
 }
 
