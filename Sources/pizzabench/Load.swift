@@ -8,7 +8,8 @@ import PizzaTesting
 enum Load {
     static let twoPizzas: JSONValue = [["kind": "chicken", "size": "L", "extras": ["olives"]], ["kind": "cheese"]]
 
-    /// `clients` connections creating orders with two pizzas as fast as they are answered, for `seconds`.
+    /// `clients` connections creating orders with two pizzas, placed at once (the rows samework.c and
+    /// pg-samework.sql write), as fast as they are answered, for `seconds`.
     ///
     /// Each client is a plain thread on a blocking socket sending a request line it prepared once (only the id
     /// changes), like a till that knows what it sends: the load generator should cost the shared two cores as
@@ -32,7 +33,7 @@ enum Load {
                     Array(
                         RPCRequest(
                             id: nil, method: "order.create",
-                            params: Params([("customer", "bench"), ("items", twoPizzas)])
+                            params: Params([("customer", "bench"), ("items", twoPizzas), ("place", true)])
                         )
                         .line.utf8.dropLast()) + Array(#","id":"#.utf8)
                 do {
