@@ -58,7 +58,8 @@ public struct PizzaBuilder: Sendable {
             throw .sizeNotOffered(size, kind: kind.name, offered: kind.sizes.map(\.rawValue))
         }
         guard menu.crusts.contains(crust) else { throw .unknownCrust(crust, allowed: menu.crusts) }
-        let uniqueExtras = Array(Set(extras)).sorted()
+        // Sorted and without repeats; none or one (most pizzas) needs no set.
+        let uniqueExtras = extras.count < 2 ? extras : Array(Set(extras)).sorted()
         var unitPrice = basePrice
         for extra in uniqueExtras {
             guard let price = menu.extras[extra] else {

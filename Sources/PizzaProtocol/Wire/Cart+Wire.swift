@@ -109,6 +109,9 @@ extension Menu {
 }
 
 extension PizzaFactory {
+    /// The fields a pizza's wire form may have; made once, not per pizza.
+    static let pizzaFields: Set<String> = ["kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity"]
+
     /// Makes a pizza from its wire form: only `kind` is required, the rest default from the menu. `path` names
     /// the pizza in errors (`items[1].`).
     public func pizza(fromWire value: JSONValue, path: String = "") throws(RPCError) -> Pizza {
@@ -117,10 +120,10 @@ extension PizzaFactory {
                 String(path.dropLast()), "a pizza must be an object, not \(value.typeName)", expected: "object")
         }
         let params = Params(members)
-        let known: Set<String> = ["kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity"]
-        if let unknown = members.first(where: { !known.contains($0.0) }) {
+        if let unknown = members.first(where: { !Self.pizzaFields.contains($0.0) }) {
             throw .invalidParams(
-                path + unknown.0, "unknown pizza field '\(unknown.0)'", expected: known.sorted().joined(separator: "|"))
+                path + unknown.0, "unknown pizza field '\(unknown.0)'",
+                expected: Self.pizzaFields.sorted().joined(separator: "|"))
         }
         func field<T>(_ read: () throws(RPCError) -> T) throws(RPCError) -> T {
             do { return try read() } catch {
