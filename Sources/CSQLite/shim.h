@@ -15,4 +15,10 @@ static inline int pizzad_sqlite3_config_memstatus(int on) {
     return sqlite3_config(SQLITE_CONFIG_MEMSTATUS, on);
 }
 
+/// `sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes)`: a statement journal (a savepoint's copy of the pages it
+/// changes) stays in memory up to `bytes`, held in one piece of that size. Only before SQLite initializes.
+static inline int pizzad_sqlite3_config_stmtjrnl_spill(int bytes) {
+    return sqlite3_config(SQLITE_CONFIG_STMTJRNL_SPILL, bytes);
+}
+
 #endif

@@ -62,17 +62,6 @@ extension Database {
         try expect("query_only", .integer(settings.queryOnly ? 1 : 0))
     }
 
-    /// Keeps SQLite's temporary files in memory (`PRAGMA temp_store = MEMORY`), read back.
-    ///
-    /// For the writer: a savepoint's statement journal spills to a file in `/var/tmp` once it outgrows 64 KiB, so
-    /// with a savepoint per change about one group commit in five created, wrote, truncated and removed a file
-    /// (seen with `strace` under load). The journal only lives as long as one change's savepoint. Not for
-    /// connections that may sort a whole table (a migration building an index), whose sorter would then be memory.
-    public func keepTemporaryFilesInMemory() throws {
-        try execute("PRAGMA temp_store = MEMORY")
-        try expect("temp_store", .integer(2))
-    }
-
     private func expect(_ pragma: String, _ expected: SQLValue) throws {
         let actual = try scalar("PRAGMA \(pragma)")
         guard actual == expected else {

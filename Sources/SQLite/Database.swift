@@ -57,9 +57,21 @@ public final class Database: @unchecked Sendable {
     /// Memory statistics off: pizzad never asks for them (`sqlite3_memory_used`), and keeping them takes a global
     /// mutex on every `malloc` and `free` SQLite makes, about 5% of the writer thread's samples under load. If
     /// something in the process initialized SQLite first, the call is refused and the statistics stay on.
+    ///
+    /// Statement journals in memory up to ``statementJournalSpillBytes``: the writer runs each change in a
+    /// savepoint, which copies every page the change touches (about ten for an order, 40 KiB) into the statement
+    /// journal, dropped again at `RELEASE`. Held in memory, that journal is one allocation of the spill size. (With
+    /// `temp_store = MEMORY`, as the writer had before, it is never spilled but grows 1 KiB at a time: about 45
+    /// `malloc`s and `free`s of 1 KiB for every order, each large enough to make glibc consolidate its fast bins.
+    /// With SQLite's default spill of 64 KiB, a change that splits pages goes over and writes a file in `/var/tmp`.)
     private static let configureLibrary: Void = {
         _ = pizzad_sqlite3_config_memstatus(0)
+        _ = pizzad_sqlite3_config_stmtjrnl_spill(statementJournalSpillBytes)
     }()
+
+    /// How large a statement journal grows in memory before SQLite moves it to a temporary file: 64 pages of 4 KiB,
+    /// far more than any change of pizzad's touches.
+    public static let statementJournalSpillBytes: Int32 = 256 * 1024
 
     /// Whether SQLite counts the memory it uses (see ``configureLibrary``). Once a connection is open, a count of
     /// nothing means it does not.

@@ -80,6 +80,34 @@ struct DatabaseTests {
         #expect(!Database.keepsMemoryStatistics)
     }
 
+    @Test("a savepoint's statement journal of 160 KiB stays in memory: no temporary file")
+    func statementJournalInMemory() throws {
+        let scratch = try Scratch()
+        let db = scratch.db
+        try db.transaction {
+            for row in 0..<160 {
+                try db.execute("INSERT INTO t (v) VALUES (?)", [String(repeating: "a", count: 1000 + row)])
+            }
+        }
+        /// SQLite's temporary files are named `etilqs_…` and unlinked at once; an open one still shows in `/proc`.
+        func temporaryFiles() -> [String] {
+            let fds = (try? FileManager.default.contentsOfDirectory(atPath: "/proc/self/fd")) ?? []
+            return fds.compactMap { try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/fd/" + $0) }
+                .filter { $0.contains("etilqs_") }
+        }
+        var during: [String] = []
+        try db.transaction {
+            try db.savepoint {
+                // Every page of the table is copied into the statement journal: about 40 pages, more than SQLite's
+                // default spill of 64 KiB, less than pizzad's.
+                try db.execute("UPDATE t SET v = v || 'b'", [])
+                during = temporaryFiles()
+            }
+        }
+        #expect(during == [], "the statement journal went to a file: \(during)")
+        #expect(try db.statement("SELECT count(*) FROM t WHERE v LIKE '%b'").first { $0.int64(0) } == 160)
+    }
+
     @Test("prepared statements are cached per SQL text and reset between uses")
     func statementCache() throws {
         let scratch = try Scratch()

@@ -67,8 +67,6 @@ public final class SQLiteOrderStore: OrderStore {
             willMigrate(todo, stat(path, &info) == 0 ? Int64(info.st_size) : 0)
         }
         try migrator.apply(todo, to: writer, at: Timestamp.now().description)
-        // After the migrations, which may sort whole tables.
-        try writer.keepTemporaryFilesInMemory()
         self.fileIdentity = Self.identity(of: path)
         self.path = path
         self.connection = writer
@@ -147,7 +145,6 @@ public final class SQLiteOrderStore: OrderStore {
                         self.connection = writable
                         do {
                             try writable.configure(settings)
-                            try writable.keepTemporaryFilesInMemory()
                             try writable.transaction {}
                         } catch let error as SQLiteError where error.code == .readonly {
                             // Still flagged read-only: changes are refused, and the next round tries again.
