@@ -69,9 +69,11 @@ public final class Database: @unchecked Sendable {
         _ = pizzad_sqlite3_config_stmtjrnl_spill(statementJournalSpillBytes)
     }()
 
-    /// How large a statement journal grows in memory before SQLite moves it to a temporary file: 64 pages of 4 KiB,
-    /// far more than any change of pizzad's touches.
-    public static let statementJournalSpillBytes: Int32 = 256 * 1024
+    /// How large a statement journal grows in memory before SQLite moves it to a temporary file: 32 pages of 4 KiB,
+    /// three times what an order's change touches. Not more: with a limit above 128 KiB, Debian's SQLite 3.40.1
+    /// fails a large `INSERT … SELECT` inside a transaction with `SQLITE_FULL` (the benchmark's database of a
+    /// million orders, and a plain C program doing the same; 131,072 bytes works, 140,000 does not). A test covers it.
+    public static let statementJournalSpillBytes: Int32 = 128 * 1024
 
     /// Whether SQLite counts the memory it uses (see ``configureLibrary``). Once a connection is open, a count of
     /// nothing means it does not.
