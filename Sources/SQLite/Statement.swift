@@ -2,7 +2,7 @@ internal import CSQLite
 
 /// A prepared statement. See <https://www.sqlite.org/c3ref/stmt.html>.
 ///
-/// Owned by one `Database`; it resets and clears its bindings before each run, so a cached statement can be
+/// Owned by one `Database`; each run resets it and binds every parameter anew, so a cached statement can be
 /// reused freely on the connection's thread.
 public final class Statement {
     let handle: OpaquePointer
