@@ -98,9 +98,17 @@ struct PizzactlTests {
         #expect(backup.status == 0, "\(backup)")
         #expect(try sqlite3(backupPath, "PRAGMA integrity_check") == "ok")
         #expect(try sqlite3(backupPath, "SELECT count(*) FROM carts") == "1")
+        let beside = try FileManager.default.contentsOfDirectory(atPath: daemon.directory)
+            .filter { $0.hasPrefix("backup.sqlite") }
+        #expect(beside == ["backup.sqlite"], "only the copy, no .partial, -wal or -shm beside it")
         let again = try daemon.pizzactl(["db", "backup", backupPath])
         #expect(again.status == 1)
         #expect(again.stderr.contains("validation"))
+        let nowhere = try daemon.pizzactl(["db", "backup", daemon.directory + "/missing/backup.sqlite"])
+        #expect(nowhere.status == 1)
+        #expect(nowhere.stderr.contains("validation"), "\(nowhere)")
+        #expect(nowhere.stderr.contains("the folder \(daemon.directory)/missing does not exist"), "\(nowhere)")
+        #expect(try daemon.pizzactl(["status"]).status == 0)
     }
 
     @Test("an edit behind the daemon's back makes audit verify fail with exit 1")

@@ -316,7 +316,18 @@ struct RepositoryTests {
         #expect(bytes > 0)
         #expect(try Fixtures.sqlite3(target, "PRAGMA integrity_check") == "ok")
         #expect(try Fixtures.sqlite3(target, "SELECT count(*) FROM carts") == "5")
+        // Nothing is left beside the copy: no .partial, and no -wal or -shm of the check's connection.
+        let beside = try FileManager.default.contentsOfDirectory(atPath: kitchen.directory.path)
+            .filter { $0.hasPrefix("copy.sqlite") }
+        #expect(beside == ["copy.sqlite"])
         await #expect(throws: (any Error).self) { try await kitchen.store.backup(to: target) }
+        // A folder that is not there is named, not reported as the daemon's storage failing.
+        let nowhere = kitchen.directory.path + "/missing/copy.sqlite"
+        await #expect {
+            try await kitchen.store.backup(to: nowhere)
+        } throws: { error in
+            "\(error)".contains("cannot write a backup into \(kitchen.directory.path)/missing")
+        }
     }
 }
 

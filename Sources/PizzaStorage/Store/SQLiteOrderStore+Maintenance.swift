@@ -72,20 +72,29 @@ extension SQLiteOrderStore {
     /// Writes a consistent copy of the database to `target` (online backup) so that, once this returns, the copy
     /// survives a power cut: it is written to `<target>.partial`, checked (`integrity_check`), fsynced, renamed to
     /// `target` (never over an existing file) and its folder fsynced. A cut before that leaves no file at `target`
-    /// (at most a `.partial` one, replaced by the next backup to the same path). Returns the copy's size.
+    /// (at most a `.partial` one, replaced by the next backup to the same path). Nothing else is left beside the
+    /// copy: it is checked through an `immutable` connection, which makes no `-wal` or `-shm` file. Returns the
+    /// copy's size.
     public func backup(to target: String) async throws -> Int64 {
         guard !FileManager.default.fileExists(atPath: target) else {
             throw StorageError.backupTargetExists(path: target)
         }
+        let folder = DurableFiles.parent(of: target)
+        guard access(folder, W_OK | X_OK) == 0 else {
+            throw StorageError.fileSystem(
+                operation: "write a backup into", path: folder, reason: String(cString: strerror(errno)))
+        }
         let partial = target + ".partial"
-        // Left by a backup that was cut short (it was never acknowledged).
-        for stale in [partial, partial + "-journal"] where FileManager.default.fileExists(atPath: stale) {
-            try FileManager.default.removeItem(atPath: stale)
+        // Left by a backup that was cut short (it was never acknowledged), or by one before this was fixed.
+        for suffix in ["", "-journal", "-wal", "-shm"] where FileManager.default.fileExists(atPath: partial + suffix) {
+            try FileManager.default.removeItem(atPath: partial + suffix)
         }
         do {
             try await withWriter { db in try db.backup(to: partial) }
-            let copy = try Database(path: partial, mode: .readOnly)
-            let verdict = try copy.statement("PRAGMA integrity_check").map { $0.string(0) }
+            // The backup's own connection is closed: everything is in the main file, which nothing writes now.
+            let verdict = try Database(path: partial, mode: .immutable).statement("PRAGMA integrity_check").map {
+                $0.string(0)
+            }
             guard verdict == ["ok"] else {
                 throw StorageError.backupDamaged(path: partial)
             }

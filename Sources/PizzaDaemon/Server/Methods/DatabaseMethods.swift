@@ -24,6 +24,18 @@ extension RPCDispatcher {
                 throw RPCError.validation(
                     "path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
             }
+            let folder = (path as NSString).deletingLastPathComponent
+            var isFolder: ObjCBool = false
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+                throw RPCError.validation(
+                    "path", "the folder \(folder) does not exist; pizzad makes no folders for a backup",
+                    allowed: ["a path in an existing folder"])
+            }
+            guard access(folder, W_OK | X_OK) == 0 else {
+                throw RPCError.validation(
+                    "path", "pizzad (uid \(getuid())) may not write into \(folder)",
+                    allowed: ["a path in a folder pizzad may write"])
+            }
             if let refusal = BackupLocation.refusal(for: path) {
                 throw RPCError.validation("path", refusal.reason, allowed: [refusal.allowed])
             }
