@@ -108,6 +108,17 @@ struct PizzactlTests {
         #expect(nowhere.status == 1)
         #expect(nowhere.stderr.contains("validation"), "\(nowhere)")
         #expect(nowhere.stderr.contains("the folder \(daemon.directory)/missing does not exist"), "\(nowhere)")
+        let underFile = try daemon.pizzactl(["db", "backup", backupPath + "/inner.sqlite"])
+        #expect(underFile.status == 1)
+        #expect(underFile.stderr.contains("\(backupPath) is a file, not a folder"), "\(underFile)")
+        // Root may write anywhere, so only creating the file finds out; the reason is the system's, not SQLite's.
+        let proc = try daemon.pizzactl(["db", "backup", "/proc/pizzad-backup.sqlite"])
+        #expect(proc.status == 1)
+        #expect(proc.stderr.contains("/proc"), "\(proc)")
+        #expect(!proc.stderr.contains("storage unavailable"), "\(proc)")
+        for name in ["", daemon.directory + "/"] {
+            #expect(try daemon.pizzactl(["db", "backup", name]).status == 2, "db backup '\(name)' is a usage error")
+        }
         #expect(try daemon.pizzactl(["status"]).status == 0)
     }
 

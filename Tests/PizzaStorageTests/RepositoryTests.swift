@@ -328,6 +328,11 @@ struct RepositoryTests {
         } throws: { error in
             "\(error)".contains("cannot write a backup into \(kitchen.directory.path)/missing")
         }
+        await #expect {
+            try await kitchen.store.backup(to: target + "/inner.sqlite")
+        } throws: { error in
+            "\(error)".contains("cannot write a backup into \(target): Not a directory")
+        }
     }
 }
 

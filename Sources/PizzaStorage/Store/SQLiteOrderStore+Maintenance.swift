@@ -80,15 +80,27 @@ extension SQLiteOrderStore {
             throw StorageError.backupTargetExists(path: target)
         }
         let folder = DurableFiles.parent(of: target)
-        guard access(folder, W_OK | X_OK) == 0 else {
+        var info = stat()
+        guard stat(folder, &info) == 0 else {
             throw StorageError.fileSystem(
                 operation: "write a backup into", path: folder, reason: String(cString: strerror(errno)))
+        }
+        guard info.st_mode & S_IFMT == S_IFDIR else {
+            throw StorageError.fileSystem(
+                operation: "write a backup into", path: folder, reason: String(cString: strerror(ENOTDIR)))
         }
         let partial = target + ".partial"
         // Left by a backup that was cut short (it was never acknowledged), or by one before this was fixed.
         for suffix in ["", "-journal", "-wal", "-shm"] where FileManager.default.fileExists(atPath: partial + suffix) {
             try FileManager.default.removeItem(atPath: partial + suffix)
         }
+        // Made here rather than by SQLite, so that a target pizzad cannot create is named with the system's reason
+        // (SQLite only says "unable to open database file"). SQLite takes an empty file for a new database.
+        let created = open(partial, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o640)
+        guard created >= 0 else {
+            throw StorageError.fileSystem(operation: "create", path: partial, reason: String(cString: strerror(errno)))
+        }
+        Glibc.close(created)
         do {
             try await withWriter { db in try db.backup(to: partial) }
             // The backup's own connection is closed: everything is in the main file, which nothing writes now.

@@ -12,6 +12,12 @@ struct DB: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "Where to write the copy (must not exist).", completion: .file()) var path: String
 
+        func validate() throws {
+            guard !path.isEmpty, !path.hasSuffix("/") else {
+                throw ValidationError("PATH is the copy's file name, e.g. /var/lib/pizzad/backup-2026-11-24.sqlite")
+            }
+        }
+
         func run() async throws {
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
             try await global.call("db.backup", [("path", .string(absolute))]) { result in

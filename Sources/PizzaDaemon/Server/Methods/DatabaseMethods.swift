@@ -24,12 +24,21 @@ extension RPCDispatcher {
                 throw RPCError.validation(
                     "path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
             }
+            guard !path.hasSuffix("/") else {
+                throw RPCError.validation(
+                    "path", "\(path) names a folder; give the copy's file name, e.g. \(path)pizzad-backup.sqlite",
+                    allowed: ["a file's path"])
+            }
             let folder = (path as NSString).deletingLastPathComponent
             var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder), isFolder.boolValue else {
+            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
                 throw RPCError.validation(
                     "path", "the folder \(folder) does not exist; pizzad makes no folders for a backup",
                     allowed: ["a path in an existing folder"])
+            }
+            guard isFolder.boolValue else {
+                throw RPCError.validation(
+                    "path", "\(folder) is a file, not a folder", allowed: ["a path in an existing folder"])
             }
             guard access(folder, W_OK | X_OK) == 0 else {
                 throw RPCError.validation(
