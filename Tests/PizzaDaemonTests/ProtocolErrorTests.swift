@@ -89,6 +89,23 @@ struct ProtocolErrorTests {
         #expect(response.errorData?["allowed"] as? [String] == ["classic", "thin", "stuffed"])
     }
 
+    @Test("1004 for a db.backup path that names a folder, or lies in a missing folder or under a file")
+    func backupPaths() throws {
+        let connection = try connection()
+        let cases: [(path: String, allowed: String)] = [
+            (daemon.directory + "/", "a file's path"),
+            (daemon.directory + "/missing/copy.sqlite", "a path in an existing folder"),
+            (daemon.database + "/copy.sqlite", "a path in an existing folder"),
+        ]
+        for (id, test) in cases.enumerated() {
+            let response = try connection.request(
+                #"{"jsonrpc":"2.0","id":\#(id),"method":"db.backup","params":{"path":"\#(test.path)"}}"#)
+            #expect(response.errorCode == 1004, "\(test.path): \(response)")
+            #expect(response.errorData?["field"] as? String == "path")
+            #expect(response.errorData?["allowed"] as? [String] == [test.allowed], "\(test.path): \(response)")
+        }
+    }
+
     @Test("events.watch checks its parameters like any method before the connection becomes a stream")
     func watchParameters() throws {
         let connection = try connection()

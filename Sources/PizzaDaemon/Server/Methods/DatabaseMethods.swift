@@ -20,14 +20,14 @@ extension RPCDispatcher {
                     "path", "the backup path must be absolute (the daemon's working directory is not yours)",
                     allowed: ["an absolute path"])
             }
-            guard !FileManager.default.fileExists(atPath: path) else {
-                throw RPCError.validation(
-                    "path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
-            }
             guard !path.hasSuffix("/") else {
                 throw RPCError.validation(
                     "path", "\(path) names a folder; give the copy's file name, e.g. \(path)pizzad-backup.sqlite",
                     allowed: ["a file's path"])
+            }
+            guard !FileManager.default.fileExists(atPath: path) else {
+                throw RPCError.validation(
+                    "path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
             }
             let folder = (path as NSString).deletingLastPathComponent
             var isFolder: ObjCBool = false
