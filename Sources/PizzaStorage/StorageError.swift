@@ -34,6 +34,8 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case backupTargetExists(path: String)
     /// The copy a backup wrote does not pass `integrity_check`; it was removed.
     case backupDamaged(path: String)
+    /// A backup cannot be written into `folder` (missing, not a folder, not writable); nothing was written.
+    case backupFolderUnusable(folder: String, reason: String)
 
     public var description: String {
         switch self {
@@ -73,6 +75,7 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         case .fileSystem(let operation, let path, let reason): "cannot \(operation) \(path): \(reason)"
         case .backupTargetExists(let path): "\(path) exists; choose a new path (pizzad never overwrites a file)"
         case .backupDamaged(let path): "the copy at \(path) fails integrity_check and was removed; nothing was kept"
+        case .backupFolderUnusable(let folder, let reason): "cannot write a backup into \(folder): \(reason)"
         }
     }
 }

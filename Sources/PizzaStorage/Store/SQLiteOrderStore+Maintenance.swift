@@ -82,12 +82,15 @@ extension SQLiteOrderStore {
         let folder = DurableFiles.parent(of: target)
         var info = stat()
         guard stat(folder, &info) == 0 else {
-            throw StorageError.fileSystem(
-                operation: "write a backup into", path: folder, reason: String(cString: strerror(errno)))
+            throw StorageError.backupFolderUnusable(
+                folder: folder,
+                reason: errno == ENOENT
+                    ? "the folder \(folder) does not exist; pizzad makes no folders for a backup"
+                    : String(cString: strerror(errno)))
         }
         guard info.st_mode & S_IFMT == S_IFDIR else {
-            throw StorageError.fileSystem(
-                operation: "write a backup into", path: folder, reason: String(cString: strerror(ENOTDIR)))
+            throw StorageError.backupFolderUnusable(
+                folder: folder, reason: "\(String(cString: strerror(ENOTDIR))) (\(folder) is a file, not a folder)")
         }
         let partial = target + ".partial"
         // Left by a backup that was cut short (it was never acknowledged), or by one before this was fixed.
@@ -95,10 +98,15 @@ extension SQLiteOrderStore {
             try FileManager.default.removeItem(atPath: partial + suffix)
         }
         // Made here rather than by SQLite, so that a target pizzad cannot create is named with the system's reason
-        // (SQLite only says "unable to open database file"). SQLite takes an empty file for a new database.
+        // (SQLite only says "unable to open database file"). SQLite takes an empty file for a new database. Root
+        // passes every permission check, so only creating the file finds out.
         let created = open(partial, O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0o640)
         guard created >= 0 else {
-            throw StorageError.fileSystem(operation: "create", path: partial, reason: String(cString: strerror(errno)))
+            let reason = String(cString: strerror(errno))
+            guard [EACCES, EPERM, ENOENT, ENOTDIR, EROFS].contains(errno) else {
+                throw StorageError.fileSystem(operation: "create", path: partial, reason: reason)
+            }
+            throw StorageError.backupFolderUnusable(folder: folder, reason: "cannot create \(partial): \(reason)")
         }
         Glibc.close(created)
         do {

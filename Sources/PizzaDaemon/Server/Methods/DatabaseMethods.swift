@@ -25,30 +25,22 @@ extension RPCDispatcher {
                     "path", "\(path) names a folder; give the copy's file name, e.g. \(path)pizzad-backup.sqlite",
                     allowed: ["a file's path"])
             }
-            guard !FileManager.default.fileExists(atPath: path) else {
-                throw RPCError.validation(
-                    "path", "\(path) exists; pizzad never overwrites a file", allowed: ["a path that does not exist"])
-            }
-            let folder = (path as NSString).deletingLastPathComponent
-            var isFolder: ObjCBool = false
-            guard FileManager.default.fileExists(atPath: folder, isDirectory: &isFolder) else {
-                throw RPCError.validation(
-                    "path", "the folder \(folder) does not exist; pizzad makes no folders for a backup",
-                    allowed: ["a path in an existing folder"])
-            }
-            guard isFolder.boolValue else {
-                throw RPCError.validation(
-                    "path", "\(folder) is a file, not a folder", allowed: ["a path in an existing folder"])
-            }
-            guard access(folder, W_OK | X_OK) == 0 else {
-                throw RPCError.validation(
-                    "path", "pizzad (uid \(getuid())) may not write into \(folder)",
-                    allowed: ["a path in a folder pizzad may write"])
-            }
             if let refusal = BackupLocation.refusal(for: path) {
                 throw RPCError.validation("path", refusal.reason, allowed: [refusal.allowed])
             }
-            let bytes = try await store.backup(to: path)
+            let bytes: Int64
+            do {
+                bytes = try await store.backup(to: path)
+            } catch let error as StorageError {
+                // Where the copy goes is the caller's choice: a bad one is a bad parameter, not failing storage.
+                switch error {
+                case .backupTargetExists:
+                    throw RPCError.validation("path", "\(error)", allowed: ["a path that does not exist"])
+                case .backupFolderUnusable:
+                    throw RPCError.validation("path", "\(error)", allowed: ["a path in an existing folder"])
+                default: throw error
+                }
+            }
             state.logger.info("backup written", metadata: ["path": "\(path)", "bytes": "\(bytes)"])
             return ["path": .string(path), "bytes": .int(bytes)]
         }
