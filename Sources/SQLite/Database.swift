@@ -167,6 +167,12 @@ public final class Database: @unchecked Sendable {
     /// Whether a transaction is open on this connection.
     public var isInTransaction: Bool { sqlite3_get_autocommit(handle) == 0 }
 
+    /// How many rows the connection's `INSERT`, `UPDATE` and `DELETE` statements have changed since it opened,
+    /// counting only statements that completed: one that failed and was undone by SQLite adds nothing. So when it
+    /// has not moved across some statements, those statements left the database as it was.
+    /// See <https://www.sqlite.org/c3ref/total_changes.html>.
+    public var totalChanges: Int64 { sqlite3_total_changes64(handle) }
+
     // MARK: Transactions
 
     /// Runs `body` in a `BEGIN IMMEDIATE` transaction: committed when it returns, rolled back when it throws.

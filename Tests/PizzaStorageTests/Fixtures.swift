@@ -72,6 +72,15 @@ final class Kitchen {
 
 /// A subscriber that refuses changes inside the transaction, like a failing audit write: every change, or with
 /// `customer` only the changes to that customer's orders.
+/// Counts how often changes are announced inside a transaction: a change whose transaction is rolled back and run
+/// again is announced twice.
+final class CountingSubscriber: OrderRepositoryDelegate {
+    let announced = Locked(0)
+    func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
+        announced.withLock { $0 += 1 }
+    }
+}
+
 final class RefusingSubscriber: OrderRepositoryDelegate {
     struct Refused: Error {}
     let customer: String?

@@ -134,15 +134,21 @@ struct RepositoryTests {
         #expect(throws: OrderError.self) { try kitchen.repository.list(OrderQuery(limit: 0)) }
     }
 
-    @Test("concurrent changes commit in groups; one bad change fails alone")
+    @Test(
+        "concurrent changes commit in groups; one bad change fails alone, and one refused before it wrote a row costs the others nothing"
+    )
     func groupCommit() async throws {
         let kitchen = try Kitchen()
         let repository = kitchen.repository
+        let counting = CountingSubscriber()
+        repository.delegates += counting
+        let largestCommit = Locked(0)
+        kitchen.store.observeGroupCommits { changes, _ in largestCommit.withLock { $0 = max($0, changes) } }
         let good = try await withThrowingTaskGroup(of: Int64?.self) { group in
             for index in 0..<64 {
                 group.addTask {
                     if index % 16 == 5 {
-                        // Advancing an order that does not exist fails inside its own savepoint.
+                        // Advancing an order that does not exist is refused before it writes anything.
                         _ = try? await repository.advance(100_000 + Int64(index), by: Fixtures.actor)
                         return nil
                     }
@@ -155,8 +161,12 @@ struct RepositoryTests {
             for try await id in group { if let id { ids.append(id) } }
             return ids
         }
+        repository.delegates -= counting
         #expect(good.count == 60)
         #expect(Set(good).count == 60)
+        #expect(largestCommit.value > 1, "the changes went into group commits of more than one")
+        // No transaction was rolled back and run again for the refused changes: each good change ran once.
+        #expect(counting.announced.value == 60)
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "60")
         #expect(try kitchen.store.verifyAudit().ok)
     }
@@ -167,7 +177,10 @@ struct RepositoryTests {
     func refusedChangeGivesBackItsNumbers() async throws {
         let kitchen = try Kitchen()
         let repository = kitchen.repository
-        // Registered after persistence and audit, so it refuses a change whose rows are already in its savepoint.
+        // Registered after persistence and audit, so it refuses a change whose rows are already written: its group
+        // commit is rolled back and its changes run again, each in a savepoint of its own.
+        let counting = CountingSubscriber()
+        repository.delegates += counting
         let refusing = RefusingSubscriber(customer: "refuse")
         repository.delegates += refusing
         let largestCommit = Locked(0)
@@ -189,7 +202,10 @@ struct RepositoryTests {
             return carts
         }
         repository.delegates -= refusing
+        repository.delegates -= counting
         #expect(created.count == 84)
+        // A group commit with a refused change ran again from its start, each change in a savepoint of its own.
+        #expect(counting.announced.value > 96, "no group commit was run again")
         #expect(largestCommit.value > 1, "the changes went into group commits of more than one")
         // What each caller heard is what is stored: no two orders share an id or an item id.
         for cart in created { #expect(try repository.cart(id: cart.id) == cart) }

@@ -56,6 +56,31 @@ struct DatabaseTests {
         #expect(try db.statement("SELECT group_concat(v) FROM t").first { $0.string(0) } == "first,third")
     }
 
+    @Test("the count of changed rows moves with every row written, and not for a statement that failed half-way")
+    func totalChanges() throws {
+        let scratch = try Scratch()
+        let db = scratch.db
+        try db.execute("CREATE TABLE u (k INTEGER NOT NULL UNIQUE) STRICT")
+        try db.transaction {
+            let start = db.totalChanges
+            try db.execute("INSERT INTO u (k) VALUES (1)", [])
+            #expect(db.totalChanges == start + 1)
+            let before = db.totalChanges
+            // Two rows go in before the third collides; SQLite undoes the statement's two rows itself.
+            #expect(throws: SQLiteError.self) {
+                try db.execute("INSERT INTO u (k) SELECT column1 FROM (VALUES (2), (3), (1))", [])
+            }
+            #expect(throws: SQLiteError.self) { try db.execute("INSERT INTO u (k) VALUES (NULL)", []) }
+            #expect(db.isInTransaction)
+            #expect(db.totalChanges == before)
+            #expect(try db.statement("SELECT group_concat(k) FROM u").first { $0.string(0) } == "1")
+            _ = try db.statement("SELECT count(*) FROM u").first { $0.int64(0) }
+            #expect(db.totalChanges == before, "a read changed the count")
+            try db.execute("UPDATE u SET k = k + 10", [])
+            #expect(db.totalChanges == before + 1)
+        }
+    }
+
     @Test("a failing statement is a named error with its code, extended code, message and SQL")
     func errors() throws {
         let scratch = try Scratch()

@@ -5,8 +5,8 @@ public import SQLite
 
 /// The SQLite ``OrderStore``: one writer with group commit, a pool of readers.
 ///
-/// Writes queue up while a commit is in flight and go together into the next transaction, each in its own
-/// savepoint so that one failing change fails alone. Every caller is resumed only after `COMMIT` returned, with
+/// Writes queue up while a commit is in flight and go together into the next transaction; one failing change
+/// fails alone (see `commit(_:)`). Every caller is resumed only after `COMMIT` returned, with
 /// `synchronous=FULL`, so nothing is acknowledged before it is durable.
 public final class SQLiteOrderStore: OrderStore {
     /// Where the database file is.
@@ -192,7 +192,7 @@ public final class SQLiteOrderStore: OrderStore {
         }
     }
 
-    /// Runs `body` on the writer connection inside the next group commit, in its own savepoint like a change;
+    /// Runs `body` on the writer connection inside the next group commit, like a change (it may run again);
     /// returns once that commit is durable. For bookkeeping rows that are not order changes.
     func enqueue(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
         try await write({ transaction in try body(WriteTransaction(transaction).db) }, afterCommit: { _ in })
@@ -224,10 +224,20 @@ public final class SQLiteOrderStore: OrderStore {
         return now == fileIdentity
     }
 
-    /// One group commit: a transaction (`BEGIN IMMEDIATE`), a savepoint per write, `COMMIT`, then resume every
-    /// caller in commit order. A write that fails rolls back its own savepoint and fails alone; a failure that made
-    /// SQLite roll back the whole transaction (a full disk, an I/O error) takes the writes before it along, and the
-    /// writes after it go into a new transaction.
+    /// One group commit: a transaction (`BEGIN IMMEDIATE`), the writes one after another, `COMMIT`, then resume
+    /// every caller in commit order. A write that fails fails alone; a failure that made SQLite roll back the whole
+    /// transaction (a full disk, an I/O error) takes the writes before it along, and the writes after it go into a
+    /// new transaction.
+    ///
+    /// A write runs without a savepoint of its own at first: a savepoint copies every page the write touches into
+    /// the statement journal, for a rollback that almost never comes (a change that is refused, such as an order
+    /// not found or a step its status does not allow, is refused before it writes a row). A write that fails
+    /// having changed no row (``Database/totalChanges`` did not move: SQLite undoes a failed statement itself)
+    /// left nothing behind, so it fails alone and the transaction goes on. Only a write that fails after it
+    /// changed rows needs undoing: then the whole transaction is rolled back and the same writes run again, each
+    /// in its own savepoint, so that one fails alone as before. Write bodies change the database only through
+    /// `INSERT`, `UPDATE` and `DELETE`, and keep nothing outside it, so running one again is the same as running it
+    /// once.
     private func commit(_ batch: [PendingWrite]) {
         if readOnly.value {
             // Not recorded as the last failure: `currentStorageFailure` reports read-only from the flag itself.
@@ -241,8 +251,11 @@ public final class SQLiteOrderStore: OrderStore {
         }
         let writer = self.writer
         var remaining = batch[...]
+        // After a write failed having changed rows: each write of this batch in its own savepoint.
+        var careful = false
         while !remaining.isEmpty {
             let started = ContinuousClock.now
+            let attempt = remaining
             var began = false
             var done: [(write: PendingWrite, resume: @Sendable () -> Void)] = []
             do {
@@ -251,10 +264,16 @@ public final class SQLiteOrderStore: OrderStore {
                     let transaction = WriteTransaction(db: writer, numbers: TransactionNumbers())
                     while let write = remaining.popFirst() {
                         let mark = transaction.numbers.mark
+                        let changesBefore = writer.totalChanges
                         do {
-                            let resume = try writer.savepoint { try write.run(transaction) }
+                            let resume =
+                                careful
+                                ? try writer.savepoint { try write.run(transaction) } : try write.run(transaction)
                             done.append((write, resume))
                         } catch {
+                            if !careful, writer.isInTransaction, writer.totalChanges != changesBefore {
+                                throw RunAgainWithSavepoints()
+                            }
                             transaction.numbers.rewind(to: mark)
                             let failure = storage(error)
                             write.fail(failure)
@@ -263,6 +282,10 @@ public final class SQLiteOrderStore: OrderStore {
                         }
                     }
                 }
+            } catch is RunAgainWithSavepoints {
+                remaining = attempt
+                careful = true
+                continue
             } catch {
                 let failure = storage(error)
                 if !began {
@@ -281,6 +304,9 @@ public final class SQLiteOrderStore: OrderStore {
             done.forEach { $0.resume() }
         }
     }
+
+    /// Thrown out of a group commit's transaction (which rolls it back) when a write failed after it changed rows.
+    private struct RunAgainWithSavepoints: Error {}
 
     private func storage(_ error: any Error) -> any Error {
         if let failure = error as? StorageError {

@@ -3,7 +3,7 @@
 /// `max(…)` again for every change.
 ///
 /// Only the writer's queue touches it, for the length of one transaction. Everything a change took is given back
-/// when its savepoint is rolled back (``mark`` before the change, ``rewind(to:)`` after its failure), and a new
+/// when it fails alone (``mark`` before the change, ``rewind(to:)`` after its failure), and a new
 /// transaction starts from the tables again, so the numbers always match the rows that were written.
 final class TransactionNumbers {
     struct Next {

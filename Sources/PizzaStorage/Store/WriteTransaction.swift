@@ -2,7 +2,7 @@ import PizzaCore
 import SQLite
 
 /// The ``OrderTransaction`` a write body gets, and the storage's write handle: it reads and writes through the
-/// writer connection, inside the open transaction (and the change's savepoint).
+/// writer connection, inside the open transaction.
 struct WriteTransaction: OrderTransaction {
     let db: Database
     /// What the group commit's transaction has handed out so far; shared by every write in it.
