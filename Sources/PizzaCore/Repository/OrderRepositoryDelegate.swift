@@ -5,6 +5,9 @@
 /// 1. ``repository(willCommit:in:)`` inside the write transaction, on the writer's thread, with that transaction:
 ///    the persistence layer writes the rows and the audit logger appends its entry through it, so a change and its
 ///    audit entry commit together or not at all. Throwing rolls the whole change back and the caller gets the error.
+///    A store may run a change again in a new transaction (SQLite's does when another change of its group commit
+///    failed after writing rows), so this may be called more than once for the same change: write only through
+///    the transaction, and keep nothing from it outside.
 /// 2. ``repository(didCommit:latency:)`` after the commit is durable (metrics, live watchers). It must not block.
 ///
 /// All methods have empty defaults; implement the ones you need.
