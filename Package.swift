@@ -45,7 +45,9 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         // A thin, typed wrapper over libsqlite3: connections, statements, errors.
-        .target(name: "SQLite", dependencies: ["CSQLite"], swiftSettings: strict),
+        .target(name: "SQLite", dependencies: ["CSQLite", "CSQLiteWAL"], swiftSettings: strict),
+        // A VFS shim that writes a transaction's WAL frames with one write instead of two per frame.
+        .target(name: "CSQLiteWAL"),
         // renameat2(RENAME_NOREPLACE), which Glibc hides from Swift behind _GNU_SOURCE.
         .target(name: "CSystemShims"),
         // The domain: pizzas, menu, factory, builder, cart, repository, multicast delegate. No SQLite, no NIO.

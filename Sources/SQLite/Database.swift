@@ -1,4 +1,5 @@
 internal import CSQLite
+internal import CSQLiteWAL
 
 /// One connection to an SQLite database file. See <https://www.sqlite.org/c3ref/sqlite3.html>.
 ///
@@ -31,7 +32,7 @@ public final class Database: @unchecked Sendable {
 
     /// Opens `path`. Nothing is written to the file until a statement writes.
     public init(path: String, mode: OpenMode = .readWriteCreate) throws(SQLiteError) {
-        Self.configureLibrary
+        let vfs = Self.configuredVFS
         var flags = SQLITE_OPEN_FULLMUTEX | SQLITE_OPEN_URI
         switch mode {
         case .readWriteCreate: flags |= SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE
@@ -40,7 +41,7 @@ public final class Database: @unchecked Sendable {
         }
         let name = mode == .immutable ? Self.uri(path: path, query: "immutable=1") : path
         var db: OpaquePointer?
-        let code = sqlite3_open_v2(name, &db, flags, nil)
+        let code = sqlite3_open_v2(name, &db, flags, vfs)
         guard code == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "cannot open"
             let extended = db.map { sqlite3_extended_errcode($0) } ?? code
@@ -64,18 +65,33 @@ public final class Database: @unchecked Sendable {
     /// `temp_store = MEMORY`, as the writer had before, it is never spilled but grows 1 KiB at a time: about 45
     /// `malloc`s and `free`s of 1 KiB for every order, each large enough to make glibc consolidate its fast bins.
     /// With SQLite's default spill of 64 KiB, a change that splits pages goes over and writes a file in `/var/tmp`.)
-    private static let configureLibrary: Void = {
+    ///
+    /// The value is the VFS every connection opens with: SQLite's default one, except that a transaction's WAL
+    /// frames are gathered in memory and written with one `pwrite` once its commit frame is complete, instead of
+    /// two a frame (`Sources/CSQLiteWAL`); the files are the same as without it. Nil (the default VFS) if it could
+    /// not be registered.
+    private static let configuredVFS: String? = {
         _ = pizzad_sqlite3_config_memstatus(0)
         _ = pizzad_sqlite3_config_stmtjrnl_spill(statementJournalSpillBytes)
+        let name = "pizzad-wal-gathering"
+        return pizzad_wal_gathering_register(name, walGatheringBufferBytes) == SQLITE_OK ? name : nil
     }()
+
+    /// Room for a group commit of 64 orders (about 45 frames of 4 KiB) and more; a larger transaction is written
+    /// in pieces of this size. Allocated by a connection's WAL file on its first write: the writer's only. (What is
+    /// gathered goes to the file in writes of at most 124 KiB: SQLite's own write cuts anything from 128 KiB on.)
+    private static let walGatheringBufferBytes: Int32 = 1024 * 1024
 
     /// How large a statement journal grows in memory before SQLite moves it to a temporary file: 32 pages of 4 KiB,
     /// three times what an order's change touches. Not more: with a limit above 128 KiB, Debian's SQLite 3.40.1
     /// fails a large `INSERT … SELECT` inside a transaction with `SQLITE_FULL` (the benchmark's database of a
     /// million orders, and a plain C program doing the same; 131,072 bytes works, 140,000 does not). A test covers it.
+    /// The cause: a spilled statement journal is written to its file in pieces of the limit's size, and the unix
+    /// VFS's write (`seekAndWriteFd` in `os_unix.c`) masks every length with `0x1ffff`, so a piece of 128 KiB or more
+    /// is cut short and the write ends as "disk full".
     public static let statementJournalSpillBytes: Int32 = 128 * 1024
 
-    /// Whether SQLite counts the memory it uses (see ``configureLibrary``). Once a connection is open, a count of
+    /// Whether SQLite counts the memory it uses (see ``configuredVFS``). Once a connection is open, a count of
     /// nothing means it does not.
     public static var keepsMemoryStatistics: Bool {
         var current: Int64 = 0
@@ -128,6 +144,15 @@ public final class Database: @unchecked Sendable {
         SQLiteError(
             code: code, extendedCode: sqlite3_extended_errcode(handle),
             message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// How many writes to this connection's WAL file SQLite asked for since it was opened, and how many writes the
+    /// WAL-gathering VFS (see ``configuredVFS``) made of them; nil when the connection has no WAL file open through
+    /// it. For tests.
+    public var walWriteCounts: (asked: Int64, made: Int64)? {
+        var counts = pizzad_wal_gathering_counts()
+        guard pizzad_wal_gathering_counts_of(handle, &counts) == SQLITE_OK else { return nil }
+        return (counts.writesAsked, counts.writesMade)
     }
 
     /// The version of the linked libsqlite3, e.g. `"3.40.1"`.
