@@ -223,13 +223,14 @@ struct RepositoryTests {
     @Test("the WAL is checkpointed beside the writer and stays small while orders keep coming")
     func checkpointsBesideTheWriter() async throws {
         let kitchen = try Kitchen()
-        // Each order is one commit of several pages: 500 of them write well over 3000 WAL frames.
+        // Each order is one commit of about ten pages: 500 of them write about 5000 WAL frames.
         for _ in 0..<500 { _ = try await kitchen.newOrder() }
-        // What the writer's commits reached at most: the -wal file never shrinks when the WAL starts over.
+        // What the writer's commits reached at most: the -wal file never shrinks when the WAL starts over. The
+        // checkpointer starts at 1000 frames; commits go on while it copies them.
         var info = stat()
         try #require(stat(kitchen.path + "-wal", &info) == 0)
         let frames = Int(info.st_size) / (4096 + 24)
-        #expect(frames < 1000, "the WAL grew to \(frames) frames")
+        #expect(frames < 2000, "the WAL grew to \(frames) frames")
         // And the orders are in the database file itself, not only in the WAL.
         let (log, done) = try await kitchen.store.checkpointWAL()
         #expect(log == done, "\(done) of \(log) frames checkpointed")
