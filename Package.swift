@@ -157,7 +157,7 @@ let package = Package(
             name: "PizzaTesting", dependencies: ["PizzaClient", "PizzaProtocol", "SQLite", "CSystemShims"],
             swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
-        .testTarget(name: "SQLiteTests", dependencies: ["SQLite"], swiftSettings: strict),
+        .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "PizzaTesting"], swiftSettings: strict),
         .testTarget(name: "PizzaDaemonUnitTests", dependencies: ["PizzaDaemon"], swiftSettings: strict),
         .testTarget(
             name: "PizzaProtocolTests",

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import SQLite
 import Testing
 
@@ -35,16 +36,7 @@ struct WALGatheringTests {
 
     /// What the `sqlite3` shell prints for `sql` on `path`: another process, with SQLite's own VFS.
     static func sqlite3(_ path: String, _ sql: String) throws -> String {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["sqlite3", path, sql]
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        try ChildProcess.run("/usr/bin/sqlite3", [path, sql]).output
     }
 
     @Test(
