@@ -264,8 +264,10 @@ int pizzad_wal_gathering_register(const char *name, int bufferBytes) {
     realVFS = sqlite3_vfs_find(NULL);
     if (realVFS == NULL || realVFS->iVersion < 2 || bufferBytes < 65536) return registerResult = SQLITE_ERROR;
     bufferCapacity = bufferBytes;
-    char *ownName = strdup(name);
+    size_t nameBytes = strlen(name) + 1;
+    char *ownName = malloc(nameBytes);
     if (ownName == NULL) return registerResult = SQLITE_NOMEM;
+    memcpy(ownName, name, nameBytes);
     for (int version = 1; version <= 3; version++) {
         sqlite3_io_methods *m = &gatheringMethods[version];
         m->iVersion = version;

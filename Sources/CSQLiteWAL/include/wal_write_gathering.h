@@ -8,7 +8,8 @@
 /// commit frame is complete, instead of two `pwrite`s a frame (its 24-byte header, then its page). Every other file, and every
 /// other operation on a WAL file, passes straight through; any operation on a WAL file other than an appending
 /// write first writes out what is gathered. Not the default VFS: a connection uses it by naming it in
-/// `sqlite3_open_v2`. Returns `SQLITE_OK`, or the error that kept it from being registered.
+/// `sqlite3_open_v2`. Returns `SQLITE_OK`, or the error that kept it from being registered. Not thread-safe: call it
+/// from one thread before any connection opens (pizzad: `Database`'s once-only library set-up).
 int pizzad_wal_gathering_register(const char *name, int bufferBytes);
 
 /// What the VFS did with one connection's WAL file since it was opened: the writes SQLite asked for, and the writes
