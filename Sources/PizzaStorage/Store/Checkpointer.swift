@@ -15,12 +15,11 @@ import SQLite
 /// running beside a busy writer never quite achieves: frames keep arriving. So once the background checkpoint
 /// is done (going round again while much arrived during a pass: ``leftForTheWriter``), the writer's next commit
 /// finishes the job itself, copying just the frames that came in meanwhile, and the transaction after it starts
-/// the WAL over. The WAL stays near ``threshold``
-/// frames. See <https://www.sqlite.org/wal.html#automatic_checkpoint>.
+/// the WAL over. The WAL stays near ``threshold`` frames. See <https://www.sqlite.org/wal.html#automatic_checkpoint>.
 final class Checkpointer: Sendable {
     /// WAL frames (4 MiB) after which a checkpoint starts, as SQLite's automatic checkpoint does. Each round ends
     /// with the writer's finishing pass, which syncs the database file between two commits: with 250 frames (one
-    /// round every dozen group commits at 16 clients) that pass was 4% of the writer's time. At 1000, a quarter of
+    /// round every dozen group commits at 16 clients) that pass was 4-6% of the writer's time. At 1000, a third of
     /// that, and the background passes copy a page rewritten by many commits (an index's last leaf) once instead of
     /// four times. (250 was chosen when the checkpoint's sync stalled the writer's own WAL syncs, p99 4.2-5.0 ms
     /// against 5.6-5.7 at 1000 at 4,000 orders/s; now p99 stays at 2.4-2.6 ms at 14,000 orders/s.)
