@@ -149,6 +149,8 @@ let package = Package(
                 "PizzaClient", "PizzaProtocol", "PizzaCore", "PizzaStorage", "SQLite", "PizzaTesting", "CSystemShims",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
+            // socketwork.c is built and run by pizzabench itself, like ../shared/bench/samework.c.
+            exclude: ["SocketWork"],
             swiftSettings: strict
         ),
         // What tests and the full crash runs share: a raw socket connection, hostile request lines, the power-cut file

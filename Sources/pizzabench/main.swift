@@ -188,7 +188,8 @@ Bench.table(
 print("")
 
 // 2. order.create with two pizzas from N clients, beside the ceiling (samework.c at the batch that many clients
-// make) and the peer (PostgreSQL through pgbench with as many clients), each client count's three runs back to back.
+// make), the socket bound (the same rows behind pizzad's architecture in C, SocketWork/socketwork.c) and the peer
+// (PostgreSQL through pgbench with as many clients), each client count's four runs back to back.
 let sharedBench = URL(fileURLWithPath: limitSource).deletingLastPathComponent().path
 var peakRSS = 0.0
 var sixteen: (pizzad: LoadResult, ceiling: SameWork.Result)?
@@ -196,6 +197,7 @@ var rows: [[String]] = []
 if sections.contains("create") {
     let sameWork = try SameWork(
         source: sharedBench + "/samework.c", migrations: migrationsDirectory, directory: work)
+    let socketWork = try SocketWork(migrations: migrationsDirectory, directory: work)
     let peer: PostgresPeer?
     do {
         peer = try PostgresPeer(sql: sharedBench + "/pg-samework.sql", directory: work)
@@ -206,6 +208,7 @@ if sections.contains("create") {
     defer { peer?.stop() }
     for clients in clientCounts {
         let ceiling = try sameWork.run(batch: clients, seconds: seconds)
+        let bound = try socketWork.run(clients: clients, seconds: seconds)
         let directory = work + "/create-\(clients)"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let daemon = try BenchDaemon(binary: pizzad, directory: directory)
@@ -219,7 +222,9 @@ if sections.contains("create") {
             us(result.latency.valueAtPercentile(99)), us(result.latency.valueAtPercentile(99.9)),
             Bench.format(result.daemonCPU / Double(max(result.operations, 1)) * 1e6, 0),
             Bench.format(ceiling.perSecond, 0), Bench.format(ceiling.cpuMicrosPerOrder, 0),
-            Bench.format(result.perSecond / ceiling.perSecond, 2), postgres.map { Bench.format($0, 0) } ?? "-",
+            Bench.format(result.perSecond / ceiling.perSecond, 2), Bench.format(bound.perSecond, 0),
+            Bench.format(bound.cpuMicrosPerOrder, 0), Bench.format(result.perSecond / bound.perSecond, 2),
+            postgres.map { Bench.format($0, 0) } ?? "-",
             postgres.map { Bench.format(result.perSecond / $0, 2) } ?? "-",
             result.groupCommits.map { Bench.format($0.changesPerCommit, 1) } ?? "-",
             result.groupCommits.map { Bench.format($0.millisecondsPerCommit, 2) } ?? "-",
@@ -227,11 +232,14 @@ if sections.contains("create") {
         ])
     }
     print("order.create (two pizzas each, placed), durable; ceiling = samework.c at batch = clients;")
-    print("PostgreSQL = pg-samework.sql through pgbench with as many clients (synchronous_commit=on):")
+    print("bound = the same rows behind pizzad's architecture in C (socketwork.c: Unix sockets, two epoll loops, one")
+    print("group-commit writer, no parsing); PostgreSQL = pg-samework.sql through pgbench with as many clients")
+    print("(synchronous_commit=on):")
     Bench.table(
         [
             "clients", "orders/s", "p50", "p99", "p999", "CPU µs/order", "ceiling/s", "ceiling µs/order",
-            "× ceiling", "PostgreSQL/s", "× PostgreSQL", "changes/commit", "commit ms", "peak RSS MiB",
+            "× ceiling", "bound/s", "bound µs/order", "× bound", "PostgreSQL/s", "× PostgreSQL", "changes/commit",
+            "commit ms", "peak RSS MiB",
         ], rows)
     print(
         "changes/commit and commit ms: pizzad's own pizzad_group_commit metrics over the run (BEGIN to durable COMMIT)")

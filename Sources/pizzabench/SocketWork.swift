@@ -1,0 +1,41 @@
+import Foundation
+
+/// The socket bound: `SocketWork/socketwork.c`, samework.c's rows behind pizzad's architecture in plain C (clients
+/// on Unix sockets, two epoll loops, one writer with group commit, answers handed back with one wake-up per loop),
+/// parsing nothing but the request id. What a daemon of this shape does on this machine with no cost of its own
+/// beyond the rows: where the ceiling has no socket and no clients, this has both, as pizzad does.
+struct SocketWork {
+    struct Result {
+        let perSecond: Double
+        /// The server process's CPU microseconds per order (the clients are a child process, not counted).
+        let cpuMicrosPerOrder: Double
+        let p99Micros: Double
+        let changesPerCommit: Double
+    }
+
+    let binary: String
+    let migrations: String
+    let directory: String
+
+    /// Builds socketwork.c (beside this file) into `directory`; needs gcc, libsqlite3-dev and libssl-dev.
+    init(migrations: String, directory: String) throws {
+        let source = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
+            .appendingPathComponent("SocketWork/socketwork.c").path
+        binary = directory + "/socketwork"
+        self.migrations = migrations
+        self.directory = directory
+        try Bench.run(
+            "/usr/bin/env",
+            ["gcc", "-O2", "-pthread", "-Wno-deprecated-declarations", "-o", binary, source, "-lsqlite3", "-lcrypto"])
+    }
+
+    /// `clients` clients creating orders for `seconds`.
+    func run(clients: Int, seconds: Double) throws -> Result {
+        let output = try Bench.run(
+            binary, [directory + "/socketwork.db", migrations, String(clients), Bench.format(seconds, 1)])
+        let fields = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard fields.count == 4 else { throw BenchError("cannot read socketwork's output: \(output)") }
+        return Result(
+            perSecond: fields[0], cpuMicrosPerOrder: fields[1], p99Micros: fields[2], changesPerCommit: fields[3])
+    }
+}
