@@ -13,6 +13,9 @@ public struct OrderChange: Sendable, Equatable {
     public let sequence: Int64
     public let kind: Kind
     public let at: Timestamp
+    /// ``at`` as its ISO-8601 text, made once: the rows a change writes carry it several times (the order's
+    /// `updated_at`, its history entries, the audit entry).
+    public let atText: String
     public let actor: ChangeActor
     /// The order before the change; nil for `created`.
     public let before: Cart?
@@ -30,6 +33,7 @@ public struct OrderChange: Sendable, Equatable {
         self.sequence = sequence
         self.kind = kind
         self.at = at
+        self.atText = at.description
         self.actor = actor
         self.before = before
         self.after = after

@@ -117,7 +117,7 @@ final class EventWatcher: OrderRepositoryDelegate {
 
     private static func event(for change: OrderChange) -> [UInt8] {
         RPCResponse.event(
-            seq: change.sequence, at: change.at.description, kind: change.kind.rawValue, orderText: change.afterWireText
+            seq: change.sequence, at: change.atText, kind: change.kind.rawValue, orderText: change.afterWireText
         )
     }
 

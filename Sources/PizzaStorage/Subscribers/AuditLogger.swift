@@ -19,7 +19,7 @@ public final class AuditLogger: OrderRepositoryDelegate {
         let db = transaction.db
         let previous = try transaction.auditChainHead()
         let entry = AuditEntry(
-            seq: change.sequence, at: change.at.description, actor: change.actor, action: change.kind.rawValue,
+            seq: change.sequence, at: change.atText, actor: change.actor, action: change.kind.rawValue,
             orderID: change.after.id, statusAfter: change.after.status.rawValue, reason: change.reason,
             before: change.before?.wireText,
             after: change.afterWireText,

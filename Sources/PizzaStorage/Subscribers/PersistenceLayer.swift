@@ -11,6 +11,8 @@ public final class PersistenceLayer: OrderRepositoryDelegate {
     public func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
         let db = WriteTransaction(transaction).db
         let cart = change.after
+        // The change's instant as text is made once; the order's times and new history entries are that instant.
+        func text(_ instant: Timestamp) -> String { instant == change.at ? change.atText : instant.description }
         if change.before == nil {
             try db.execute(
                 """
@@ -19,17 +21,20 @@ public final class PersistenceLayer: OrderRepositoryDelegate {
                 """,
                 [
                     cart.id, cart.ref, cart.customer, cart.note, cart.status.rawValue, cart.currency, cart.total,
-                    cart.createdAt.description, cart.updatedAt.description,
+                    text(cart.createdAt), text(cart.updatedAt),
                 ])
         } else {
             try db.execute(
                 "UPDATE carts SET customer = ?, note = ?, status = ?, total = ?, updated_at = ? WHERE id = ?",
-                [cart.customer, cart.note, cart.status.rawValue, cart.total, cart.updatedAt.description, cart.id])
+                [cart.customer, cart.note, cart.status.rawValue, cart.total, text(cart.updatedAt), cart.id])
         }
-        let beforeItems = Set(change.before?.items.map(\.id) ?? [])
-        let afterItems = Set(cart.items.map(\.id))
-        for removed in beforeItems.subtracting(afterItems).sorted() {
-            try db.execute("DELETE FROM pizzas WHERE id = ? AND cart_id = ?", [removed, cart.id])
+        // A new order has only new items: no sets to compare.
+        let beforeItems = change.before.map { Set($0.items.map(\.id)) } ?? []
+        if !beforeItems.isEmpty {
+            let afterItems = Set(cart.items.map(\.id))
+            for removed in beforeItems.subtracting(afterItems).sorted() {
+                try db.execute("DELETE FROM pizzas WHERE id = ? AND cart_id = ?", [removed, cart.id])
+            }
         }
         for item in cart.items where !beforeItems.contains(item.id) {
             let pizza = item.pizza
@@ -50,7 +55,7 @@ public final class PersistenceLayer: OrderRepositoryDelegate {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
-                    cart.id, entry.from?.rawValue, entry.to.rawValue, entry.at.description, Int64(entry.actor.uid),
+                    cart.id, entry.from?.rawValue, entry.to.rawValue, text(entry.at), Int64(entry.actor.uid),
                     entry.actor.name, entry.actor.pid, entry.reason,
                 ])
         }
