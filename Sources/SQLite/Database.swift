@@ -27,6 +27,8 @@ public final class Database: @unchecked Sendable {
     /// The path the connection was opened with.
     public let path: String
     private var cache: [String: Statement] = [:]
+    /// The same statements, for SQL given as a literal, by the literal's address (see ``statement(literal:)``).
+    private var literalCache: [UInt: Statement] = [:]
     /// The closure behind ``onWALCommit(_:)``, kept alive as long as the connection.
     private var walHook: WALHook?
 
@@ -116,6 +118,7 @@ public final class Database: @unchecked Sendable {
     }
 
     deinit {
+        literalCache.removeAll()
         cache.removeAll()
         if walHook != nil { sqlite3_wal_hook(handle, nil, nil) }
         sqlite3_close_v2(handle)
@@ -184,6 +187,24 @@ public final class Database: @unchecked Sendable {
         return statement
     }
 
+    /// Runs one statement whose SQL is a literal with arguments, through the statement cache; see
+    /// ``statement(literal:)``.
+    public func execute(literal sql: StaticString, _ arguments: [any SQLBindable]) throws(SQLiteError) {
+        try statement(literal: sql).execute(arguments)
+    }
+
+    /// The cached prepared statement for a SQL literal, found by the literal's address instead of by hashing its
+    /// text: for the statements every change runs, whose text (100-250 bytes) was hashed and compared on every
+    /// run. A literal's text never changes at its address, and two literals with the same text at different
+    /// addresses share the statement through the text cache.
+    public func statement(literal sql: StaticString) throws(SQLiteError) -> Statement {
+        let address = UInt(bitPattern: sql.utf8Start)
+        if let cached = literalCache[address] { return cached }
+        let statement = try statement(sql.description)
+        literalCache[address] = statement
+        return statement
+    }
+
     /// The first column of the first row of `sql`, or nil.
     public func scalar(_ sql: String, _ arguments: [any SQLBindable] = []) throws -> SQLValue? {
         try statement(sql).first(arguments) { $0.value(0) }
@@ -215,14 +236,14 @@ public final class Database: @unchecked Sendable {
 
     /// `begin`, `body`, then `COMMIT`, or `ROLLBACK` when `body` throws. The transaction statements go through
     /// the statement cache.
-    private func within<T>(_ begin: String, _ body: () throws -> T) throws -> T {
-        try execute(begin, [])
+    private func within<T>(_ begin: StaticString, _ body: () throws -> T) throws -> T {
+        try execute(literal: begin, [])
         do {
             let result = try body()
-            try execute("COMMIT", [])
+            try execute(literal: "COMMIT", [])
             return result
         } catch {
-            if isInTransaction { try? execute("ROLLBACK", []) }
+            if isInTransaction { try? execute(literal: "ROLLBACK", []) }
             throw error
         }
     }

@@ -20,6 +20,19 @@ struct DatabaseTests {
         func count() throws -> Int64 { try db.statement("SELECT count(*) FROM t").first { $0.int64(0) } ?? -1 }
     }
 
+    @Test("a SQL literal finds the statement its text prepared, and runs with its arguments")
+    func literalStatements() throws {
+        let scratch = try Scratch()
+        let db = scratch.db
+        let byText = try db.statement("SELECT count(*) FROM t WHERE v = ?")
+        #expect(try db.statement(literal: "SELECT count(*) FROM t WHERE v = ?") === byText)
+        // Found again by the literal's address, not prepared anew.
+        #expect(try db.statement(literal: "SELECT count(*) FROM t WHERE v = ?") === byText)
+        try db.execute(literal: "INSERT INTO t (v) VALUES (?)", ["once"])
+        #expect(try byText.first(["once"]) { $0.int64(0) } == 1)
+        #expect(throws: SQLiteError.self) { try db.statement(literal: "SELECT nonsense FROM nowhere") }
+    }
+
     @Test("a transaction commits what its body did, and rolls all of it back when the body throws")
     func transaction() throws {
         let scratch = try Scratch()

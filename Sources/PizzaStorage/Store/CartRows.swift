@@ -3,17 +3,23 @@ import SQLite
 
 /// Reading orders back from their rows; shared by the read pool and the write transaction.
 extension Database {
+    /// The columns ``cartHeader(_:)`` reads, in its order (the two lookups by id and by ref spell them out, so that
+    /// their SQL is a literal: see ``Database/statement(literal:)``).
     static let cartColumns =
         "id, ref, customer, note, status, currency, created_at, updated_at"
 
     func loadCart(id: Int64) throws -> Cart? {
-        try statement("SELECT \(Self.cartColumns) FROM carts WHERE id = ?").first([id]) { try cartHeader($0) }
-            .map { try complete($0) }
+        try statement(
+            literal: "SELECT id, ref, customer, note, status, currency, created_at, updated_at FROM carts WHERE id = ?"
+        )
+        .first([id]) { try cartHeader($0) }.map { try complete($0) }
     }
 
     func loadCart(ref: String) throws -> Cart? {
-        try statement("SELECT \(Self.cartColumns) FROM carts WHERE ref = ?").first([ref]) { try cartHeader($0) }
-            .map { try complete($0) }
+        try statement(
+            literal: "SELECT id, ref, customer, note, status, currency, created_at, updated_at FROM carts WHERE ref = ?"
+        )
+        .first([ref]) { try cartHeader($0) }.map { try complete($0) }
     }
 
     func listCarts(_ query: OrderQuery) throws -> OrderPage {
@@ -113,16 +119,16 @@ extension Database {
     private func complete(_ header: Cart) throws -> Cart {
         var cart = header
         cart.items = try statement(
-            """
-            SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price
-            FROM pizzas WHERE cart_id = ? ORDER BY id
-            """
+            literal: """
+                SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price
+                FROM pizzas WHERE cart_id = ? ORDER BY id
+                """
         ).map([cart.id], Self.item)
         cart.history = try statement(
-            """
-            SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason
-            FROM status_history WHERE cart_id = ? ORDER BY id
-            """
+            literal: """
+                SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason
+                FROM status_history WHERE cart_id = ? ORDER BY id
+                """
         ).map([cart.id], Self.change)
         return cart
     }

@@ -54,13 +54,13 @@ struct WriteTransaction: OrderTransaction {
     /// Hands out `count` consecutive numbers from `counter`, asking the table for the first free one only the
     /// first time in the transaction.
     private func take(
-        _ count: Int64, of counter: WritableKeyPath<TransactionNumbers.Next, Int64?>, firstFree sql: String
+        _ count: Int64, of counter: WritableKeyPath<TransactionNumbers.Next, Int64?>, firstFree sql: StaticString
     ) throws -> Int64 {
         let first: Int64
         if let cached = numbers.next[keyPath: counter] {
             first = cached
         } else {
-            first = try db.statement(sql).first { $0.int64(0) } ?? 1
+            first = try db.statement(literal: sql).first { $0.int64(0) } ?? 1
         }
         numbers.next[keyPath: counter] = first + count
         return first

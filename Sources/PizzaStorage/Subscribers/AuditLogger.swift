@@ -26,11 +26,11 @@ public final class AuditLogger: OrderRepositoryDelegate {
             prevHash: previous, hash: "")
         let hash = entry.computedHash
         try db.execute(
-            """
-            INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason,
-                                   before, after, prev_hash, hash)
-            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-            """,
+            literal: """
+                INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason,
+                                       before, after, prev_hash, hash)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
             [
                 entry.seq, entry.at, Int64(entry.actor.uid), entry.actor.name, entry.actor.pid, entry.action,
                 entry.orderID, entry.statusAfter, entry.reason, entry.before, entry.after, entry.prevHash, hash,
