@@ -4,6 +4,24 @@ import Foundation
 enum Bench {
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
+    /// Builds a C benchmark program (`../shared/bench/samework.c`, `SocketWork/socketwork.c`) with gcc against
+    /// libsqlite3 and libcrypto (`.ci/run` installs gcc, libsqlite3-dev and libssl-dev).
+    static func buildC(_ source: String, into binary: String, flags: [String] = []) throws {
+        try run(
+            "/usr/bin/env",
+            ["gcc", "-O2", "-Wno-deprecated-declarations"] + flags + ["-o", binary, source, "-lsqlite3", "-lcrypto"])
+    }
+
+    /// Runs a C benchmark program and reads the first `count` numbers it prints.
+    static func numbers(_ binary: String, _ arguments: [String], count: Int) throws -> [Double] {
+        let output = try run(binary, arguments)
+        let fields = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard fields.count >= count else {
+            throw BenchError("cannot read \((binary as NSString).lastPathComponent)'s output: \(output)")
+        }
+        return Array(fields.prefix(count))
+    }
+
     /// Runs a program and returns its standard output (fails loudly on a non-zero exit).
     @discardableResult
     static func run(_ program: String, _ arguments: [String]) throws -> String {

@@ -19,17 +19,13 @@ struct SameWork {
         binary = directory + "/samework"
         self.migrations = migrations
         self.directory = directory
-        try Bench.run(
-            "/usr/bin/env",
-            ["gcc", "-O2", "-Wno-deprecated-declarations", "-o", binary, source, "-lsqlite3", "-lcrypto"])
+        try Bench.buildC(source, into: binary)
     }
 
     /// `batch` orders per transaction (the batch a group commit makes from that many clients), for `seconds`.
     func run(batch: Int, seconds: Double) throws -> Result {
-        let output = try Bench.run(
-            binary, [directory + "/samework.db", migrations, String(batch), Bench.format(seconds, 1)])
-        let fields = output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard fields.count == 2 else { throw BenchError("cannot read samework's output: \(output)") }
+        let fields = try Bench.numbers(
+            binary, [directory + "/samework.db", migrations, String(batch), Bench.format(seconds, 1)], count: 2)
         return Result(perSecond: fields[0], cpuMicrosPerOrder: fields[1])
     }
 }
