@@ -5,11 +5,8 @@ import Foundation
 /// parsing nothing but the request id. What a daemon of this shape does on this machine with no cost of its own
 /// beyond the rows: where the ceiling has no socket and no clients, this has both, as pizzad does.
 struct SocketWork {
-    struct Result {
-        let perSecond: Double
-        /// The server process's CPU microseconds per order (the clients are a child process, not counted).
-        let cpuMicrosPerOrder: Double
-    }
+    /// Orders per second and the server process's CPU per order (the clients are a child process, not counted).
+    typealias Result = SameWork.Result
 
     let binary: String
     let migrations: String
