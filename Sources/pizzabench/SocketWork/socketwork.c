@@ -11,7 +11,6 @@
  * Prints "orders/s server_cpu_us_per_order p99_us changes_per_commit". */
 #define _GNU_SOURCE
 #include <dirent.h>
-#include <errno.h>
 #include <openssl/sha.h>
 #include <pthread.h>
 #include <sqlite3.h>
@@ -135,7 +134,7 @@ static void *loop(void *arg) {
         int n = epoll_wait(loops[l].epfd, events, 64, -1);
         for (int e = 0; e < n; e++) {
             int conn = (int)events[e].data.u32;
-            if (conn < 0 || conn == MAXC) { /* the eventfd: answers to write */
+            if (conn == MAXC) { /* the eventfd: answers to write */
                 uint64_t count; if (read(loops[l].efd, &count, 8) != 8) abort();
                 pthread_mutex_lock(&loops[l].m);
                 struct job *done = loops[l].head; loops[l].head = loops[l].tail = 0;
