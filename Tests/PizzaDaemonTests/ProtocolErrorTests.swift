@@ -121,6 +121,43 @@ struct ProtocolErrorTests {
         #expect(watching.result?["watching"] as? Bool == true, "\(watching)")
     }
 
+    @Test("changes refused before the writer, sent in one go with changes that commit and reads, answer in order")
+    func refusedAndCommittedChangesInOneGo() throws {
+        let connection = try connection()
+        let created = try connection.request(
+            #"{"jsonrpc":"2.0","id":0,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        let id = try #require(created.result?["id"] as? Int)
+        // Refused by the repository before it queues them (a bad ref, `place` with no pizza), refused by the
+        // writer's transaction (not found), committed, and read, back to back on one connection.
+        let requests: [(method: String, params: String, code: Int?)] = [
+            ("order.create", #"{"ref":""}"#, 1004),
+            ("order.addItem", #"{"id":\#(id),"pizza":{"kind":"cheese"}}"#, nil),
+            ("order.create", #"{"place":true}"#, 1004),
+            ("order.get", #"{"id":\#(id)}"#, nil),
+            ("order.place", #"{"id":424242}"#, 1001),
+            ("order.place", #"{"id":\#(id)}"#, nil),
+            ("order.create", #"{"ref":"\#(String(repeating: "r", count: 201))"}"#, 1004),
+            ("order.get", #"{"id":\#(id)}"#, nil),
+        ]
+        var lines = ""
+        for (index, request) in requests.enumerated() {
+            lines +=
+                #"{"jsonrpc":"2.0","id":\#(index + 1),"method":"\#(request.method)","params":\#(request.params)}"#
+                + "\n"
+        }
+        try connection.send(lines)
+        for (index, request) in requests.enumerated() {
+            let line = try #require(try connection.readLine())
+            let response = try #require(
+                try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            #expect(response["id"] as? Int == index + 1, "\(line)")
+            #expect((response["error"] as? [String: Any])?["code"] as? Int == request.code, "\(request): \(line)")
+        }
+        let last = try connection.request(#"{"jsonrpc":"2.0","id":9,"method":"order.get","params":{"id":\#(id)}}"#)
+        #expect(last.result?["status"] as? String == "placed", "\(last)")
+        #expect((last.result?["items"] as? [Any])?.count == 2, "\(last)")
+    }
+
     @Test("1004 for a ref outside 1..200 characters and a limit outside 1..1000, on every method that takes them")
     func refAndLimitBounds() throws {
         let connection = try connection()

@@ -17,19 +17,105 @@ public final class OrderRepository: Sendable {
 
     // MARK: Changes
 
+    /// Runs the change `request` asks for and calls `completion` with its outcome once it is durable, or with why it
+    /// was refused or failed. `completion` runs on the store's writer (keep it short: hand the outcome on), or at once
+    /// on the caller's thread for a request refused before it reached the store.
+    ///
+    /// The control socket uses this form: a task and a continuation per change cost as much as the work the event
+    /// loop does for it. The `async` methods below are the same changes for callers in Swift concurrency.
+    public func submit(
+        _ request: ChangeRequest, by actor: ChangeActor,
+        completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
+    ) {
+        switch request {
+        case .create(let customer, let ref, let note, let pizzas, let place, let currency):
+            create(
+                customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
+                completion)
+        case .addItem(let pizza, let id):
+            modify("order.addItem", id: id, kind: .itemAdded, by: actor, completion) { cart, tx, now in
+                try cart.add(pizza, itemID: try tx.nextItemIDs(count: 1), at: now)
+            }
+        case .removeItem(let itemID, let id):
+            modify("order.removeItem", id: id, kind: .itemRemoved, by: actor, completion) { cart, _, now in
+                try cart.remove(itemID: itemID, at: now)
+            }
+        case .place(let id):
+            modify("order.place", id: id, kind: .placed, by: actor, completion) { cart, _, now in
+                try cart.apply(.place, by: actor, at: now)
+            }
+        case .advance(let id, let from):
+            modify("order.advance", id: id, kind: .advanced, by: actor, completion) { cart, _, now in
+                try cart.apply(.advance, expected: from, by: actor, at: now)
+            }
+        case .cancel(let id, let reason):
+            modify("order.cancel", id: id, kind: .cancelled, reason: reason, by: actor, completion) { cart, _, now in
+                try cart.apply(.cancel, reason: reason, by: actor, at: now)
+            }
+        }
+    }
+
+    /// ``submit(_:by:completion:)``, returning once the change is durable.
+    public func perform(_ request: ChangeRequest, by actor: ChangeActor) async throws -> OrderOutcome {
+        try await withCheckedThrowingContinuation { continuation in
+            submit(request, by: actor) { continuation.resume(with: $0) }
+        }
+    }
+
     /// Creates an order, optionally with pizzas and placed at once. With a `ref` that exists, returns that
     /// order unchanged (an idempotent retry): `created` is false and there is no change.
     public func create(
         customer: String? = nil, ref: String? = nil, note: String? = nil, pizzas: [Pizza] = [], place: Bool = false,
         currency: String, by actor: ChangeActor
     ) async throws -> OrderOutcome {
-        if let ref { try Cart.checkRef(ref) }
+        try await perform(
+            .create(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency),
+            by: actor)
+    }
+
+    /// Adds a pizza to an open order.
+    public func addItem(_ pizza: Pizza, to id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
+        try await perform(.addItem(pizza, order: id), by: actor)
+    }
+
+    /// Removes an item from an open order.
+    public func removeItem(_ itemID: Int64, from id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
+        try await perform(.removeItem(itemID, order: id), by: actor)
+    }
+
+    /// Places an open order that has items.
+    public func place(_ id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
+        try await perform(.place(order: id), by: actor)
+    }
+
+    /// Moves an order one step forward; with `from`, only if it is in that status.
+    public func advance(_ id: Int64, from: OrderStatus? = nil, by actor: ChangeActor) async throws -> OrderOutcome {
+        try await perform(.advance(order: id, from: from), by: actor)
+    }
+
+    /// Cancels an order that has not shipped.
+    public func cancel(_ id: Int64, reason: String, by actor: ChangeActor) async throws -> OrderOutcome {
+        try await perform(.cancel(order: id, reason: reason), by: actor)
+    }
+
+    private typealias Completion = @Sendable (Result<OrderOutcome, any Error>) -> Void
+
+    private func create(
+        customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String,
+        by actor: ChangeActor, _ completion: @escaping Completion
+    ) {
+        do {
+            if let ref { try Cart.checkRef(ref) }
+        } catch {
+            return completion(.failure(error))
+        }
         if place, pizzas.isEmpty {
-            throw OrderError.validation(
-                field: "items", allowed: ["at least one pizza"], message: "an order placed at creation needs a pizza")
+            let message = "an order placed at creation needs a pizza"
+            return completion(
+                .failure(OrderError.validation(field: "items", allowed: ["at least one pizza"], message: message)))
         }
         let clock = self.clock
-        return try await change("order.create") { tx in
+        change("order.create", completion) { tx in
             if let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
             let now = clock()
             let id = try tx.nextCartID()
@@ -50,47 +136,13 @@ public final class OrderRepository: Sendable {
         }
     }
 
-    /// Adds a pizza to an open order.
-    public func addItem(_ pizza: Pizza, to id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
-        try await modify("order.addItem", id: id, kind: .itemAdded, by: actor) { cart, tx, now in
-            try cart.add(pizza, itemID: try tx.nextItemIDs(count: 1), at: now)
-        }
-    }
-
-    /// Removes an item from an open order.
-    public func removeItem(_ itemID: Int64, from id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
-        try await modify("order.removeItem", id: id, kind: .itemRemoved, by: actor) { cart, _, now in
-            try cart.remove(itemID: itemID, at: now)
-        }
-    }
-
-    /// Places an open order that has items.
-    public func place(_ id: Int64, by actor: ChangeActor) async throws -> OrderOutcome {
-        try await modify("order.place", id: id, kind: .placed, by: actor) { cart, _, now in
-            try cart.apply(.place, by: actor, at: now)
-        }
-    }
-
-    /// Moves an order one step forward; with `from`, only if it is in that status.
-    public func advance(_ id: Int64, from: OrderStatus? = nil, by actor: ChangeActor) async throws -> OrderOutcome {
-        try await modify("order.advance", id: id, kind: .advanced, by: actor) { cart, _, now in
-            try cart.apply(.advance, expected: from, by: actor, at: now)
-        }
-    }
-
-    /// Cancels an order that has not shipped.
-    public func cancel(_ id: Int64, reason: String, by actor: ChangeActor) async throws -> OrderOutcome {
-        try await modify("order.cancel", id: id, kind: .cancelled, reason: reason, by: actor) { cart, _, now in
-            try cart.apply(.cancel, reason: reason, by: actor, at: now)
-        }
-    }
-
     private func modify(
         _ operation: String, id: Int64, kind: OrderChange.Kind, reason: String? = nil, by actor: ChangeActor,
+        _ completion: @escaping Completion,
         _ mutate: @escaping @Sendable (inout Cart, any OrderTransaction, Timestamp) throws -> Void
-    ) async throws -> OrderOutcome {
+    ) {
         let clock = self.clock
-        return try await change(operation) { tx in
+        change(operation, completion) { tx in
             guard let before = try tx.cart(id: id) else { throw OrderError.notFound("with id \(id)") }
             let now = clock()
             var after = before
@@ -102,30 +154,30 @@ public final class OrderRepository: Sendable {
         }
     }
 
-    /// Runs one change: compute it in the transaction, announce it inside, commit, announce it after.
-    /// `body` returns the order and the change to announce, or nil when nothing changed.
+    /// Runs one change: compute it in the transaction, announce it inside, commit, announce it after, then call
+    /// back. `body` returns the order and the change to announce, or nil when nothing changed.
     private func change(
-        _ operation: String, _ body: @escaping @Sendable (any OrderTransaction) throws -> (Cart, OrderChange?)
-    ) async throws -> OrderOutcome {
+        _ operation: String, _ completion: @escaping Completion,
+        _ body: @escaping @Sendable (any OrderTransaction) throws -> (Cart, OrderChange?)
+    ) {
         let delegates = self.delegates
         let started = ContinuousClock.now
-        do {
-            let (result, change) = try await store.write { tx in
-                let (result, change) = try body(tx)
-                if let change {
-                    try delegates.invoke { try $0.repository(willCommit: change, in: tx) }
-                }
-                return (result, change)
-            } afterCommit: { (_, change) in
-                // Durable now; announced in commit order, before the caller hears back.
-                guard let change else { return }
-                let latency = ContinuousClock.now - started
-                delegates.invoke { $0.repository(didCommit: change, latency: latency) }
+        store.write { tx in
+            let (result, change) = try body(tx)
+            if let change {
+                try delegates.invoke { try $0.repository(willCommit: change, in: tx) }
             }
             return OrderOutcome(cart: result, change: change)
-        } catch {
-            delegates.invoke { $0.repository(didFail: operation, error: error) }
-            throw error
+        } afterCommit: { outcome in
+            // Durable now; announced in commit order, before the caller hears back.
+            guard let change = outcome.change else { return }
+            let latency = ContinuousClock.now - started
+            delegates.invoke { $0.repository(didCommit: change, latency: latency) }
+        } completion: { result in
+            if case .failure(let error) = result {
+                delegates.invoke { $0.repository(didFail: operation, error: error) }
+            }
+            completion(result)
         }
     }
 

@@ -1,18 +1,24 @@
 /// Where orders live: the repository's view of the storage (SQLite in the daemon).
 ///
-/// Writes run through ``write(_:)``, which gives the body a transaction to read the current state from and
-/// returns only once the transaction is durably committed.
+/// Writes run through ``write(_:afterCommit:completion:)``, which gives the body a transaction to read the current
+/// state from and calls back only once the transaction is durably committed.
 public protocol OrderStore: Sendable {
-    /// Runs `body` in a write transaction and commits it; throws what `body` throws (nothing is kept then) or a
-    /// storage error. Returns after the commit is durable.
+    /// Runs `body` in a write transaction and commits it, then calls `completion` with what `body` returned; or
+    /// with what `body` threw (nothing is kept then) or a storage error. Never before the commit is durable.
     ///
-    /// `afterCommit` runs once the commit is durable and before the caller resumes, in commit order across
-    /// concurrent writes, so announcements made from it (events) come out in the order the changes committed.
-    /// It must not block.
+    /// `afterCommit` runs once the commit is durable and before `completion`, in commit order across concurrent
+    /// writes, so announcements made from it (events) come out in the order the changes committed. Both run on the
+    /// store's writer and must not block; `completion` may also run at once on the caller's thread, for a write
+    /// refused before it was queued.
+    ///
+    /// A callback rather than `async`: a change from the control socket is a few microseconds of work on either
+    /// side of its commit, and a task and a continuation around it cost as much as the work (see
+    /// ``OrderRepository/submit(_:by:completion:)``). ``write(_:afterCommit:)`` is the `async` form.
     func write<T: Sendable>(
         _ body: @escaping @Sendable (any OrderTransaction) throws -> T,
-        afterCommit: @escaping @Sendable (T) -> Void
-    ) async throws -> T
+        afterCommit: @escaping @Sendable (T) -> Void,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    )
 
     // Reads are synchronous: a short query on a connection of their own (in SQLite, one read transaction
     // each), so a caller on an event loop answers at once instead of hopping to another thread and back.
@@ -28,6 +34,16 @@ public protocol OrderStore: Sendable {
 }
 
 extension OrderStore {
+    /// ``write(_:afterCommit:completion:)``, returning once the commit is durable.
+    public func write<T: Sendable>(
+        _ body: @escaping @Sendable (any OrderTransaction) throws -> T,
+        afterCommit: @escaping @Sendable (T) -> Void
+    ) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            write(body, afterCommit: afterCommit) { continuation.resume(with: $0) }
+        }
+    }
+
     /// ``write(_:afterCommit:)`` with nothing to do after the commit.
     public func write<T: Sendable>(_ body: @escaping @Sendable (any OrderTransaction) throws -> T) async throws -> T {
         try await write(body, afterCommit: { _ in })

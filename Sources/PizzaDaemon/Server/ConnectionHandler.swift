@@ -10,7 +10,8 @@ import PizzaProtocol
 /// into an event stream after `events.watch`.
 ///
 /// Requests on one connection run one at a time, which keeps answers in request order. Reads are answered at
-/// once on the connection's event loop; changes run in a task that waits for their group commit. How reading
+/// once on the connection's event loop; changes are submitted to the repository from it and answered when the
+/// writer calls back after their group commit; long scans run in a task. How reading
 /// pauses so that memory stays bounded is in `ConnectionHandler+Backpressure.swift`, and the event stream in
 /// `ConnectionHandler+Watching.swift`.
 final class ConnectionHandler: ChannelDuplexHandler {
@@ -26,8 +27,6 @@ final class ConnectionHandler: ChannelDuplexHandler {
     var queue = RequestQueue()
     /// A request is running; the next one waits for its answer.
     var busy = false
-    /// The task executor for changes from this connection; see ``loopExecutor(_:)``.
-    var changeExecutor: EventLoopTaskExecutor?
     var closing = false
     var watcher: EventWatcher?
     /// The client shut its sending side (`echo … | socat`): answer what was sent, then close.
@@ -104,40 +103,48 @@ final class ConnectionHandler: ChannelDuplexHandler {
             case .subscribe(let subscription):
                 answer(request, .success(["watching": true]), context: context)
                 if watcher == nil { startWatching(subscription, context: context) }
-            case .later(let onLoop, let run):
-                start(request, run, onLoop: onLoop, context: context)
+            case .submit(let submit):
+                self.submit(request, submit, context: context)
+            case .later(let run):
+                start(request, run, context: context)
             }
         }
     }
 
-    /// Runs a request that waits (a change, for its commit) in a task, and answers it on the loop when it is done.
-    private func start(
-        _ request: RPCRequest, _ run: @escaping @Sendable () async -> Result<JSONValue, RPCError>, onLoop: Bool,
+    /// Submits a change and answers it on the loop when the writer calls back.
+    ///
+    /// The answer is always handed to the loop with `execute`, even when it comes at once on the loop (a change
+    /// refused before it was queued): `finish` then runs after this `processNext`, not inside it.
+    private func submit(
+        _ request: RPCRequest, _ submit: @Sendable (_ answer: @escaping RPCDispatcher.Answer) -> Void,
         context: ChannelHandlerContext
     ) {
         busy = true
         tracker.requestStarted()
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        Task(executorPreference: onLoop ? loopExecutor(context.eventLoop) : nil) {
-            let result = await run()
-            if loopBound.eventLoop.inEventLoop {
+        submit { result in
+            loopBound.eventLoop.execute {
                 let (handler, context) = loopBound.value
                 handler.finish(request, result, context: context)
-            } else {
-                loopBound.eventLoop.execute {
-                    let (handler, context) = loopBound.value
-                    handler.finish(request, result, context: context)
-                }
             }
         }
     }
 
-    /// The task executor for this connection's changes (its event loop), made at the first change.
-    private func loopExecutor(_ eventLoop: any EventLoop) -> EventLoopTaskExecutor {
-        if let executor = changeExecutor { return executor }
-        let executor = EventLoopTaskExecutor(eventLoop)
-        changeExecutor = executor
-        return executor
+    /// Runs a request that takes long (a scan) in a task on the global executor, and answers it on the loop.
+    private func start(
+        _ request: RPCRequest, _ run: @escaping @Sendable () async -> Result<JSONValue, RPCError>,
+        context: ChannelHandlerContext
+    ) {
+        busy = true
+        tracker.requestStarted()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        Task {
+            let result = await run()
+            loopBound.eventLoop.execute {
+                let (handler, context) = loopBound.value
+                handler.finish(request, result, context: context)
+            }
+        }
     }
 
     private func finish(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {

@@ -10,6 +10,10 @@ import SQLite
 final class RPCDispatcher: Sendable {
     typealias Handler = @Sendable (Params, Peer) async throws -> JSONValue
     typealias ImmediateHandler = @Sendable (Params, Peer) throws -> JSONValue
+    /// Checks a change's parameters and says which change it asks for; the repository runs it.
+    typealias ChangeHandler = @Sendable (Params) throws -> ChangeRequest
+    /// Calls back once with a request's answer; see ``Dispatch/submit(_:)``.
+    typealias Answer = @Sendable (Result<JSONValue, RPCError>) -> Void
     typealias SubscriptionHandler = @Sendable (Params, Peer) throws -> Subscription
 
     /// What a stream method (`events.watch`) asked for, checked: the connection streams it after the acknowledgement.
@@ -24,20 +28,24 @@ final class RPCDispatcher: Sendable {
     enum Run {
         /// At once, on the connection's event loop: reads that are one short SQLite query or less.
         case immediate(ImmediateHandler)
-        /// In a task on the connection's event loop: changes, which only wait for their group commit.
-        case change(Handler)
+        /// Submitted to the repository from the connection's event loop: changes, which only wait for their group
+        /// commit, and are answered from the writer's callback without a task.
+        case change(ChangeHandler)
         /// In a task on the global executor: long scans, which must not hold up the connection's event loop.
         case task(Handler)
         /// At once: checks the parameters, then the connection becomes a stream (``Subscription``).
         case subscribe(SubscriptionHandler)
     }
 
-    /// What became of a request: answered at once, or to be run in a task.
+    /// What became of a request: answered at once, to submit, or to be run in a task.
     enum Dispatch {
         /// An unknown method, a refusal, or a method that runs immediately.
         case answered(Result<JSONValue, RPCError>)
-        /// To run in a task; `onLoop` when it only waits (a change), so the task may run on the connection's loop.
-        case later(onLoop: Bool, run: @Sendable () async -> Result<JSONValue, RPCError>)
+        /// A change, to be submitted: call it with what takes the answer. The answer comes once, from the writer's
+        /// thread after the commit, or at once from the calling thread for a change refused before it was queued.
+        case submit(@Sendable (_ answer: @escaping Answer) -> Void)
+        /// To run in a task on the global executor.
+        case later(@Sendable () async -> Result<JSONValue, RPCError>)
         /// A stream to start: acknowledge with `{"watching": true}`, then stream.
         case subscribe(Subscription)
     }
@@ -63,13 +71,32 @@ final class RPCDispatcher: Sendable {
         case .success(let method):
             switch method.run {
             case .immediate(let handler): return .answered(run(request) { try handler(request.params, peer) })
-            case .change(let handler): return .later(onLoop: true, run: later(request, peer, handler))
-            case .task(let handler): return .later(onLoop: false, run: later(request, peer, handler))
+            case .change(let handler):
+                do {
+                    return .submit(submission(of: try handler(request.params), request, peer))
+                } catch {
+                    return .answered(.failure(Self.rpcError(error, logger: state.logger, method: request.method)))
+                }
+            case .task(let handler): return .later(later(request, peer, handler))
             case .subscribe(let handler):
                 do {
                     return .subscribe(try handler(request.params, peer))
                 } catch {
                     return .answered(.failure(Self.rpcError(error, logger: state.logger, method: request.method)))
+                }
+            }
+        }
+    }
+
+    private func submission(of change: ChangeRequest, _ request: RPCRequest, _ peer: Peer)
+        -> @Sendable (_ answer: @escaping Answer) -> Void
+    {
+        { [state] answer in
+            state.repository.submit(change, by: peer.actor) { result in
+                switch result {
+                case .success(let outcome): answer(.success(outcome.wire))
+                case .failure(let error):
+                    answer(.failure(Self.rpcError(error, logger: state.logger, method: request.method)))
                 }
             }
         }
@@ -149,8 +176,8 @@ final class RPCDispatcher: Sendable {
             methods[name] = Method(role: role, run: .task(handler))
         }
 
-        /// A change: it runs in a task on the connection's event loop and only waits for its group commit.
-        mutating func addChange(_ name: String, _ role: Role, _ handler: @escaping Handler) {
+        /// A change: its parameters are checked on the connection's event loop, then the repository runs it.
+        mutating func addChange(_ name: String, _ role: Role, _ handler: @escaping ChangeHandler) {
             methods[name] = Method(role: role, run: .change(handler))
         }
 

@@ -170,26 +170,25 @@ public final class SQLiteOrderStore: OrderStore {
 
     public func write<T: Sendable>(
         _ body: @escaping @Sendable (any OrderTransaction) throws -> T,
-        afterCommit: @escaping @Sendable (T) -> Void
-    ) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            let write = PendingWrite { tx in
-                let value = try body(tx)
-                return {
-                    afterCommit(value)
-                    continuation.resume(returning: value)
-                }
-            } fail: { error in
-                continuation.resume(throwing: error)
+        afterCommit: @escaping @Sendable (T) -> Void,
+        completion: @escaping @Sendable (Result<T, any Error>) -> Void
+    ) {
+        let write = PendingWrite { tx in
+            let value = try body(tx)
+            return {
+                afterCommit(value)
+                completion(.success(value))
             }
-            let startDrain = pending.withLock { pending in
-                pending.writes.append(write)
-                if pending.draining { return false }
-                pending.draining = true
-                return true
-            }
-            if startDrain { queue.async { self.drain() } }
+        } fail: { error in
+            completion(.failure(error))
         }
+        let startDrain = pending.withLock { pending in
+            pending.writes.append(write)
+            if pending.draining { return false }
+            pending.draining = true
+            return true
+        }
+        if startDrain { queue.async { self.drain() } }
     }
 
     /// Runs `body` on the writer connection inside the next group commit, like a change (it may run again);

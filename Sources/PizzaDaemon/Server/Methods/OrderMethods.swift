@@ -3,10 +3,11 @@ import PizzaProtocol
 import PizzaStorage
 
 extension RPCDispatcher {
-    /// `order.*`: every change goes through the repository; reads are one short query.
+    /// `order.*`: every change goes through the repository (each handler says which change; the dispatcher submits
+    /// it); reads are one short query.
     static func addOrderMethods(to table: inout MethodTable, _ state: DaemonState) {
         let repository = state.repository
-        table.addChange("order.create", .operator) { params, peer in
+        table.addChange("order.create", .operator) { params in
             try params.onlyKnown(["customer", "ref", "note", "items", "place"])
             let factory = state.factory
             let items = try params.array("items") ?? []
@@ -24,37 +25,32 @@ extension RPCDispatcher {
                 throw RPCError.validation(
                     field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
             }
-            return try await repository.create(
+            return .create(
                 customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
-                currency: factory.menu.currency, by: peer.actor
-            ).wire
+                currency: factory.menu.currency)
         }
-        table.addChange("order.addItem", .operator) { params, peer in
+        table.addChange("order.addItem", .operator) { params in
             try params.onlyKnown(["id", "pizza"])
             let id = try params.requiredInt("id")
             guard let pizzaJSON = params["pizza"] else {
                 throw RPCError.invalidParams("pizza", "pizza is required", expected: "object")
             }
             let pizza = try state.factory.pizza(fromWire: pizzaJSON, path: "pizza.")
-            return try await repository.addItem(pizza, to: id, by: peer.actor).wire
+            return .addItem(pizza, order: id)
         }
-        table.addChange("order.removeItem", .operator) { params, peer in
+        table.addChange("order.removeItem", .operator) { params in
             try params.onlyKnown(["id", "item"])
-            return try await repository.removeItem(
-                try params.requiredInt("item"), from: try params.requiredInt("id"), by: peer.actor
-            ).wire
+            return .removeItem(try params.requiredInt("item"), order: try params.requiredInt("id"))
         }
-        table.addChange("order.place", .operator) { params, peer in
+        table.addChange("order.place", .operator) { params in
             try params.onlyKnown(["id"])
-            return try await repository.place(try params.requiredInt("id"), by: peer.actor).wire
+            return .place(order: try params.requiredInt("id"))
         }
-        table.addChange("order.advance", .operator) { params, peer in
+        table.addChange("order.advance", .operator) { params in
             try params.onlyKnown(["id", "from"])
-            return try await repository.advance(
-                try params.requiredInt("id"), from: try params.status("from"), by: peer.actor
-            ).wire
+            return .advance(order: try params.requiredInt("id"), from: try params.status("from"))
         }
-        table.addChange("order.cancel", .operator) { params, peer in
+        table.addChange("order.cancel", .operator) { params in
             try params.onlyKnown(["id", "reason"])
             let id = try params.requiredInt("id")
             let reason = try params.requiredString("reason").trimmingCharacters(in: .whitespaces)
@@ -62,7 +58,7 @@ extension RPCDispatcher {
                 throw RPCError.validation(
                     "reason", "a cancellation needs a reason (1 to 1000 characters)", allowed: ["1..1000 characters"])
             }
-            return try await repository.cancel(id, reason: reason, by: peer.actor).wire
+            return .cancel(order: id, reason: reason)
         }
         table.addImmediate("order.get", .reader) { params, _ in
             try params.onlyKnown(["id", "ref"])

@@ -1,0 +1,17 @@
+/// A change a caller asks ``OrderRepository`` for: what ``OrderRepository/submit(_:by:completion:)`` takes, and
+/// what each of the repository's `async` change methods names.
+public enum ChangeRequest: Sendable {
+    /// A new order, optionally with pizzas and placed at once. With a `ref` that exists, that order unchanged (an
+    /// idempotent retry).
+    case create(customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String)
+    /// A pizza added to an open order.
+    case addItem(Pizza, order: Int64)
+    /// An item removed from an open order.
+    case removeItem(Int64, order: Int64)
+    /// An open order that has items, placed.
+    case place(order: Int64)
+    /// An order moved one step forward; with `from`, only if it is in that status.
+    case advance(order: Int64, from: OrderStatus?)
+    /// An order that has not shipped, cancelled.
+    case cancel(order: Int64, reason: String)
+}
