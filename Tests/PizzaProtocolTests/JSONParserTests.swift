@@ -27,6 +27,24 @@ struct JSONParserTests {
         }
     }
 
+    @Test("integers fill 64 bits, past that a number is a double; strings keep their text, ASCII or not")
+    func numbersAndStrings() throws {
+        #expect(try JSONParser.parse("9223372036854775807") == .int(.max))
+        #expect(try JSONParser.parse("-9223372036854775808") == .int(.min))
+        #expect(try JSONParser.parse("-0") == .int(0))
+        #expect(try JSONParser.parse("[0,-7,42]") == .array([.int(0), .int(-7), .int(42)]))
+        #expect(try JSONParser.parse("9223372036854775808") == .double(9_223_372_036_854_775_808))
+        #expect(try JSONParser.parse("-9223372036854775809") == .double(-9_223_372_036_854_775_808))
+        #expect(try JSONParser.parse("12.5e1") == .double(125))
+        #expect(try JSONParser.parse(#""pizza""#) == .string("pizza"))
+        #expect(try JSONParser.parse(#""crème brûlée 🍕""#) == .string("crème brûlée 🍕"))
+        #expect(try JSONParser.parse(#""a\tb é""#) == .string("a\tb é"))
+        // Invalid UTF-8 after ASCII, and a lone continuation byte, with and without an escape before it.
+        for bytes: [UInt8] in [[0x22, 0x61, 0xC3, 0x22], [0x22, 0x80, 0x22], [0x22, 0x5C, 0x6E, 0xFF, 0x22]] {
+            #expect(throws: JSONParser.Error.self) { try JSONParser.parse(bytes) }
+        }
+    }
+
     @Test("objects compare member by member, in order, repeated names included")
     func orderedEquality() throws {
         #expect(try JSONParser.parse(#"{"a":1,"a":2}"#) != JSONParser.parse(#"{"a":1,"a":1}"#))

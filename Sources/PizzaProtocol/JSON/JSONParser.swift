@@ -127,18 +127,27 @@ public struct JSONParser {
         index += 1
         var scalars: [UInt8] = []
         let start = index
-        // Fast path: no escapes.
+        // Fast path: no escapes. Text that is all ASCII is valid UTF-8 as it stands, so it skips the validating
+        // initializer (generic, and most of a short string's cost).
+        var ascii = true
         while index < bytes.count {
             let byte = bytes[index]
             if byte == UInt8(ascii: "\"") {
-                guard let text = String(validating: bytes[start..<index], as: UTF8.self) else {
-                    throw error("invalid UTF-8 in string")
+                let text: String
+                if ascii {
+                    text = String(decoding: bytes[start..<index], as: UTF8.self)
+                } else {
+                    guard let valid = String(validating: bytes[start..<index], as: UTF8.self) else {
+                        throw error("invalid UTF-8 in string")
+                    }
+                    text = valid
                 }
                 index += 1
                 return text
             }
             if byte == UInt8(ascii: "\\") { break }
             guard byte >= 0x20 else { throw error("control character in string") }
+            if byte >= 0x80 { ascii = false }
             index += 1
         }
         scalars.append(contentsOf: bytes[start..<index])
@@ -209,6 +218,21 @@ public struct JSONParser {
         return value
     }
 
+    /// The integer `digits` (an optional `-`, then digits) spell, or nil when it does not fit in 64 bits.
+    private func integer(_ digits: ArraySlice<UInt8>) -> Int64? {
+        let negative = digits.first == UInt8(ascii: "-")
+        var value: Int64 = 0
+        for digit in digits.dropFirst(negative ? 1 : 0) {
+            // Built as a negative number, which reaches Int64.min.
+            let (times10, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (next, overflow2) = times10.subtractingReportingOverflow(Int64(digit - 48))
+            if overflow || overflow2 { return nil }
+            value = next
+        }
+        if negative { return value }
+        return value == .min ? nil : -value
+    }
+
     private mutating func parseNumber() throws(Error) -> JSONValue {
         let start = index
         var isInteger = true
@@ -234,8 +258,8 @@ public struct JSONParser {
             guard index < bytes.count, (48...57).contains(bytes[index]) else { throw error("invalid number") }
             while index < bytes.count, (48...57).contains(bytes[index]) { index += 1 }
         }
+        if isInteger, let int = integer(bytes[start..<index]) { return .int(int) }
         let text = String(decoding: bytes[start..<index], as: UTF8.self)
-        if isInteger, let int = Int64(text) { return .int(int) }
         guard let double = Double(text), double.isFinite else { throw error("number out of range") }
         return .double(double)
     }
