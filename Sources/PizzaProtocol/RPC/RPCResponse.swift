@@ -3,7 +3,13 @@ public enum RPCResponse {
     /// The line for a successful result.
     public static func success(id: JSONValue, result: JSONValue) -> [UInt8] {
         var output: [UInt8] = []
-        output.reserveCapacity(512)
+        // An order's answer is its wire text as the change encoded it (700-odd bytes for two pizzas): room for
+        // all of it at once, where growing from a guess reallocated and copied it on every change.
+        if case .encoded(let text) = result {
+            output.reserveCapacity(text.utf8.count + 64)
+        } else {
+            output.reserveCapacity(512)
+        }
         output.append(contentsOf: #"{"jsonrpc":"2.0","id":"#.utf8)
         id.write(into: &output)
         output.append(contentsOf: #","result":"#.utf8)
