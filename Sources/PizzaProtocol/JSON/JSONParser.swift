@@ -73,6 +73,8 @@ public struct JSONParser {
         guard depth <= Self.maximumDepth else { throw error("nested too deeply") }
         index += 1
         var members: [(String, JSONValue)] = []
+        // Most objects here are small (a request, its params, a pizza): one allocation instead of growing 1, 2, 4.
+        members.reserveCapacity(4)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "}") {
             index += 1
@@ -103,6 +105,7 @@ public struct JSONParser {
         guard depth <= Self.maximumDepth else { throw error("nested too deeply") }
         index += 1
         var elements: [JSONValue] = []
+        elements.reserveCapacity(4)
         skipWhitespace()
         if index < bytes.count, bytes[index] == UInt8(ascii: "]") {
             index += 1

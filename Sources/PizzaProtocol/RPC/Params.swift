@@ -12,7 +12,10 @@ public struct Params: Sendable {
     }
 
     /// Fails when a member is not one of `known` (a typo should not be ignored silently).
-    public func onlyKnown(_ known: Set<String>) throws(RPCError) {
+    ///
+    /// An array, not a set: a method knows a handful of names, and a set literal was built and hashed on every
+    /// request.
+    public func onlyKnown(_ known: [String]) throws(RPCError) {
         if let unknown = members.first(where: { !known.contains($0.0) }) {
             throw .invalidParams(
                 unknown.0, "unknown parameter '\(unknown.0)'; expected: \(known.sorted().joined(separator: ", "))",
