@@ -12,6 +12,13 @@ struct ProtocolErrorTests {
 
     func connection() throws -> RawConnection { try RawConnection(path: daemon.socket) }
 
+    /// Creates an open order with one pizza on `connection`; its id.
+    func openOrder(on connection: RawConnection) throws -> Int {
+        let created = try connection.request(
+            #"{"jsonrpc":"2.0","id":0,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        return try #require(created.result?["id"] as? Int, "\(created)")
+    }
+
     @Test("-32700 parse error")
     func parseError() throws {
         let response = try connection().request("{not json")
@@ -56,9 +63,7 @@ struct ProtocolErrorTests {
     @Test("1002 invalid_transition lists what is allowed")
     func invalidTransition() throws {
         let connection = try connection()
-        let created = try connection.request(
-            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
-        let id = try #require(created.result?["id"] as? Int)
+        let id = try openOrder(on: connection)
         let response = try connection.request(
             #"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id)}}"#)
         #expect(response.errorCode == 1002)
@@ -124,9 +129,7 @@ struct ProtocolErrorTests {
     @Test("changes refused before the writer, sent in one go with changes that commit and reads, answer in order")
     func refusedAndCommittedChangesInOneGo() throws {
         let connection = try connection()
-        let created = try connection.request(
-            #"{"jsonrpc":"2.0","id":0,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
-        let id = try #require(created.result?["id"] as? Int)
+        let id = try openOrder(on: connection)
         // Refused by the repository before it queues them (a bad ref, `place` with no pizza), refused by the
         // writer's transaction (not found), committed, and read, back to back on one connection.
         let requests: [(method: String, params: String, code: Int?)] = [
