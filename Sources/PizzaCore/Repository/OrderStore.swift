@@ -8,8 +8,7 @@ public protocol OrderStore: Sendable {
     ///
     /// `afterCommit` runs once the commit is durable and before `completion`, in commit order across concurrent
     /// writes, so announcements made from it (events) come out in the order the changes committed. Both run on the
-    /// store's writer and must not block; `completion` may also run at once on the caller's thread, for a write
-    /// refused before it was queued.
+    /// store's writer and must not block.
     ///
     /// A callback rather than `async`: a change from the control socket is a few microseconds of work on either
     /// side of its commit, and a task and a continuation around it cost as much as the work (see
