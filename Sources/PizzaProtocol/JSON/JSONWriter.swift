@@ -6,25 +6,65 @@ public import PizzaCore
 ///
 /// The caller writes a well-formed document: ``open()`` and ``close()`` pair up, and inside an object each value
 /// follows its ``key(_:)``. Commas are the writer's business.
-public struct JSONWriter {
-    private var bytes: [UInt8] = []
+public struct JSONWriter: ~Copyable {
+    /// The text so far: `count` bytes at `start`, room for `capacity`. A buffer of its own rather than an
+    /// `[UInt8]`, whose every `append` checks that it is the only owner of its storage: an order's text is about
+    /// 250 small writes, and the writer makes one inside every change's transaction (the audit entry's).
+    private var start: UnsafeMutablePointer<UInt8>
+    private var count = 0
+    private var capacity: Int
     /// Whether the object being written has no member yet (no comma before the next key).
     private var atFirstMember = true
 
-    public init(capacity: Int = 256) { bytes.reserveCapacity(capacity) }
+    public init(capacity: Int = 256) {
+        self.capacity = Swift.max(capacity, 16)
+        self.start = .allocate(capacity: self.capacity)
+    }
+
+    deinit { start.deallocate() }
 
     /// The text written so far.
-    public var text: String { String(decoding: bytes, as: UTF8.self) }
+    public var text: String { String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self) }
+
+    /// Makes room for `extra` more bytes.
+    @inline(__always)
+    private mutating func reserve(_ extra: Int) {
+        guard count + extra > capacity else { return }
+        let grown = Swift.max(capacity * 2, count + extra)
+        let moved = UnsafeMutablePointer<UInt8>.allocate(capacity: grown)
+        moved.moveInitialize(from: start, count: count)
+        start.deallocate()
+        start = moved
+        capacity = grown
+    }
+
+    @inline(__always)
+    private mutating func append(_ byte: UInt8) {
+        reserve(1)
+        start[count] = byte
+        count += 1
+    }
+
+    @inline(__always)
+    private mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        reserve(bytes.count)
+        (start + count).initialize(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
+    @inline(__always)
+    private mutating func append(_ text: StaticString) { text.withUTF8Buffer { append($0) } }
 
     /// `{`: starts an object.
     public mutating func open() {
-        bytes.append(UInt8(ascii: "{"))
+        append(UInt8(ascii: "{"))
         atFirstMember = true
     }
 
     /// `}`: ends the object.
     public mutating func close() {
-        bytes.append(UInt8(ascii: "}"))
+        append(UInt8(ascii: "}"))
         atFirstMember = false
     }
 
@@ -32,12 +72,13 @@ public struct JSONWriter {
     /// member name is a plain identifier, which JSON needs no escape for), not scanned for escapes on every use.
     public mutating func key(_ name: StaticString) {
         assert(Self.isPlain(name), "member name \(name) needs escaping")
-        if !atFirstMember { bytes.append(UInt8(ascii: ",")) }
+        reserve(name.utf8CodeUnitCount + 4)
+        if !atFirstMember { append(UInt8(ascii: ",")) }
         atFirstMember = false
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
+        append(UInt8(ascii: "\""))
+        append(name)
+        append(UInt8(ascii: "\""))
+        append(UInt8(ascii: ":"))
     }
 
     public mutating func member(_ name: StaticString, _ value: String?) {
@@ -53,12 +94,12 @@ public struct JSONWriter {
     /// The instant as its ISO-8601 text (``Timestamp/description``), written straight into the text.
     public mutating func member(_ name: StaticString, _ value: Timestamp) {
         key(name)
-        bytes.append(UInt8(ascii: "\""))
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Timestamp.maximumISO8601Length) { buffer in
-            let count = value.writeISO8601(into: buffer)
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: buffer[..<count]))
-        }
-        bytes.append(UInt8(ascii: "\""))
+        reserve(Timestamp.maximumISO8601Length + 2)
+        append(UInt8(ascii: "\""))
+        let written = value.writeISO8601(
+            into: UnsafeMutableBufferPointer(start: start + count, count: Timestamp.maximumISO8601Length))
+        count += written
+        append(UInt8(ascii: "\""))
     }
 
     public mutating func member(_ name: StaticString, _ value: Bool) {
@@ -66,38 +107,59 @@ public struct JSONWriter {
         bool(value)
     }
 
-    public mutating func null() { bytes.append(contentsOf: "null".utf8) }
-    public mutating func bool(_ value: Bool) { bytes.append(contentsOf: (value ? "true" : "false").utf8) }
+    public mutating func null() { append("null") }
+    public mutating func bool(_ value: Bool) { append(value ? "true" : "false") }
 
     /// The integer's decimal digits, written straight into the text.
     public mutating func int(_ value: Int64) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        if value < 0 { append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         // 20 digits hold UInt64.max; written backwards into a fixed buffer, then copied in one go.
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var start = 20
+            var first = 20
             repeat {
-                start -= 1
-                digits[start] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                first -= 1
+                digits[first] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: digits[start...]))
+            append(UnsafeBufferPointer(rebasing: digits[first...]))
         }
     }
-    public mutating func string(_ value: String) { Self.appendString(value, to: &bytes) }
+
+    /// A JSON string literal: quotes, and the escapes RFC 8259 requires.
+    public mutating func string(_ value: String) {
+        var value = value
+        let clean = value.withUTF8 { bytes in
+            // Most strings need no escaping: copied in one go.
+            guard !bytes.contains(where: Self.needsEscape) else { return false }
+            reserve(bytes.count + 2)
+            append(UInt8(ascii: "\""))
+            append(bytes)
+            append(UInt8(ascii: "\""))
+            return true
+        }
+        if clean { return }
+        var escaped: [UInt8] = []
+        Self.appendString(value, to: &escaped)
+        escaped.withUnsafeBufferPointer { append($0) }
+    }
+
+    private static func needsEscape(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\")
+    }
 
     /// `[…]`, each element written by `body`.
     public mutating func array<Elements: Sequence>(
         _ elements: Elements, _ body: (inout JSONWriter, Elements.Element) -> Void
     ) {
-        bytes.append(UInt8(ascii: "["))
+        append(UInt8(ascii: "["))
         var first = true
         for element in elements {
-            if !first { bytes.append(UInt8(ascii: ",")) }
+            if !first { append(UInt8(ascii: ",")) }
             first = false
             body(&self, element)
         }
-        bytes.append(UInt8(ascii: "]"))
+        append(UInt8(ascii: "]"))
         atFirstMember = false
     }
 
@@ -112,7 +174,7 @@ public struct JSONWriter {
         var string = string
         let clean = string.withUTF8 { bytes in
             // Most strings need no escaping: copy them in one go.
-            guard !bytes.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            guard !bytes.contains(where: needsEscape) else {
                 return false
             }
             output.append(contentsOf: bytes)
