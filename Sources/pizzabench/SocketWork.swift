@@ -3,7 +3,8 @@ import Foundation
 /// The socket bound: `SocketWork/socketwork.c`, samework.c's rows behind pizzad's architecture in plain C (clients
 /// on Unix sockets, two epoll loops, one writer with group commit, answers handed back with one wake-up per loop),
 /// parsing nothing but the request id. What a daemon of this shape does on this machine with no cost of its own
-/// beyond the rows: where the ceiling has no socket and no clients, this has both, as pizzad does.
+/// beyond the rows: where the ceiling has no socket and no clients, this has both, as pizzad does. Like pizzad and
+/// unlike the ceiling, it takes no savepoint per order.
 struct SocketWork {
     /// Orders per second and the server process's CPU per order (the clients are a child process, not counted).
     typealias Result = SameWork.Result

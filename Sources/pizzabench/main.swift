@@ -233,8 +233,8 @@ if sections.contains("create") {
     }
     print("order.create (two pizzas each, placed), durable; ceiling = samework.c at batch = clients;")
     print("bound = the same rows behind pizzad's architecture in C (socketwork.c: Unix sockets, two epoll loops, one")
-    print("group-commit writer, no parsing); PostgreSQL = pg-samework.sql through pgbench with as many clients")
-    print("(synchronous_commit=on):")
+    print("group-commit writer, no savepoint per order, no parsing); PostgreSQL = pg-samework.sql through pgbench with")
+    print("as many clients (synchronous_commit=on):")
     Bench.table(
         [
             "clients", "orders/s", "p50", "p99", "p999", "CPU µs/order", "ceiling/s", "ceiling µs/order",
