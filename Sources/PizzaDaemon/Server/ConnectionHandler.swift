@@ -104,42 +104,25 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 answer(request, .success(["watching": true]), context: context)
                 if watcher == nil { startWatching(subscription, context: context) }
             case .submit(let submit):
-                self.submit(request, submit, context: context)
+                submit(begin(request, context: context))
             case .later(let run):
-                start(request, run, context: context)
+                let answer = begin(request, context: context)
+                // A long scan: in a task on the global executor, not on this loop.
+                Task { answer(await run()) }
             }
         }
     }
 
-    /// Submits a change and answers it on the loop when the writer calls back.
+    /// Marks the connection busy with `request` (the next one waits) and returns what takes its answer, from any
+    /// thread: the writer's after a change's commit, a task's after a scan.
     ///
     /// The answer is always handed to the loop with `execute`, even when it comes at once on the loop (a change
     /// refused before it was queued): `finish` then runs after this `processNext`, not inside it.
-    private func submit(
-        _ request: RPCRequest, _ submit: @Sendable (_ answer: @escaping RPCDispatcher.Answer) -> Void,
-        context: ChannelHandlerContext
-    ) {
+    private func begin(_ request: RPCRequest, context: ChannelHandlerContext) -> RPCDispatcher.Answer {
         busy = true
         tracker.requestStarted()
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        submit { result in
-            loopBound.eventLoop.execute {
-                let (handler, context) = loopBound.value
-                handler.finish(request, result, context: context)
-            }
-        }
-    }
-
-    /// Runs a request that takes long (a scan) in a task on the global executor, and answers it on the loop.
-    private func start(
-        _ request: RPCRequest, _ run: @escaping @Sendable () async -> Result<JSONValue, RPCError>,
-        context: ChannelHandlerContext
-    ) {
-        busy = true
-        tracker.requestStarted()
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        Task {
-            let result = await run()
+        return { result in
             loopBound.eventLoop.execute {
                 let (handler, context) = loopBound.value
                 handler.finish(request, result, context: context)
