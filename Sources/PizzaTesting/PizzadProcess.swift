@@ -31,8 +31,8 @@ public final class PizzadProcess: Sendable {
     public var status: Int32 { process.terminationStatus }
 
     public func waitUntilServing(timeout: Double = 60) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = TimeLimit(seconds: timeout)
+        while deadline.remains {
             guard process.isRunning else {
                 throw PowerCutFileSystem.Failure(
                     "pizzad exited with \(process.terminationStatus) before serving:\n\(log)")
@@ -45,8 +45,8 @@ public final class PizzadProcess: Sendable {
 
     /// Waits for pizzad to exit on its own (at most `timeout` seconds); returns whether it did.
     public func waitForExit(timeout: Double) -> Bool {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(5_000) }
+        let deadline = TimeLimit(seconds: timeout)
+        while process.isRunning, deadline.remains { usleep(5_000) }
         return !process.isRunning
     }
 

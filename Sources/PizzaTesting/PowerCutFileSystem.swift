@@ -98,12 +98,12 @@ public final class PowerCutFileSystem: Sendable {
         process.standardOutput = log
         process.standardError = log
         try process.run()
-        let deadline = Date().addingTimeInterval(10)
+        let deadline = TimeLimit(seconds: 10)
         while !Self.isMounted(mountPoint) {
             guard process.isRunning else {
                 throw Failure("powercutfs exited with \(process.terminationStatus) before mounting:\n\(self.log)")
             }
-            guard Date() < deadline else {
+            guard deadline.remains else {
                 kill(process.processIdentifier, SIGKILL)
                 throw Failure("powercutfs did not mount \(mountPoint) within 10 s:\n\(self.log)")
             }
@@ -164,8 +164,8 @@ public final class PowerCutFileSystem: Sendable {
         }
         if Self.isMounted(mountPoint) { throw Failure("cannot unmount \(mountPoint): \(last)") }
         // A clean unmount writes the whole tree to the backing folder: give a loaded machine time.
-        let deadline = Date().addingTimeInterval(120)
-        while process.isRunning, Date() < deadline { usleep(5_000) }
+        let deadline = TimeLimit(seconds: 120)
+        while process.isRunning, deadline.remains { usleep(5_000) }
         if process.isRunning { throw Failure("powercutfs still runs 120 s after unmounting \(mountPoint):\n\(log)") }
     }
 

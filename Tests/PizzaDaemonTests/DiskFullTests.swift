@@ -49,8 +49,8 @@ struct DiskFullTests {
         #expect((status.result?["storage"] as? String)?.hasPrefix("failing") == true, "\(status)")
         let statusLines = listener.collect(timeout: 3) { $0.contains { $0.message.contains("STATUS=storage failing") } }
         #expect(statusLines.contains { $0.message.contains("STATUS=storage failing") })
-        let deadline = Date().addingTimeInterval(5)
-        while !daemon.output.contains("storage is failing"), Date() < deadline { usleep(20_000) }
+        let deadline = TimeLimit(seconds: 5)
+        while !daemon.output.contains("storage is failing"), deadline.remains { usleep(20_000) }
         #expect(daemon.output.components(separatedBy: "storage is failing").count - 1 == 1, "\(daemon.output)")
 
         // Space returns: the daemon recovers by itself.
@@ -58,8 +58,8 @@ struct DiskFullTests {
         let again = try connection.request(
             #"{"jsonrpc":"2.0","id":"a","method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
         #expect(again.errorCode == nil, "\(again)")
-        let recovered = Date().addingTimeInterval(5)
-        while !daemon.output.contains("storage recovered"), Date() < recovered { usleep(20_000) }
+        let recovered = TimeLimit(seconds: 5)
+        while !daemon.output.contains("storage recovered"), recovered.remains { usleep(20_000) }
         #expect(daemon.output.contains("storage recovered"))
         // Every acknowledged order is whole; no refused one left a trace.
         #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts") == String(acknowledged + 1))
@@ -154,8 +154,8 @@ struct ReadOnlyDatabaseTests {
 
         // Writable again: the daemon notices by itself and takes changes, into the same file.
         try #require(try run("mount", ["-o", "remount,bind,rw", view]).status == 0)
-        let deadline = Date().addingTimeInterval(5)
-        while !daemon.output.contains("storage recovered"), Date() < deadline { usleep(20_000) }
+        let deadline = TimeLimit(seconds: 5)
+        while !daemon.output.contains("storage recovered"), deadline.remains { usleep(20_000) }
         #expect(daemon.output.contains("storage recovered"), "\(daemon.output)")
         let advanced = try daemon.pizzactl(["order", "advance", "1"])
         #expect(advanced.status == 0, "\(advanced)\n\(daemon.output)")

@@ -28,8 +28,8 @@ struct HealthTests {
                 }
                 subscribed.withLock { $0 = ack.result?["watching"] as? Bool == true }
                 ready.signal()
-                let deadline = Date().addingTimeInterval(600)
-                while !daemon.output.contains("dropped a slow event watcher"), Date() < deadline { usleep(20_000) }
+                let deadline = TimeLimit(seconds: 600)
+                while !daemon.output.contains("dropped a slow event watcher"), deadline.remains { usleep(20_000) }
                 var last = ""
                 while let line = try? watcher.readLine() { last = line }
                 lastLine.withLock { $0 = last }
@@ -37,7 +37,7 @@ struct HealthTests {
             ready.wait()
             try #require(subscribed.value)
             // Make far more events than the socket and the daemon's per-connection buffer hold, without reading them.
-            let started = Date()
+            let started = Stopwatch()
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for client in 0..<16 {
                     group.addTask {
@@ -60,9 +60,9 @@ struct HealthTests {
                 }
                 try await group.waitForAll()
             }
-            let elapsed = Date().timeIntervalSince(started)
-            let deadline = Date().addingTimeInterval(5)
-            while !daemon.output.contains("dropped a slow event watcher"), Date() < deadline { usleep(20_000) }
+            let elapsed = started.seconds
+            let deadline = TimeLimit(seconds: 5)
+            while !daemon.output.contains("dropped a slow event watcher"), deadline.remains { usleep(20_000) }
             #expect(daemon.output.contains("dropped a slow event watcher"), "\(daemon.output)")
             let status = try json(daemon.pizzactl(["--json", "status"]))
             #expect(status["watchers"] as? Int == 0)
@@ -151,8 +151,8 @@ struct HealthTests {
         input.fileHandleForWriting.write(Data("BEGIN; SELECT count(*) FROM carts;\n".utf8))
         usleep(300_000)
         for _ in 0..<20 { try #require(daemon.pizzactl(["order", "new", "cheese"]).status == 0) }
-        let deadline = Date().addingTimeInterval(5)
-        while !daemon.output.contains("long read transaction"), Date() < deadline { usleep(50_000) }
+        let deadline = TimeLimit(seconds: 5)
+        while !daemon.output.contains("long read transaction"), deadline.remains { usleep(50_000) }
         #expect(daemon.output.contains("long read transaction holds the WAL back"), "\(daemon.output)")
         let metrics = try daemon.pizzactl(["metrics"]).stdout
         let lag = metrics.split(separator: "\n").first { $0.hasPrefix("pizzad_wal_checkpoint_lag_frames ") }
@@ -161,8 +161,8 @@ struct HealthTests {
         input.fileHandleForWriting.write(Data("COMMIT;\n.quit\n".utf8))
         try input.fileHandleForWriting.close()
         _ = waitForExit(reader)
-        let cleared = Date().addingTimeInterval(5)
-        while !daemon.output.contains("checkpointed again"), Date() < cleared { usleep(50_000) }
+        let cleared = TimeLimit(seconds: 5)
+        while !daemon.output.contains("checkpointed again"), cleared.remains { usleep(50_000) }
         #expect(daemon.output.contains("the WAL is checkpointed again"))
     }
 }

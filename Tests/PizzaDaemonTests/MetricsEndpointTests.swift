@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import Testing
 
 /// The HTTP metrics and health endpoint (CONTRACT section 10), the shipped alerts and dashboard, against a real
@@ -160,10 +161,10 @@ struct MetricsEndpointTests {
         let last = try HTTPConnection(port: port)
         let slow = try HTTPConnection(port: port)
         try slow.send("GET /metr")  // and nothing more
-        let started = Date()
+        let started = Stopwatch()
         let scrape = try httpGet(port: port, "/metrics")
         #expect(scrape.status == 200)
-        #expect(Date().timeIntervalSince(started) < 5)
+        #expect(started.seconds < 5)
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         #expect(try daemon.pizzactl(["status"]).status == 0)
         // Both kinds are answered 408 and closed once the request timeout (10 s) passes.
@@ -188,11 +189,11 @@ struct MetricsEndpointTests {
             let waiting = Thread { _ = try? daemon.pizzactl(["order", "new", "cheese"]) }
             waiting.start()
             usleep(200_000)
-            let started = Date()
+            let started = Stopwatch()
             for path in ["/metrics", "/readyz", "/healthz"] {
                 #expect(try httpGet(port: port, path).status == 200)
             }
-            let elapsed = Date().timeIntervalSince(started)
+            let elapsed = started.seconds
             #expect(elapsed < (sanitizerIsActive ? 10 : 1.5), "three requests took \(elapsed) s")
             try holder.release()
             #expect(try daemon.stop() == 0)
@@ -255,9 +256,9 @@ struct MetricsEndpointTests {
         // systemd-socket-activate binds the control socket first and the TCP port after it: on a busy machine the
         // port may still refuse for a moment after the socket file appears. The first connection that gets through
         // (to the metrics socket) starts pizzad; then both are served.
-        let deadline = Date().addingTimeInterval(15)
+        let deadline = TimeLimit(seconds: 15)
         var answer: Result<HTTPResponse, any Error>?
-        while Date() < deadline {
+        while deadline.remains {
             answer = Result { try httpGet(port: port, "/healthz") }
             if case .success = answer { break }
             usleep(50_000)
@@ -346,7 +347,7 @@ struct MetricsEndpointTests {
         #expect((rated.first?.value ?? 0) > 0, "orders per minute: \(rated)")
 
         // Every alert rule has been evaluated by this Prometheus without an error.
-        let deadline = Date().addingTimeInterval(20)
+        let deadline = TimeLimit(seconds: 20)
         var rules: [[String: Any]] = []
         repeat {
             let groups = (try prometheus.api("/api/v1/rules") as? [String: Any])?["groups"] as? [[String: Any]] ?? []
@@ -356,7 +357,7 @@ struct MetricsEndpointTests {
             }
             if !rules.isEmpty, evaluated { break }
             usleep(250_000)
-        } while Date() < deadline
+        } while deadline.remains
         #expect(rules.count == 8)
         for rule in rules {
             #expect(rule["health"] as? String == "ok", "\(rule["name"] ?? "?"): \(rule["lastError"] ?? "")")

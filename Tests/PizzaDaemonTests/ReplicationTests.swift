@@ -122,9 +122,9 @@ private func replicationStatus(_ daemon: DaemonProcess) throws -> [String: Any] 
 
 /// Waits until `daemon` has shipped everything it holds (backlog 0 and connected), or fails after `timeout`.
 private func waitUntilShipped(_ daemon: DaemonProcess, timeout: Double = 60) async throws {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = TimeLimit(seconds: timeout)
     var status: [String: Any] = [:]
-    while Date() < deadline {
+    while deadline.remains {
         status = try replicationStatus(daemon)
         if status["backlogEvents"] as? Int == 0, status["connected"] as? Bool == true,
             (status["latestSeq"] as? Int ?? 0) > 0
@@ -140,9 +140,9 @@ private func waitUntilShipped(_ daemon: DaemonProcess, timeout: Double = 60) asy
 private func waitForStatus(
     _ daemon: DaemonProcess, timeout: Double = 30, _ what: String, _ condition: ([String: Any]) -> Bool
 ) async throws -> [String: Any] {
-    let deadline = Date().addingTimeInterval(timeout)
+    let deadline = TimeLimit(seconds: timeout)
     var status: [String: Any] = [:]
-    while Date() < deadline {
+    while deadline.remains {
         status = try replicationStatus(daemon)
         if condition(status) { return status }
         try await Task.sleep(for: .milliseconds(100))
@@ -236,8 +236,8 @@ struct ReplicationTests {
                 "\(shop): central items differ from the shop's pizzas")
             // The mark is written behind the batches, and at once when the shipper is caught up.
             let total = String(local.split(separator: "\n").count)
-            let markDeadline = Date().addingTimeInterval(10)
-            while Date() < markDeadline,
+            let markDeadline = TimeLimit(seconds: 10)
+            while markDeadline.remains,
                 try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") != total
             {
                 try await Task.sleep(for: .milliseconds(50))
@@ -491,8 +491,8 @@ struct ReplicationTests {
         try await load(first, orders: 200)
         try centre.server.start()
         // Kill it while batches of three are going out.
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, Int(try centre.sql("SELECT count(*) FROM order_events")) ?? 0 < 30 {
+        let deadline = TimeLimit(seconds: 60)
+        while deadline.remains, Int(try centre.sql("SELECT count(*) FROM order_events")) ?? 0 < 30 {
             try await Task.sleep(for: .milliseconds(5))
         }
         async let more: Void = { _ = try? await load(first, clients: 2, orders: 100) }()
@@ -724,8 +724,8 @@ struct ReplicationTests {
             "DELETE FROM order_events WHERE shop_id = 'vienna'; DELETE FROM orders WHERE shop_id = 'vienna'; DELETE FROM shops WHERE shop_id = 'vienna'"
         )
         try await load(shop, orders: 2)
-        let deadline = Date().addingTimeInterval(60)
-        while Date() < deadline, try centre.entries("vienna") != (try localEntries(shop)) {
+        let deadline = TimeLimit(seconds: 60)
+        while deadline.remains, try centre.entries("vienna") != (try localEntries(shop)) {
             try await Task.sleep(for: .milliseconds(100))
         }
         #expect(try centre.entries("vienna") == (try localEntries(shop)), "deleted: not healed")

@@ -246,8 +246,8 @@ struct LifecycleTests {
             """.utf8
         ).write(to: URL(fileURLWithPath: daemon.directory + "/pizzad.yaml"))
         kill(daemon.pid, SIGHUP)
-        let deadline = Date().addingTimeInterval(10)
-        while !daemon.output.contains("configuration reloaded"), Date() < deadline { usleep(20_000) }
+        let deadline = TimeLimit(seconds: 10)
+        while !daemon.output.contains("configuration reloaded"), deadline.remains { usleep(20_000) }
         #expect(daemon.output.contains("applied=menu (1 kinds)"), "\(daemon.output)")
         #expect(daemon.output.contains("needs-restart=socket.maxConnections"))
         let created = try json(daemon.pizzactl(["--json", "order", "new", "hawaii"]))
@@ -255,8 +255,8 @@ struct LifecycleTests {
         // A broken file on reload is refused and the running configuration stays.
         try Data("log: [\n".utf8).write(to: URL(fileURLWithPath: daemon.directory + "/pizzad.yaml"))
         kill(daemon.pid, SIGHUP)
-        let second = Date().addingTimeInterval(10)
-        while !daemon.output.contains("reload refused"), Date() < second { usleep(20_000) }
+        let second = TimeLimit(seconds: 10)
+        while !daemon.output.contains("reload refused"), second.remains { usleep(20_000) }
         #expect(daemon.output.contains("reload refused"))
         #expect(try daemon.pizzactl(["order", "new", "hawaii"]).status == 0)
     }
@@ -266,13 +266,13 @@ struct LifecycleTests {
         let daemon = try DaemonProcess(config: "log:\n  level: info\n")
         #expect(try daemon.pizzactl(["db", "backup", daemon.directory + "/first.sqlite"]).status == 0)
         let lines = { daemon.output.components(separatedBy: "backup written").count - 1 }
-        let deadline = Date().addingTimeInterval(5)
-        while lines() < 1, Date() < deadline { usleep(20_000) }
+        let deadline = TimeLimit(seconds: 5)
+        while lines() < 1, deadline.remains { usleep(20_000) }
         #expect(lines() == 1, "\(daemon.output)")
         try Data("log:\n  level: notice\n".utf8).write(to: URL(fileURLWithPath: daemon.directory + "/pizzad.yaml"))
         kill(daemon.pid, SIGHUP)
-        let reloaded = Date().addingTimeInterval(10)
-        while !daemon.output.contains("configuration reloaded"), Date() < reloaded { usleep(20_000) }
+        let reloaded = TimeLimit(seconds: 10)
+        while !daemon.output.contains("configuration reloaded"), reloaded.remains { usleep(20_000) }
         #expect(daemon.output.contains("log level notice"), "\(daemon.output)")
         // The backup method's logger was made long before the reload; its info line is quiet now.
         #expect(try daemon.pizzactl(["db", "backup", daemon.directory + "/second.sqlite"]).status == 0)

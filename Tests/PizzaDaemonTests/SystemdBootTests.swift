@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import Testing
 
 /// Whether a booted systemd can be had; prints why not when it cannot (the test is then skipped).
@@ -245,8 +246,8 @@ struct SystemdBootTests {
 
     /// Waits until pizzad is active with a main pid (other than `other`); returns that pid.
     private func waitUntilActive(_ system: BootedSystem, other: Int? = nil, timeout: Double = 30) throws -> Int? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = TimeLimit(seconds: timeout)
+        while deadline.remains {
             let show = try system.sh("systemctl show -p ActiveState -p SubState -p MainPID pizzad").stdout
             let pid =
                 show.split(separator: "\n").first { $0.hasPrefix("MainPID=") }.flatMap { Int($0.dropFirst(8)) } ?? 0

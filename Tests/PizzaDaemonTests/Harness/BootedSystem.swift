@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 
 /// A Debian root file system booted with `systemd-nspawn -b`: a real systemd as PID 1, driven with `nsenter`.
 ///
@@ -114,12 +115,12 @@ final class BootedSystem {
         nspawn.standardError = console
         nspawn.standardInput = FileHandle.nullDevice
         try nspawn.run()
-        let deadline = Date().addingTimeInterval(60)
+        let deadline = TimeLimit(seconds: 60)
         while leader == 0 {
             guard nspawn.isRunning else {
                 throw HarnessError("systemd-nspawn exited \(nspawn.terminationStatus):\n\(console)")
             }
-            guard Date() < deadline else {
+            guard deadline.remains else {
                 throw HarnessError("no systemd in the container after 60 s:\n\(self.console)")
             }
             leader = Self.child(of: nspawn.processIdentifier, named: "systemd") ?? 0
@@ -127,7 +128,7 @@ final class BootedSystem {
         }
         // systemd's bus socket appears a moment after PID 1 starts; until then systemctl "Failed to connect to bus".
         var state = try sh("systemctl is-system-running --wait", timeout: 120)
-        while state.stderr.contains("Failed to connect to bus"), Date() < deadline {
+        while state.stderr.contains("Failed to connect to bus"), deadline.remains {
             usleep(100_000)
             state = try sh("systemctl is-system-running --wait", timeout: 120)
         }
@@ -163,8 +164,8 @@ final class BootedSystem {
     func shutdown() {
         if nspawn.isRunning {
             _ = try? sh("systemctl poweroff --no-block", timeout: 10)
-            let deadline = Date().addingTimeInterval(30)
-            while nspawn.isRunning, Date() < deadline { usleep(50_000) }
+            let deadline = TimeLimit(seconds: 30)
+            while nspawn.isRunning, deadline.remains { usleep(50_000) }
             if nspawn.isRunning {
                 kill(nspawn.processIdentifier, SIGKILL)
                 nspawn.waitUntilExit()

@@ -63,8 +63,8 @@ final class DaemonProcess: Sendable {
     var pid: Int32 { process.processIdentifier }
 
     func waitUntilServing(timeout: Double = 20) throws {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = TimeLimit(seconds: timeout)
+        while deadline.remains {
             if !process.isRunning {
                 throw HarnessError("pizzad exited with \(process.terminationStatus) before serving:\n\(output)")
             }
@@ -76,8 +76,8 @@ final class DaemonProcess: Sendable {
 
     /// Waits for the process to exit on its own; returns its status.
     func waitForExit(timeout: Double = 20) throws -> Int32 {
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
+        let deadline = TimeLimit(seconds: timeout)
+        while process.isRunning, deadline.remains { usleep(10_000) }
         guard !process.isRunning else { throw HarnessError("pizzad still runs after \(timeout)s:\n\(output)") }
         waitForOutputEnd()
         return process.terminationStatus
@@ -101,8 +101,8 @@ final class DaemonProcess: Sendable {
     func stop(_ signal: Int32 = SIGTERM, timeout: Double? = nil) throws -> Int32 {
         let timeout = timeout ?? (sanitizerIsActive ? 180 : 30)
         if process.isRunning { kill(process.processIdentifier, signal) }
-        let deadline = Date().addingTimeInterval(timeout)
-        while process.isRunning, Date() < deadline { usleep(10_000) }
+        let deadline = TimeLimit(seconds: timeout)
+        while process.isRunning, deadline.remains { usleep(10_000) }
         guard !process.isRunning else {
             kill(process.processIdentifier, SIGKILL)
             throw HarnessError("pizzad did not exit within \(timeout)s after signal \(signal):\n\(output)")
@@ -114,8 +114,8 @@ final class DaemonProcess: Sendable {
     /// After the exit, the pipe's last bytes may still be on their way to `log`: wait for its end (briefly, as a
     /// child that inherited the pipe could hold it open).
     private func waitForOutputEnd() {
-        let deadline = Date().addingTimeInterval(5)
-        while !logEnded.withLock({ $0 }), Date() < deadline { usleep(5_000) }
+        let deadline = TimeLimit(seconds: 5)
+        while !logEnded.withLock({ $0 }), deadline.remains { usleep(5_000) }
     }
 
     deinit {

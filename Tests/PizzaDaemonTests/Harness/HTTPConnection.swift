@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 
 /// A plain TCP connection to a loopback port: HTTP as a scraper sends it, or as a hostile client does.
 final class HTTPConnection {
@@ -53,10 +54,10 @@ final class HTTPConnection {
     /// Reads until the peer closes or `timeout` passes; returns what came and whether the peer closed.
     func readUntilClosed(timeout: Double) -> (text: String, closed: Bool) {
         var data = [UInt8]()
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = TimeLimit(seconds: timeout)
+        while deadline.remains {
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
-            let ready = poll(&poller, 1, Int32(max(1, deadline.timeIntervalSinceNow * 1000)))
+            let ready = poll(&poller, 1, Int32(max(1, deadline.secondsLeft * 1000)))
             if ready <= 0 { continue }
             var buffer = [UInt8](repeating: 0, count: 65536)
             let count = buffer.withUnsafeMutableBytes { recv(descriptor, $0.baseAddress, $0.count, 0) }
@@ -69,8 +70,8 @@ final class HTTPConnection {
     /// Reads one response whose length the `Content-Length` header gives (keep-alive).
     func readResponse(timeout: Double = 10) throws -> HTTPResponse {
         var data = [UInt8]()
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = TimeLimit(seconds: timeout)
+        while deadline.remains {
             if let response = HTTPResponse(parsing: data), response.body.utf8.count >= response.contentLength {
                 return response
             }

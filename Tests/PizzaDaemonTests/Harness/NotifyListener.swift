@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 
 /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`: receives sd_notify messages with the sender's
 /// pid (`SO_PASSCRED`).
@@ -65,8 +66,8 @@ final class NotifyListener {
         message: String, pid: Int32
     )] {
         var messages: [(message: String, pid: Int32)] = []
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline, !done(messages) {
+        let deadline = TimeLimit(seconds: timeout)
+        while deadline.remains, !done(messages) {
             if let message = receive() { messages.append(message) }
         }
         return messages

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 
 /// A real Prometheus server (Debian's `prometheus`) in a temporary folder on a loopback port, scraping the given
 /// targets every second and evaluating `ruleFiles` every second. Stopped and removed when released.
@@ -38,8 +39,8 @@ final class PrometheusServer {
         process.standardError = log
         try process.run()
         try log.close()
-        let deadline = Date().addingTimeInterval(30)
-        while Date() < deadline {
+        let deadline = TimeLimit(seconds: 30)
+        while deadline.remains {
             if !process.isRunning { throw HarnessError("prometheus exited:\n\(self.log)") }
             if (try? httpGet(port: port, "/-/ready"))?.status == 200 { return }
             usleep(100_000)
@@ -77,9 +78,9 @@ final class PrometheusServer {
     func waitFor(
         _ expression: String, timeout: Double = 20, _ condition: ([(labels: [String: String], value: Double)]) -> Bool
     ) throws -> [(labels: [String: String], value: Double)] {
-        let deadline = Date().addingTimeInterval(timeout)
+        let deadline = TimeLimit(seconds: timeout)
         var last = try query(expression)
-        while !condition(last), Date() < deadline {
+        while !condition(last), deadline.remains {
             usleep(250_000)
             last = try query(expression)
         }
