@@ -32,6 +32,8 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case fileSystem(operation: String, path: String, reason: String)
     /// A backup's target already exists; pizzad never overwrites a file.
     case backupTargetExists(path: String)
+    /// Another backup to the same path is being written now; this one wrote nothing.
+    case backupInProgress(path: String)
     /// The copy a backup wrote does not pass `integrity_check`; it was removed.
     case backupDamaged(path: String)
     /// A backup cannot be written into `folder` (missing, not a folder, not writable); nothing was written.
@@ -74,6 +76,8 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
                 + "make it writable (the file was not changed)"
         case .fileSystem(let operation, let path, let reason): "cannot \(operation) \(path): \(reason)"
         case .backupTargetExists(let path): "\(path) exists; choose a new path (pizzad never overwrites a file)"
+        case .backupInProgress(let path):
+            "a backup to \(path) is being written now; wait for it to finish or choose another path"
         case .backupDamaged(let path): "the copy at \(path) fails integrity_check and was removed; nothing was kept"
         case .backupFolderUnusable(let folder, let reason): "cannot write a backup into \(folder): \(reason)"
         }

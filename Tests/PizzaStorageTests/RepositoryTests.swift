@@ -351,6 +351,38 @@ struct RepositoryTests {
             "\(error)".contains("cannot write a backup into \(target): Not a directory")
         }
     }
+
+    @Test("backups started together to one path: one writes it, the others are refused by name, and the copy is whole")
+    func backupsToOnePath() async throws {
+        let kitchen = try Kitchen()
+        // Enough pages that a backup takes a while (it copies 256 pages per step).
+        for _ in 0..<400 { _ = try await kitchen.newOrder() }
+        let target = kitchen.directory.path + "/copy.sqlite"
+        let store = kitchen.store
+        let outcomes = await withTaskGroup(of: Result<Int64, any Error>.self) { group in
+            for _ in 0..<8 {
+                group.addTask {
+                    do { return .success(try await store.backup(to: target)) } catch { return .failure(error) }
+                }
+            }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let written = outcomes.filter { (try? $0.get()) != nil }
+        #expect(written.count == 1, "\(outcomes)")
+        for case .failure(let error) in outcomes {
+            let refused: Bool
+            switch error as? StorageError {
+            case .backupTargetExists, .backupInProgress: refused = true
+            default: refused = false
+            }
+            #expect(refused, "\(error)")
+        }
+        #expect(try Fixtures.sqlite3(target, "PRAGMA integrity_check") == "ok")
+        #expect(try Fixtures.sqlite3(target, "SELECT count(*) FROM carts") == "400")
+        let beside = try FileManager.default.contentsOfDirectory(atPath: kitchen.directory.path)
+            .filter { $0.hasPrefix("copy.sqlite") }
+        #expect(beside == ["copy.sqlite"])
+    }
 }
 
 @Suite("Audit JSON")

@@ -75,7 +75,15 @@ extension SQLiteOrderStore {
     /// (at most a `.partial` one, replaced by the next backup to the same path). Nothing else is left beside the
     /// copy: it is checked through an `immutable` connection, which makes no `-wal` or `-shm` file. Returns the
     /// copy's size.
+    ///
+    /// Backups to the same path run one at a time: while one is being written, another to that path is refused
+    /// (``StorageError/backupInProgress(path:)``) and touches nothing.
     public func backup(to target: String) async throws -> Int64 {
+        let key = (target as NSString).standardizingPath
+        guard backupsInFlight.withLock({ $0.insert(key).inserted }) else {
+            throw StorageError.backupInProgress(path: target)
+        }
+        defer { _ = backupsInFlight.withLock { $0.remove(key) } }
         guard !FileManager.default.fileExists(atPath: target) else {
             throw StorageError.backupTargetExists(path: target)
         }

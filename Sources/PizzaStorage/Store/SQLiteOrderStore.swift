@@ -28,6 +28,9 @@ public final class SQLiteOrderStore: OrderStore {
     private let readers: ReadPool
     private let checkpointer: Checkpointer
     private let storageFailure = Locked<StorageError?>(nil)
+    /// The targets of the backups being written now (standardized paths): a second backup to one of them would
+    /// remove the first one's `.partial` file as a leftover and both would fail, or worse.
+    let backupsInFlight = Locked<Set<String>>([])
     private let groupCommitObserver = Locked<(@Sendable (_ changes: Int, _ duration: Duration) -> Void)?>(nil)
     /// The database file's device and inode when it was opened: a write to a file that was since removed or
     /// replaced would be acknowledged and then lost, so writes stop when the path no longer names it.

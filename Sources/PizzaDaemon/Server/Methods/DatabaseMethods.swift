@@ -36,6 +36,8 @@ extension RPCDispatcher {
                 switch error {
                 case .backupTargetExists:
                     throw RPCError.validation("path", "\(error)", allowed: ["a path that does not exist"])
+                case .backupInProgress:
+                    throw RPCError.validation("path", "\(error)", allowed: ["a path no other backup is writing"])
                 case .backupFolderUnusable:
                     throw RPCError.validation("path", "\(error)", allowed: ["a path in an existing folder"])
                 default: throw error
