@@ -163,6 +163,15 @@ public final class PowerCutFileSystem: Sendable {
             usleep(50_000)
         }
         if Self.isMounted(mountPoint) { throw Failure("cannot unmount \(mountPoint): \(last)") }
+        // A mount namespace made while this was mounted (systemd-nspawn in the booted-systemd test, any
+        // `unshare -m`) keeps a copy of the mount, and this machine's root mount is private, so the unmount here
+        // does not reach that copy: powercutfs would go on serving it until the namespace ends (CI saw it wait
+        // out 120 s beside the booted-systemd test). After a grace it is told to stop: on SIGTERM libfuse leaves
+        // its loop and powercutfs writes the backing folder as for an unmount (`pc_destroy`, which then ignores
+        // another SIGTERM).
+        let grace = TimeLimit(seconds: 10)
+        while process.isRunning, grace.remains { usleep(5_000) }
+        if process.isRunning { kill(process.processIdentifier, SIGTERM) }
         // A clean unmount writes the whole tree to the backing folder: give a loaded machine time.
         let deadline = TimeLimit(seconds: 120)
         while process.isRunning, deadline.remains { usleep(5_000) }

@@ -75,6 +75,31 @@ struct PowerCutTests {
         }
     }
 
+    @Test("a clean unmount saves the tree even while another mount namespace holds a copy of the mount")
+    func unmountWithCopyElsewhere() throws {
+        let root = try scratch("namespace")
+        defer { try? FileManager.default.removeItem(atPath: root) }
+        let fs = try mounted(root, prefix: false)
+        let text = Data("kept by the unmount\n".utf8)
+        #expect(FileManager.default.createFile(atPath: fs.mountPoint + "/file", contents: text))
+        // A namespace made now copies the mount, as systemd-nspawn's does in the booted-systemd test beside this.
+        let holder = Process()
+        holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        holder.arguments = ["unshare", "--mount", "sleep", "300"]
+        try holder.run()
+        defer {
+            // SIGKILL: what the test runner starts inherits a signal mask that blocks SIGTERM.
+            kill(holder.processIdentifier, SIGKILL)
+            holder.waitUntilExit()
+        }
+        usleep(300_000)
+        try #require(holder.isRunning, "unshare --mount did not start")
+        let took = Stopwatch()
+        try fs.unmount()
+        #expect(took.seconds < 60, "the unmount took \(took.seconds) s")
+        #expect(FileManager.default.contents(atPath: root + "/disk/file") == text)
+    }
+
     @Test("negative control: a file renamed into place is gone after a cut unless its folder was fsynced")
     func renameNeedsFolderSync() throws {
         for syncFolder in [false, true] {

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <signal.h>
 #include <dirent.h>
 #include <limits.h>
 #include <stdbool.h>
@@ -867,6 +868,10 @@ static void *pc_init(struct fuse_conn_info *conn, struct fuse_config *cfg) {
 
 static void pc_destroy(void *data) {
     (void)data;
+    // Unmounted, or told to stop with SIGTERM (the harness does when another mount namespace still holds a copy
+    // of this mount, so the unmount never reaches this process). libfuse has taken its signal handlers away by
+    // now: a second SIGTERM must not cut the save short.
+    signal(SIGTERM, SIG_IGN);
     // A clean unmount is a sync; after a cut the backing folder already holds what survived.
     if (!fs.cut) save_backing();
 }
@@ -920,6 +925,15 @@ int main(int argc, char *argv[]) {
     fs.root->ino = 1;
     fs.root->references = 1;
     load(fs.root, backing);
+    // The harness's SIGTERM must be heard. Foundation's Process starts this with the spawning thread's signal
+    // mask, which blocks nearly every signal (SIGTERM stayed pending); and libfuse only takes over the
+    // termination signals that are at their default.
+    sigset_t none;
+    sigemptyset(&none);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    signal(SIGTERM, SIG_DFL);
+    signal(SIGINT, SIG_DFL);
+    signal(SIGHUP, SIG_DFL);
     // The model is one tree without locks: serve one request at a time (-s).
     char *arguments[argc + 2];
     arguments[0] = argv[0];
