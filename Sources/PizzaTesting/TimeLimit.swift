@@ -12,10 +12,7 @@ public struct TimeLimit: Sendable {
     public var remains: Bool { ContinuousClock.now < end }
 
     /// The seconds left; 0 once the time is up.
-    public var secondsLeft: Double {
-        let left = ContinuousClock.now.duration(to: end)
-        return left <= .zero ? 0 : Double(left.components.seconds) + Double(left.components.attoseconds) * 1e-18
-    }
+    public var secondsLeft: Double { max(0, ContinuousClock.now.duration(to: end).inSeconds) }
 }
 
 /// Measures time on the monotonic clock, for the "answered within" checks of tests.
@@ -25,8 +22,11 @@ public struct Stopwatch: Sendable {
     public init() {}
 
     /// The seconds since the stopwatch was made.
-    public var seconds: Double {
-        let elapsed = started.duration(to: .now)
-        return Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) * 1e-18
+    public var seconds: Double { started.duration(to: .now).inSeconds }
+}
+
+extension Duration {
+    fileprivate var inSeconds: Double {
+        Double(components.seconds) + Double(components.attoseconds) * 1e-18
     }
 }
