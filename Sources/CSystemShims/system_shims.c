@@ -1,6 +1,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -44,4 +45,8 @@ ssize_t pizzad_sendto_unix(int fd, const void *message, size_t size, int flags, 
 
 int pizzad_rename_noreplace(const char *source, const char *target) {
     return renameat2(AT_FDCWD, source, AT_FDCWD, target, RENAME_NOREPLACE);
+}
+
+int pizzad_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
+    return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
 }

@@ -1,3 +1,4 @@
+import CSystemShims
 import Foundation
 
 /// Runs a program to completion with `posix_spawn` and `waitpid`, its standard output and error in one file.
@@ -24,6 +25,13 @@ public enum ChildProcess {
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        // Nothing else of this process: a server the child starts (pg_ctl's postgres) would keep every descriptor
+        // open here at this moment for its whole life, among them the write ends of other children's output pipes,
+        // whose readers then never see the end (a test run hung on one for 15 minutes).
+        let closing = pizzad_spawn_close_from(&actions, 3)
+        guard closing == 0 else {
+            throw Failure(description: "closing descriptors for \(program): \(String(cString: strerror(closing)))")
+        }
         // `env -C /` starts it in `/` (a server run as another user may not enter the caller's folder).
         let argv = (["/usr/bin/env", "-C", "/", program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }

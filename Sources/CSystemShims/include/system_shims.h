@@ -5,8 +5,13 @@
 /// Glibc declares only under _GNU_SOURCE, out of Swift's reach. Returns 0, or -1 with errno set.
 int pizzad_rename_noreplace(const char *source, const char *target);
 
+#include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+/// posix_spawn_file_actions_addclosefrom_np (glibc 2.34): the child closes every descriptor from `lowest` up, so
+/// it inherits nothing it was not given. Declared only under _GNU_SOURCE. Returns 0 or an error number.
+int pizzad_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest);
 
 /// connect(2), bind(2) and sendto(2) for the Unix socket at `path` (a leading '@' names an abstract socket, as
 /// NOTIFY_SOCKET may): the one place that fills a sockaddr_un. Return what the call returns; -1 with errno
