@@ -111,6 +111,39 @@ struct ProtocolErrorTests {
         }
     }
 
+    @Test("db.backup to a path another backup is writing: 1004 on path, naming it; one copy, whole")
+    func backupsTogether() throws {
+        let daemon = try DaemonProcess()
+        // Enough orders that a backup takes a moment (one connection, sent in one go, then the answers read).
+        let loader = try RawConnection(path: daemon.socket)
+        let create = #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#
+        try loader.send(String(repeating: create + "\n", count: 1000))
+        for _ in 0..<1000 { _ = try loader.readLine() }
+        let target = daemon.directory + "/copy.sqlite"
+        let connections = try (0..<6).map { _ in try RawConnection(path: daemon.socket) }
+        for connection in connections {
+            try connection.send(#"{"jsonrpc":"2.0","id":7,"method":"db.backup","params":{"path":"\#(target)"}}"# + "\n")
+        }
+        var written = 0
+        var busy = 0
+        for connection in connections {
+            let line = try #require(try connection.readLine())
+            let response = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            if response.errorCode == nil {
+                written += 1
+                continue
+            }
+            #expect(response.errorCode == 1004, "\(response)")
+            #expect(response.errorData?["field"] as? String == "path", "\(response)")
+            let message = (response["error"] as? [String: Any])?["message"] as? String ?? ""
+            if message.contains("is being written now") { busy += 1 }
+        }
+        #expect(written == 1)
+        #expect(busy >= 1, "no backup overlapped another: the refusal was not exercised")
+        #expect(try sqlite3(target, "SELECT count(*) FROM carts") == "1000")
+        #expect(try daemon.pizzactl(["status"]).status == 0)
+    }
+
     @Test("events.watch checks its parameters like any method before the connection becomes a stream")
     func watchParameters() throws {
         let connection = try connection()
