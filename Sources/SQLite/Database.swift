@@ -196,6 +196,11 @@ public final class Database: @unchecked Sendable {
         try statement(literal: sql).execute(arguments)
     }
 
+    /// Runs one statement whose SQL is a literal, its parameters bound by `bind` in order (see ``Bindings``).
+    public func execute(literal sql: StaticString, binding bind: (inout Bindings) -> Void) throws(SQLiteError) {
+        try statement(literal: sql).execute(binding: bind)
+    }
+
     /// The cached prepared statement for a SQL literal, found by the literal's address instead of by hashing its
     /// text: for the statements every change runs, whose text (100-250 bytes) was hashed and compared on every
     /// run. A literal's text never changes at its address, and two literals with the same text at different

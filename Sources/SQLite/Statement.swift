@@ -9,6 +9,8 @@ public final class Statement {
     /// The SQL the statement was prepared from.
     public let sql: String
     unowned let database: Database
+    /// How many parameters the SQL has.
+    let parameterCount: Int
 
     init(database: Database, sql: String) throws(SQLiteError) {
         var statement: OpaquePointer?
@@ -19,6 +21,7 @@ public final class Statement {
         self.handle = statement
         self.sql = sql
         self.database = database
+        self.parameterCount = Int(sqlite3_bind_parameter_count(statement))
     }
 
     deinit { sqlite3_finalize(handle) }
@@ -27,10 +30,9 @@ public final class Statement {
     /// (the count must match), so nothing of the last run's values is left to clear first.
     public func bind(_ arguments: [any SQLBindable]) throws(SQLiteError) {
         sqlite3_reset(handle)
-        let expected = Int(sqlite3_bind_parameter_count(handle))
-        guard expected == arguments.count else {
+        guard parameterCount == arguments.count else {
             throw SQLiteError(
-                code: SQLITE_RANGE, message: "expected \(expected) arguments, got \(arguments.count)", sql: sql)
+                code: SQLITE_RANGE, message: "expected \(parameterCount) arguments, got \(arguments.count)", sql: sql)
         }
         for (offset, argument) in arguments.enumerated() {
             try bind(argument.sqlValue, at: Int32(offset + 1))
@@ -80,6 +82,26 @@ public final class Statement {
             if code == SQLITE_DONE { return }
             guard code == SQLITE_ROW else { throw database.error(code: code, sql: sql) }
             try body(Row(handle: handle))
+        }
+    }
+
+    /// Runs the statement to completion, ignoring any rows, with its parameters bound by `bind` in order (see
+    /// ``Bindings``): the form for statements on the write path. Throws when SQLite refused a value or `bind` bound
+    /// a different number of parameters than the statement has.
+    public func execute(binding bind: (inout Bindings) -> Void) throws(SQLiteError) {
+        sqlite3_reset(handle)
+        var bindings = Bindings(handle: handle)
+        bind(&bindings)
+        if bindings.failure != SQLITE_OK { throw database.error(code: bindings.failure, sql: sql) }
+        guard bindings.count == parameterCount else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "expected \(parameterCount) arguments, got \(bindings.count)", sql: sql)
+        }
+        defer { sqlite3_reset(handle) }
+        while true {
+            let code = sqlite3_step(handle)
+            if code == SQLITE_DONE { return }
+            if code != SQLITE_ROW { throw database.error(code: code, sql: sql) }
         }
     }
 

@@ -30,11 +30,22 @@ public final class AuditLogger: OrderRepositoryDelegate {
                 INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason,
                                        before, after, prev_hash, hash)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """,
-            [
-                entry.seq, entry.at, Int64(entry.actor.uid), entry.actor.name, entry.actor.pid, entry.action,
-                entry.orderID, entry.statusAfter, entry.reason, entry.before, entry.after, entry.prevHash, hash,
-            ])
+                """
+        ) { row in
+            row.bind(entry.seq)
+            row.bind(entry.at)
+            row.bind(entry.actor.uid)
+            row.bind(entry.actor.name)
+            row.bind(entry.actor.pid)
+            row.bind(entry.action)
+            row.bind(entry.orderID)
+            row.bind(entry.statusAfter)
+            row.bind(entry.reason)
+            row.bind(entry.before)
+            row.bind(entry.after)
+            row.bind(entry.prevHash)
+            row.bind(hash)
+        }
         transaction.appended(auditEntryHash: hash)
     }
 }

@@ -18,15 +18,29 @@ public final class PersistenceLayer: OrderRepositoryDelegate {
                 literal: """
                     INSERT INTO carts (id, ref, customer, note, status, currency, total, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                [
-                    cart.id, cart.ref, cart.customer, cart.note, cart.status.rawValue, cart.currency, cart.total,
-                    text(cart.createdAt), text(cart.updatedAt),
-                ])
+                    """
+            ) { row in
+                row.bind(cart.id)
+                row.bind(cart.ref)
+                row.bind(cart.customer)
+                row.bind(cart.note)
+                row.bind(cart.status.rawValue)
+                row.bind(cart.currency)
+                row.bind(cart.total)
+                row.bind(text(cart.createdAt))
+                row.bind(text(cart.updatedAt))
+            }
         } else {
             try db.execute(
-                literal: "UPDATE carts SET customer = ?, note = ?, status = ?, total = ?, updated_at = ? WHERE id = ?",
-                [cart.customer, cart.note, cart.status.rawValue, cart.total, text(cart.updatedAt), cart.id])
+                literal: "UPDATE carts SET customer = ?, note = ?, status = ?, total = ?, updated_at = ? WHERE id = ?"
+            ) { row in
+                row.bind(cart.customer)
+                row.bind(cart.note)
+                row.bind(cart.status.rawValue)
+                row.bind(cart.total)
+                row.bind(text(cart.updatedAt))
+                row.bind(cart.id)
+            }
         }
         // A new order has only new items: no sets to compare.
         let beforeItems = change.before.map { Set($0.items.map(\.id)) } ?? []
@@ -42,22 +56,36 @@ public final class PersistenceLayer: OrderRepositoryDelegate {
                 literal: """
                     INSERT INTO pizzas (id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                [
-                    item.id, cart.id, pizza.kind, pizza.size.rawValue, pizza.crust, pizza.chiliSauce, pizza.ketchup,
-                    pizza.extras.joined(separator: ","), pizza.quantity, pizza.unitPrice,
-                ])
+                    """
+            ) { row in
+                row.bind(item.id)
+                row.bind(cart.id)
+                row.bind(pizza.kind)
+                row.bind(pizza.size.rawValue)
+                row.bind(pizza.crust)
+                row.bind(pizza.chiliSauce)
+                row.bind(pizza.ketchup)
+                row.bind(pizza.extras.joined(separator: ","))
+                row.bind(pizza.quantity)
+                row.bind(pizza.unitPrice)
+            }
         }
         for entry in cart.history.dropFirst(change.before?.history.count ?? 0) {
             try db.execute(
                 literal: """
                     INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """,
-                [
-                    cart.id, entry.from?.rawValue, entry.to.rawValue, text(entry.at), Int64(entry.actor.uid),
-                    entry.actor.name, entry.actor.pid, entry.reason,
-                ])
+                    """
+            ) { row in
+                row.bind(cart.id)
+                row.bind(entry.from?.rawValue)
+                row.bind(entry.to.rawValue)
+                row.bind(text(entry.at))
+                row.bind(entry.actor.uid)
+                row.bind(entry.actor.name)
+                row.bind(entry.actor.pid)
+                row.bind(entry.reason)
+            }
         }
     }
 }
