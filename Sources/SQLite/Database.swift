@@ -213,6 +213,12 @@ public final class Database: @unchecked Sendable {
         return statement
     }
 
+    /// `PRAGMA data_version`: a number that changes when another connection commits a change to the file (this
+    /// connection's own commits leave it as it is). See <https://www.sqlite.org/pragma.html#pragma_data_version>.
+    public func dataVersion() throws -> Int64 {
+        try statement(literal: "PRAGMA data_version").first { $0.int64(0) } ?? 0
+    }
+
     /// The first column of the first row of `sql`, or nil.
     public func scalar(_ sql: String, _ arguments: [any SQLBindable] = []) throws -> SQLValue? {
         try statement(sql).first(arguments) { $0.value(0) }

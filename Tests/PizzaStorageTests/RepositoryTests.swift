@@ -172,6 +172,47 @@ struct RepositoryTests {
     }
 
     @Test(
+        "the ids a group commit counts on from the one before are read afresh after another connection committed (sqlite3), a maintenance block, or a refused change"
+    )
+    func carriedNumbersReadAfresh() async throws {
+        let kitchen = try Kitchen()
+        let first = try await kitchen.newOrder()
+        #expect(first.id == 1)
+        #expect(first.items.map(\.id) == [1, 2])
+        // Someone adds an order with sqlite3 between two group commits: the next one must not reuse its ids.
+        func copyOrder(_ id: Int64, as newID: Int64, itemID: Int64) -> String {
+            """
+            INSERT INTO carts (id, customer, status, currency, total, created_at, updated_at)
+                SELECT \(newID), 'by hand', status, currency, total, created_at, updated_at FROM carts WHERE id = \(id);
+            INSERT INTO pizzas (id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price)
+                SELECT \(itemID), \(newID), kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price
+                FROM pizzas WHERE id = 1;
+            """
+        }
+        #expect(try Fixtures.sqlite3(kitchen.path, copyOrder(1, as: 2, itemID: 3)) == "")
+        let second = try await kitchen.newOrder()
+        #expect(second.id == 3)
+        #expect(second.items.map(\.id) == [4, 5])
+        // The same through the writer's own connection, which PRAGMA data_version does not see.
+        let byHand = copyOrder(1, as: 4, itemID: 6)
+        try await kitchen.store.withWriter { db in try db.execute(byHand) }
+        let third = try await kitchen.newOrder()
+        #expect(third.id == 5)
+        #expect(third.items.map(\.id) == [7, 8])
+        // A refused change, then the next order goes on where the last committed one left off.
+        await #expect(throws: OrderError.self) { try await kitchen.repository.place(99, by: Fixtures.actor) }
+        let fourth = try await kitchen.newOrder()
+        #expect(fourth.id == 6)
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*), max(seq) FROM audit_log") == "4|4")
+        // The chain itself is whole; verification still names the orders added by hand, which it has no entry for.
+        let linked = "SELECT count(*) FROM audit_log a JOIN audit_log b ON b.seq = a.seq + 1 AND b.prev_hash = a.hash"
+        #expect(try Fixtures.sqlite3(kitchen.path, linked) == "3")
+        let verification = try kitchen.store.verifyAudit()
+        #expect(verification.entries == 4)
+        #expect(verification.problem?.contains("order 2") == true, "\(verification)")
+    }
+
+    @Test(
         "a change refused after its rows and audit entry were written gives back its ids and sequence number: the rest of its group commit stays gapless"
     )
     func refusedChangeGivesBackItsNumbers() async throws {

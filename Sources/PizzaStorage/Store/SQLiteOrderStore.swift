@@ -25,6 +25,12 @@ public final class SQLiteOrderStore: OrderStore {
     private let readOnly: Locked<Bool>
     private let queue = DispatchQueue(label: "pizzad.writer", qos: .userInitiated)
     private let pending = Locked<PendingWrites>(PendingWrites())
+    /// The numbers the last group commit left off at (see ``TransactionNumbers``), carried into the next one so that
+    /// it asks no table for them, with the writer's `PRAGMA data_version` then: when another connection has
+    /// committed since (someone's `sqlite3`), the next one reads them afresh. Nil after anything else that may
+    /// have written those tables (a failure, a rollback, a maintenance block). Only ever used on the serial
+    /// `queue`, hence `nonisolated(unsafe)`.
+    private nonisolated(unsafe) var carriedNumbers: (numbers: TransactionNumbers, dataVersion: Int64)?
     private let readers: ReadPool
     private let checkpointer: Checkpointer
     private let storageFailure = Locked<StorageError?>(nil)
@@ -146,6 +152,7 @@ public final class SQLiteOrderStore: OrderStore {
                         // Opening reads nothing yet; the old (read-only) writer is closed before the new one first reads.
                         let writable = try Database(path: path, mode: .readWrite)
                         self.connection = writable
+                        self.carriedNumbers = nil
                         do {
                             try writable.configure(settings)
                             try writable.transaction {}
@@ -260,10 +267,17 @@ public final class SQLiteOrderStore: OrderStore {
             let attempt = remaining
             var began = false
             var done: [(write: PendingWrite, resume: @Sendable () -> Void)] = []
+            var numbers = TransactionNumbers()
+            var dataVersion: Int64 = 0
+            var failedAlone = false
             do {
                 try writer.transaction {
                     began = true
-                    let transaction = WriteTransaction(db: writer, numbers: TransactionNumbers())
+                    // Counted on from the last commit only while nothing else wrote since; else read afresh.
+                    dataVersion = try writer.dataVersion()
+                    if let carried = carriedNumbers, carried.dataVersion == dataVersion { numbers = carried.numbers }
+                    carriedNumbers = nil
+                    let transaction = WriteTransaction(db: writer, numbers: numbers)
                     while let write = remaining.popFirst() {
                         let mark = transaction.numbers.mark
                         let changesBefore = writer.totalChanges
@@ -277,6 +291,7 @@ public final class SQLiteOrderStore: OrderStore {
                                 throw RunAgainWithSavepoints()
                             }
                             transaction.numbers.rewind(to: mark)
+                            failedAlone = true
                             let failure = storage(error)
                             write.fail(failure)
                             // No transaction left: the writes before this one are gone with it.
@@ -299,6 +314,7 @@ public final class SQLiteOrderStore: OrderStore {
             }
             // Only a commit that wrote something proves the storage works again: a batch whose every change failed
             // commits an empty transaction, which succeeds even on a read-only or full disk.
+            if !failedAlone { carriedNumbers = (numbers, dataVersion) }
             if !done.isEmpty {
                 clearStorageFailure()
                 groupCommitObserver.value?(done.count, ContinuousClock.now - started)
@@ -339,6 +355,8 @@ public final class SQLiteOrderStore: OrderStore {
     public func withWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
             queue.async {
+                // The block may write any table: the next group commit reads its numbers afresh.
+                self.carriedNumbers = nil
                 continuation.resume(with: Result { try body(self.writer) })
             }
         }

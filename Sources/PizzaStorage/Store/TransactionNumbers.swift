@@ -1,10 +1,10 @@
-/// The numbers one group commit's transaction hands out: the next order id, item id and change sequence, and the
-/// audit chain's head. Each is read from its table once per transaction, then counted on, instead of asking
-/// `max(…)` again for every change.
+/// The numbers group commits hand out: the next order id, item id and change sequence, and the audit chain's head.
+/// Each is read from its table once, then counted on, instead of asking `max(…)` again for every change.
 ///
-/// Only the writer's queue touches it, for the length of one transaction. Everything a change took is given back
-/// when it fails alone (``mark`` before the change, ``rewind(to:)`` after its failure), and a new
-/// transaction starts from the tables again, so the numbers always match the rows that were written.
+/// Only the writer's queue touches it. Everything a change took is given back when it fails alone (``mark`` before
+/// the change, ``rewind(to:)`` after its failure). The store carries it from one committed group commit into the
+/// next; after a failure, a rollback or a maintenance block the next transaction starts from the tables again, so
+/// the numbers always match the rows that were written.
 final class TransactionNumbers {
     struct Next {
         var cart: Int64?
