@@ -312,9 +312,9 @@ public final class SQLiteOrderStore: OrderStore {
                 done.forEach { $0.write.fail(failure) }
                 continue
             }
+            if !failedAlone { carriedNumbers = (numbers, dataVersion) }
             // Only a commit that wrote something proves the storage works again: a batch whose every change failed
             // commits an empty transaction, which succeeds even on a read-only or full disk.
-            if !failedAlone { carriedNumbers = (numbers, dataVersion) }
             if !done.isEmpty {
                 clearStorageFailure()
                 groupCommitObserver.value?(done.count, ContinuousClock.now - started)
