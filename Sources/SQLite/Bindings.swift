@@ -29,14 +29,17 @@ public struct Bindings: ~Copyable {
     public mutating func bind(_ value: UInt32) { bind(Int64(value)) }
     public mutating func bind(_ value: Bool) { bind(Int64(value ? 1 : 0)) }
 
-    public mutating func bind(_ value: String) {
-        var text = value
-        let code = text.withUTF8 { bytes in
+    public mutating func bind(_ value: String) { advance(Self.bindText(value, to: handle, at: next)) }
+
+    /// Binds `text` as UTF-8 to parameter `index` of `handle`; SQLite copies it. Shared with
+    /// ``Statement/bind(_:)``'s `SQLValue.text`.
+    static func bindText(_ text: String, to handle: OpaquePointer, at index: Int32) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
             sqlite3_bind_text(
-                handle, next, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
+                handle, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
                 Int32(bytes.count), pizzad_sqlite3_transient())
         }
-        advance(code)
     }
 
     public mutating func bind(_ value: String?) {

@@ -30,10 +30,7 @@ public final class Statement {
     /// (the count must match), so nothing of the last run's values is left to clear first.
     public func bind(_ arguments: [any SQLBindable]) throws(SQLiteError) {
         sqlite3_reset(handle)
-        guard parameterCount == arguments.count else {
-            throw SQLiteError(
-                code: SQLITE_RANGE, message: "expected \(parameterCount) arguments, got \(arguments.count)", sql: sql)
-        }
+        try checkCount(arguments.count)
         for (offset, argument) in arguments.enumerated() {
             try bind(argument.sqlValue, at: Int32(offset + 1))
         }
@@ -45,13 +42,7 @@ public final class Statement {
         case .null: code = sqlite3_bind_null(handle, index)
         case .integer(let int): code = sqlite3_bind_int64(handle, index, int)
         case .real(let double): code = sqlite3_bind_double(handle, index, double)
-        case .text(let text):
-            var text = text
-            code = text.withUTF8 { bytes in
-                sqlite3_bind_text(
-                    handle, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
-                    Int32(bytes.count), pizzad_sqlite3_transient())
-            }
+        case .text(let text): code = Bindings.bindText(text, to: handle, at: index)
         case .blob(let bytes):
             code = bytes.withUnsafeBytes { raw in
                 sqlite3_bind_blob(handle, index, raw.baseAddress, Int32(raw.count), pizzad_sqlite3_transient())
@@ -60,15 +51,28 @@ public final class Statement {
         guard code == SQLITE_OK else { throw database.error(code: code, sql: sql) }
     }
 
-    /// Runs the statement to completion, ignoring any rows.
-    public func execute(_ arguments: [any SQLBindable] = []) throws(SQLiteError) {
-        try bind(arguments)
+    /// Throws unless `count` parameters is what the statement has.
+    private func checkCount(_ count: Int) throws(SQLiteError) {
+        guard parameterCount == count else {
+            throw SQLiteError(
+                code: SQLITE_RANGE, message: "expected \(parameterCount) arguments, got \(count)", sql: sql)
+        }
+    }
+
+    /// Steps the bound statement to its end, ignoring any rows, and resets it.
+    private func runToCompletion() throws(SQLiteError) {
         defer { sqlite3_reset(handle) }
         while true {
             let code = sqlite3_step(handle)
             if code == SQLITE_DONE { return }
             if code != SQLITE_ROW { throw database.error(code: code, sql: sql) }
         }
+    }
+
+    /// Runs the statement to completion, ignoring any rows.
+    public func execute(_ arguments: [any SQLBindable] = []) throws(SQLiteError) {
+        try bind(arguments)
+        try runToCompletion()
     }
 
     /// Runs the statement, calling `body` with each row in turn.
@@ -93,16 +97,8 @@ public final class Statement {
         var bindings = Bindings(handle: handle)
         bind(&bindings)
         if bindings.failure != SQLITE_OK { throw database.error(code: bindings.failure, sql: sql) }
-        guard bindings.count == parameterCount else {
-            throw SQLiteError(
-                code: SQLITE_RANGE, message: "expected \(parameterCount) arguments, got \(bindings.count)", sql: sql)
-        }
-        defer { sqlite3_reset(handle) }
-        while true {
-            let code = sqlite3_step(handle)
-            if code == SQLITE_DONE { return }
-            if code != SQLITE_ROW { throw database.error(code: code, sql: sql) }
-        }
+        try checkCount(bindings.count)
+        try runToCompletion()
     }
 
     /// Runs the statement and maps every row.
