@@ -119,16 +119,15 @@ public final class OrderRepository: Sendable {
             if let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
             let now = clock()
             let id = try tx.nextCartID()
-            var items: [CartItem] = []
-            var itemID = try tx.nextItemIDs(count: pizzas.count)
-            for pizza in pizzas {
-                items.append(CartItem(id: itemID, pizza: pizza))
-                itemID += 1
-            }
+            let firstItemID = try tx.nextItemIDs(count: pizzas.count)
+            let items = pizzas.indices.map { CartItem(id: firstItemID + Int64($0), pizza: pizzas[$0]) }
+            // Room for the entry placing it too, so that placing does not copy the history.
+            var history: [StatusChange] = []
+            history.reserveCapacity(place ? 2 : 1)
+            history.append(StatusChange(from: nil, to: .open, at: now, actor: actor))
             var cart = Cart(
                 id: id, ref: ref, customer: customer, note: note, status: .open, items: items, currency: currency,
-                createdAt: now, updatedAt: now,
-                history: [StatusChange(from: nil, to: .open, at: now, actor: actor)])
+                createdAt: now, updatedAt: now, history: consume history)
             if place { try cart.apply(.place, by: actor, at: now) }
             let change = OrderChange(
                 sequence: try tx.nextSequence(), kind: .created, at: now, actor: actor, before: nil, after: cart)

@@ -27,15 +27,15 @@ struct WriteTransaction: OrderTransaction {
     func cart(ref: String) throws -> Cart? { try db.loadCart(ref: ref) }
 
     func nextCartID() throws -> Int64 {
-        try take(1, of: \.cart, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM carts")
+        try take(1, from: &numbers.next.cart, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM carts")
     }
 
     func nextItemIDs(count: Int) throws -> Int64 {
-        try take(Int64(count), of: \.item, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM pizzas")
+        try take(Int64(count), from: &numbers.next.item, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM pizzas")
     }
 
     func nextSequence() throws -> Int64 {
-        try take(1, of: \.sequence, firstFree: "SELECT coalesce(max(seq), 0) + 1 FROM audit_log")
+        try take(1, from: &numbers.next.sequence, firstFree: "SELECT coalesce(max(seq), 0) + 1 FROM audit_log")
     }
 
     /// The hash of the audit chain's last entry as this transaction has it (``AuditLogger/genesis`` when empty).
@@ -53,16 +53,9 @@ struct WriteTransaction: OrderTransaction {
 
     /// Hands out `count` consecutive numbers from `counter`, asking the table for the first free one only the
     /// first time in the transaction.
-    private func take(
-        _ count: Int64, of counter: WritableKeyPath<TransactionNumbers.Next, Int64?>, firstFree sql: StaticString
-    ) throws -> Int64 {
-        let first: Int64
-        if let cached = numbers.next[keyPath: counter] {
-            first = cached
-        } else {
-            first = try db.statement(literal: sql).first { $0.int64(0) } ?? 1
-        }
-        numbers.next[keyPath: counter] = first + count
+    private func take(_ count: Int64, from counter: inout Int64?, firstFree sql: StaticString) throws -> Int64 {
+        let first = try counter ?? db.statement(literal: sql).first { $0.int64(0) } ?? 1
+        counter = first + count
         return first
     }
 }
