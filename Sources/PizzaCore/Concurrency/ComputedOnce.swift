@@ -1,20 +1,41 @@
+import Synchronization
+
 /// A value computed by whoever needs it first and then shared, e.g. an order's wire text that the audit entry
 /// and every watcher's event of one change use (encoded once, not once per subscriber).
 ///
 /// A cache, not part of the value it travels with: two instances always compare equal.
-public final class ComputedOnce<Value: Sendable>: Sendable, Equatable {
-    private let value = Locked<Value?>(nil)
+///
+/// Lock-free: the value is published with one atomic compare-and-exchange of a pointer to it, and read back with
+/// one acquiring load. Two threads asking for it at the same moment may both compute it; the first to publish wins,
+/// and the other's copy is dropped, so `make` must give the same value every time (it has no other effect). A
+/// lock here cost a `Locked` and its mutex per change, allocated, initialised and destroyed on the writer's thread.
+/// Atomics are visible to ThreadSanitizer, unlike `Synchronization.Mutex`.
+///
+/// `@unchecked Sendable` is sound because the pointer is only ever published once, to a fully initialised `Value`
+/// (itself `Sendable`) that is never written again, and read after an acquiring load; it is freed in `deinit`.
+public final class ComputedOnce<Value: Sendable>: @unchecked Sendable, Equatable {
+    private let published = Atomic<UnsafeMutablePointer<Value>?>(nil)
 
     public init() {}
 
+    deinit {
+        guard let value = published.load(ordering: .acquiring) else { return }
+        value.deinitialize(count: 1)
+        value.deallocate()
+    }
+
     /// The value, computing it with `make` the first time.
     public func get(_ make: () -> Value) -> Value {
-        value.withLock { value in
-            if let value { return value }
-            let made = make()
-            value = made
-            return made
-        }
+        if let value = published.load(ordering: .acquiring) { return value.pointee }
+        let made = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        made.initialize(to: make())
+        let (exchanged, winner) = published.compareExchange(
+            expected: nil, desired: made, successOrdering: .releasing, failureOrdering: .acquiring)
+        if exchanged { return made.pointee }
+        made.deinitialize(count: 1)
+        made.deallocate()
+        // Another thread published first; its value is the one everybody sees.
+        return winner!.pointee
     }
 
     public static func == (lhs: ComputedOnce, rhs: ComputedOnce) -> Bool { true }

@@ -1,0 +1,39 @@
+import Dispatch
+import PizzaCore
+import Testing
+
+@Suite("ComputedOnce")
+struct ComputedOnceTests {
+    @Test("computed the first time and then shared: the later getters do not compute")
+    func computedOnce() {
+        let once = ComputedOnce<String>()
+        var made = 0
+        #expect(
+            once.get {
+                made += 1
+                return "first"
+            } == "first")
+        #expect(
+            once.get {
+                made += 1
+                return "second"
+            } == "first")
+        #expect(made == 1)
+    }
+
+    @Test("threads asking at the same moment all get the value one of them published")
+    func raced() {
+        for _ in 0..<200 {
+            let once = ComputedOnce<[Int]>()
+            let seen = Locked<[[Int]]>([])
+            DispatchQueue.concurrentPerform(iterations: 8) { index in
+                let value = once.get { Array(repeating: index, count: 16) }
+                seen.withLock { $0.append(value) }
+            }
+            let values = seen.value
+            #expect(values.count == 8)
+            #expect(Set(values).count == 1, "\(values)")
+            #expect(once.get { [] } == values[0])
+        }
+    }
+}
