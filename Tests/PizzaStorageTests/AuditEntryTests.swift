@@ -24,4 +24,24 @@ struct AuditEntryTests {
         try Data(fields.joined(separator: "\u{1F}").utf8).write(to: URL(fileURLWithPath: file))
         #expect(entry.computedHash == (try Fixtures.sha256(of: file)))
     }
+
+    @Test(
+        "numbers are their decimal digits in the hashed text: zero, the largest, a negative pid",
+        arguments: [
+            (Int64(0), UInt32(0), Int32(-1), Int64(0)), (Int64.max, UInt32.max, Int32.max, Int64(1_000_000_007)),
+        ])
+    func hashNumbers(seq: Int64, uid: UInt32, pid: Int32, orderID: Int64) throws {
+        let entry = AuditEntry(
+            seq: seq, at: "2026-11-24T20:00:00.000Z", actor: ChangeActor(uid: uid, name: "root", pid: pid),
+            action: "created", orderID: orderID, statusAfter: "open", reason: nil, before: nil, after: "{}",
+            prevHash: AuditLogger.genesis, hash: "")
+        let fields = [
+            String(seq), entry.at, String(uid), "root", String(pid), "created", String(orderID), "open", "\u{0}",
+            "\u{0}", "{}", AuditLogger.genesis,
+        ]
+        let directory = TemporaryDirectory()
+        let file = directory.path + "/fields"
+        try Data(fields.joined(separator: "\u{1F}").utf8).write(to: URL(fileURLWithPath: file))
+        #expect(entry.computedHash == (try Fixtures.sha256(of: file)))
+    }
 }

@@ -36,28 +36,66 @@ public struct AuditEntry: Sendable, Equatable, Codable {
     }
 
     /// SHA-256 over every field but `hash`, in a fixed order with unit separators (U+001F), a missing field as
-    /// U+0000, hex. The fields are joined into one buffer and hashed in one go: fed one by one, each of the 23
-    /// pieces was a call through swift-crypto's copy-on-write digest and BoringSSL's update.
+    /// U+0000, hex. The fields are written into one buffer (numbers as their decimal digits, straight in) and
+    /// hashed in one go: fed one by one, each of the 23 pieces was a call through swift-crypto's copy-on-write
+    /// digest and BoringSSL's update.
     public var computedHash: String {
-        var text: [UInt8] = []
-        text.reserveCapacity(after.utf8.count + (before?.utf8.count ?? 0) + (reason?.utf8.count ?? 0) + 192)
-        func append(_ field: String) {
-            if !text.isEmpty { text.append(Self.unitSeparator) }
-            text.append(contentsOf: field.utf8)
+        // Four numbers of at most 20 characters, eleven separators, the texts (a missing one is one byte).
+        let capacity =
+            4 * 20 + 11 + 2 + at.utf8.count + actor.name.utf8.count + action.utf8.count + statusAfter.utf8.count
+            + (reason?.utf8.count ?? 0) + (before?.utf8.count ?? 0) + after.utf8.count + prevHash.utf8.count
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
+            var count = 0
+            func separate() {
+                if count > 0 {
+                    buffer[count] = Self.unitSeparator
+                    count += 1
+                }
+            }
+            func append(_ field: String) {
+                separate()
+                var field = field
+                field.withUTF8 { bytes in
+                    guard let base = bytes.baseAddress else { return }
+                    (buffer.baseAddress! + count).initialize(from: base, count: bytes.count)
+                    count += bytes.count
+                }
+            }
+            func append(_ number: Int64) {
+                separate()
+                if number < 0 {
+                    buffer[count] = UInt8(ascii: "-")
+                    count += 1
+                }
+                var magnitude = number.magnitude
+                var digits = 0
+                repeat {
+                    digits += 1
+                    magnitude /= 10
+                } while magnitude > 0
+                magnitude = number.magnitude
+                for index in stride(from: count + digits - 1, through: count, by: -1) {
+                    buffer[index] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                    magnitude /= 10
+                }
+                count += digits
+            }
+            append(seq)
+            append(at)
+            append(Int64(actor.uid))
+            append(actor.name)
+            append(Int64(actor.pid))
+            append(action)
+            append(orderID)
+            append(statusAfter)
+            append(reason ?? "\u{0}")
+            append(before ?? "\u{0}")
+            append(after)
+            append(prevHash)
+            var hasher = SHA256()
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            return hasher.finalize().withUnsafeBytes { Hex.string($0) }
         }
-        append(String(seq))
-        append(at)
-        append(String(actor.uid))
-        append(actor.name)
-        append(String(actor.pid))
-        append(action)
-        append(String(orderID))
-        append(statusAfter)
-        append(reason ?? "\u{0}")
-        append(before ?? "\u{0}")
-        append(after)
-        append(prevHash)
-        return SHA256.hash(data: text).withUnsafeBytes { Hex.string($0) }
     }
 
     private static let unitSeparator: UInt8 = 0x1F
