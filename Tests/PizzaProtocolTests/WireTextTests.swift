@@ -69,4 +69,26 @@ struct WireTextTests {
         #expect(instants.allSatisfy { $0.description.utf8.count <= Timestamp.maximumISO8601Length })
         #expect(Timestamp(millisecondsSince1970: 951_782_400_000).description == "2000-02-29T00:00:00.000Z")
     }
+
+    @Test("an instant written again is copied, and each instant is still its own: repeated, alternating, grown buffer")
+    func repeatedInstants() throws {
+        let first = Timestamp(millisecondsSince1970: 1_795_000_000_123)
+        let second = Timestamp(millisecondsSince1970: 1_795_000_000_124)
+        let instants = [first, first, second, second, first, second, first]
+        // A small buffer, so that it is moved while the text of the last instant is in it.
+        var writer = JSONWriter(capacity: 16)
+        writer.open()
+        for instant in instants { writer.member("t", instant) }
+        writer.close()
+        guard case .object(let members) = try JSONParser.parse(writer.text) else {
+            Issue.record("not an object: \(writer.text)")
+            return
+        }
+        #expect(members.map(\.1.stringValue) == instants.map(\.description))
+
+        var cart = Self.cart(customer: "Ann", note: nil, extras: [])
+        cart.updatedAt = second
+        cart.history[1].at = second
+        #expect(try Cart(wire: try JSONParser.parse(cart.wireText)) == cart)
+    }
 }

@@ -15,6 +15,8 @@ public struct JSONWriter: ~Copyable {
     private var capacity: Int
     /// Whether the object being written has no member yet (no comma before the next key).
     private var atFirstMember = true
+    /// The last instant written, and where its text is in the buffer.
+    private var lastTimestamp: (instant: Timestamp, offset: Int, length: Int)?
 
     public init(capacity: Int = 256) {
         self.capacity = Swift.max(capacity, 16)
@@ -91,14 +93,22 @@ public struct JSONWriter: ~Copyable {
         if let value { int(value) } else { null() }
     }
 
-    /// The instant as its ISO-8601 text (``Timestamp/description``), written straight into the text.
+    /// The instant as its ISO-8601 text (``Timestamp/description``), written straight into the text. The same
+    /// instant again (an order's times and its new history entries are one change's instant) is copied from where
+    /// it was written last.
     public mutating func member(_ name: StaticString, _ value: Timestamp) {
         key(name)
         reserve(Timestamp.maximumISO8601Length + 2)
         append(UInt8(ascii: "\""))
-        let written = value.writeISO8601(
-            into: UnsafeMutableBufferPointer(start: start + count, count: Timestamp.maximumISO8601Length))
-        count += written
+        if let last = lastTimestamp, last.instant == value {
+            (start + count).initialize(from: start + last.offset, count: last.length)
+            count += last.length
+        } else {
+            let written = value.writeISO8601(
+                into: UnsafeMutableBufferPointer(start: start + count, count: Timestamp.maximumISO8601Length))
+            lastTimestamp = (value, count, written)
+            count += written
+        }
         append(UInt8(ascii: "\""))
     }
 
