@@ -33,23 +33,42 @@ var tortureRounds: Int?
 var targetRounds = 3
 var hostileLines = 100_000
 var arguments = CommandLine.arguments.dropFirst()
+func usage() -> Never {
+    print(
+        "usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,replication,multicast,writer] [--clients 1,4,16,64] [--target-rounds N]"
+    )
+    print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
+    print("       pizzabench --only powercut [--rounds N]")
+    exit(2)
+}
+/// The value after `flag` as a positive number; a missing or bad one ends the run with the usage (exit 2) instead of
+/// a run of the defaults the caller did not ask for.
+@MainActor func positive<N: LosslessStringConvertible & Comparable & ExpressibleByIntegerLiteral>(_ flag: String) -> N {
+    let text = arguments.popFirst() ?? ""
+    guard let value = N(text), value > 0 else {
+        print("pizzabench: \(flag) needs a number above 0, not '\(text)'")
+        usage()
+    }
+    return value
+}
 while let argument = arguments.popFirst() {
     switch argument {
-    case "--seconds": seconds = Double(arguments.popFirst() ?? "") ?? seconds
-    case "--orders": bigOrders = Int(arguments.popFirst() ?? "") ?? bigOrders
+    case "--seconds": seconds = positive(argument)
+    case "--orders": bigOrders = positive(argument)
     case "--limit-source": limitSource = arguments.popFirst() ?? limitSource
     case "--only": sections = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
-    case "--rounds": tortureRounds = Int(arguments.popFirst() ?? "")
-    case "--hostile-lines": hostileLines = Int(arguments.popFirst() ?? "") ?? hostileLines
-    case "--clients": clientCounts = (arguments.popFirst() ?? "").split(separator: ",").compactMap { Int($0) }
-    case "--target-rounds": targetRounds = max(1, Int(arguments.popFirst() ?? "") ?? targetRounds)
-    default:
-        print(
-            "usage: pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--only create,kitchen,big,replication,multicast,writer] [--clients 1,4,16,64] [--target-rounds N]"
-        )
-        print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
-        print("       pizzabench --only powercut [--rounds N]")
-        exit(2)
+    case "--rounds": tortureRounds = positive(argument) as Int
+    case "--hostile-lines": hostileLines = positive(argument)
+    case "--clients":
+        let text = arguments.popFirst() ?? ""
+        let counts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+        guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else {
+            print("pizzabench: --clients needs client counts above 0 separated by commas, not '\(text)'")
+            usage()
+        }
+        clientCounts = counts
+    case "--target-rounds": targetRounds = positive(argument)
+    default: usage()
     }
 }
 
