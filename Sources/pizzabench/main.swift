@@ -26,7 +26,9 @@ let migrationsDirectory: String = {
     for _ in 0..<3 { url.deleteLastPathComponent() }
     return url.appendingPathComponent("migrations").path
 }()
-var sections: Set<String> = ["create", "kitchen", "big", "replication", "multicast", "writer"]
+/// The sections a full run has; torture and powercut run only on their own (`--only torture`).
+let fullRun: Set<String> = ["create", "kitchen", "big", "replication", "multicast", "writer"]
+var sections = fullRun
 var clientCounts = [1, 4, 16, 64]
 var tortureRounds: Int?
 /// How many times the targets' client count (16) runs its four steps, back to back; the targets are read off the median.
@@ -56,7 +58,16 @@ while let argument = arguments.popFirst() {
     case "--seconds": seconds = positive(argument)
     case "--orders": bigOrders = positive(argument)
     case "--limit-source": limitSource = arguments.popFirst() ?? limitSource
-    case "--only": sections = Set((arguments.popFirst() ?? "").split(separator: ",").map(String.init))
+    case "--only":
+        let text = arguments.popFirst() ?? ""
+        let named = Set(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
+        guard !named.isEmpty, named.isSubset(of: fullRun) || named == ["torture"] || named == ["powercut"] else {
+            print(
+                "pizzabench: --only takes sections from \(fullRun.sorted().joined(separator: ",")), or torture or "
+                    + "powercut alone, not '\(text)'")
+            usage()
+        }
+        sections = named
     case "--rounds": tortureRounds = positive(argument) as Int
     case "--hostile-lines": hostileLines = positive(argument)
     case "--clients":
@@ -289,9 +300,9 @@ if sections.contains("create") {
         /// The median and the range, as "m (lo–hi)".
         func spread(_ values: [Double]) -> String {
             let sorted = values.sorted()
-            let median = Bench.format(median(sorted), 2)
+            let middle = Bench.format(median(sorted), 2)
             return sorted.count == 1
-                ? median : "\(median) (\(Bench.format(sorted[0], 2))–\(Bench.format(sorted[sorted.count - 1], 2)))"
+                ? middle : "\(middle) (\(Bench.format(sorted[0], 2))–\(Bench.format(sorted[sorted.count - 1], 2)))"
         }
         let ranked = targetRoundsRun.sorted { $0.timesCeiling < $1.timesCeiling }
         sixteen = (median(ranked).pizzad, median(ranked).ceiling)
