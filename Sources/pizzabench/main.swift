@@ -252,6 +252,8 @@ if sections.contains("create") {
         var timesCeiling: Double { pizzad.perSecond / ceiling.perSecond }
         var timesPostgres: Double? { postgres.map { pizzad.perSecond / $0 } }
         var timesBound: Double { pizzad.perSecond / bound }
+        /// The ceiling over the peer: how far ahead of PostgreSQL plain C with group commit gets on this machine.
+        var ceilingTimesPostgres: Double? { postgres.map { ceiling.perSecond / $0 } }
     }
     var targetRoundsRun: [Round] = []
     for clients in clientCounts {
@@ -312,6 +314,14 @@ if sections.contains("create") {
                 + spread(targetRoundsRun.map(\.timesCeiling)) + ", × PostgreSQL "
                 + (postgres.isEmpty ? "-" : spread(postgres)) + ", × bound " + spread(targetRoundsRun.map(\.timesBound))
         )
+        // The two throughput targets side by side: what 2.5× the peer asks of pizzad, measured against the ceiling
+        // of the same round. Above 1, the peer target asks pizzad to beat plain C with group commit.
+        let ceilingOverPeer = targetRoundsRun.compactMap(\.ceilingTimesPostgres)
+        if !ceilingOverPeer.isEmpty {
+            print(
+                "16 clients, the ceiling itself × PostgreSQL: " + spread(ceilingOverPeer)
+                    + "; 2.5× PostgreSQL is this much of the ceiling: " + spread(ceilingOverPeer.map { 2.5 / $0 }))
+        }
     }
     print("")
 }
