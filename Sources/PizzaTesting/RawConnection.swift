@@ -17,7 +17,10 @@ public final class RawConnection {
 
     /// Connects to the Unix socket at `path`; reads give up after `seconds`.
     public init(path: String, receiveTimeout seconds: Int = 10) throws {
-        fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // The descriptor is kept only once connected. A class whose stored properties are all set runs its
+        // `deinit` when its initializer throws, so a failed connect that closed `self.fd` would close it twice,
+        // the second time closing whatever another thread had opened under that number meanwhile.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket: \(String(cString: strerror(errno)))") }
         let result = pizzad_connect_unix(fd, path)
         guard result == 0 else {
@@ -25,6 +28,7 @@ public final class RawConnection {
             close(fd)
             throw Failure("connect \(path): \(String(cString: strerror(code)))")
         }
+        self.fd = fd
         var timeout = timeval(tv_sec: seconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
     }

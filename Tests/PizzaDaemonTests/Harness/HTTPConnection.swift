@@ -8,7 +8,10 @@ final class HTTPConnection {
     /// Connects to `host:port` (an IPv4 or IPv6 literal).
     init(port: Int, host: String = "127.0.0.1") throws {
         let six = host.contains(":")
-        descriptor = socket(six ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        // Kept only once connected: a throw after every stored property is set runs `deinit`, which would close the
+        // descriptor a second time (see RawConnection).
+        let descriptor = socket(
+            six ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
         var storage = sockaddr_storage()
         let length = withUnsafeMutableBytes(of: &storage) { raw -> Int in
@@ -35,6 +38,7 @@ final class HTTPConnection {
             close(descriptor)
             throw HarnessError("cannot connect to \(host):\(port): \(reason)")
         }
+        self.descriptor = descriptor
     }
 
     deinit { close(descriptor) }
