@@ -8,26 +8,15 @@ import Testing
 @Suite("The harness's connections that fail")
 struct FailedConnectionTests {
     @Test(
-        "a failed connect closes its socket once: a thread opening pipes meanwhile keeps every one of them",
+        "a failed connect closes its socket once: a thread opening socket pairs meanwhile keeps every one of them",
         arguments: ["unix", "tcp"])
     func failedConnectClosesOnce(kind: String) throws {
         let folder = NSTemporaryDirectory() + "pizzad-failed-connect-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         // A loopback port that is bound and never listens: every connect to it is refused at once.
-        let unused = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        let (unused, port) = try boundLoopbackSocket()
         defer { close(unused) }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let named = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(unused, $0, length) == 0 && getsockname(unused, $0, &length) == 0
-            }
-        }
-        try #require(named, "cannot bind a loopback port: \(String(cString: strerror(errno)))")
-        let port = Int(UInt16(bigEndian: address.sin_port))
 
         // The other thread: opens a socket pair, checks that a byte goes through it, closes it; again until told to
         // stop. Were a failed connect to close its descriptor twice, the second close would hit one of these ends.

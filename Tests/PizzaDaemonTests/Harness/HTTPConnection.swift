@@ -137,8 +137,16 @@ func httpGet(
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
 func freeLoopbackPort() throws -> Int {
-    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-    defer { close(fd) }
+    let (fd, port) = try boundLoopbackSocket()
+    close(fd)
+    return port
+}
+
+/// A TCP socket bound to a free port on 127.0.0.1 and not listening: while it is open, every connect to the port is
+/// refused. The caller closes it.
+func boundLoopbackSocket() throws -> (fd: Int32, port: Int) {
+    let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+    guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_addr.s_addr = inet_addr("127.0.0.1")
@@ -148,8 +156,12 @@ func freeLoopbackPort() throws -> Int {
             bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0
         }
     }
-    guard ok else { throw HarnessError("cannot find a free port: \(String(cString: strerror(errno)))") }
-    return Int(UInt16(bigEndian: address.sin_port))
+    guard ok else {
+        let reason = String(cString: strerror(errno))
+        close(fd)
+        throw HarnessError("cannot find a free port: \(reason)")
+    }
+    return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
 extension DaemonProcess {
