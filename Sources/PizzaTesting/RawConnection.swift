@@ -20,7 +20,8 @@ public final class RawConnection {
         // The descriptor is kept only once connected. A class whose stored properties are all set runs its
         // `deinit` when its initializer throws, so a failed connect that closed `self.fd` would close it twice,
         // the second time closing whatever another thread had opened under that number meanwhile.
-        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        // Close-on-exec: a program another test starts meanwhile must not hold this connection open after it.
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket: \(String(cString: strerror(errno)))") }
         let result = pizzad_connect_unix(fd, path)
         guard result == 0 else {

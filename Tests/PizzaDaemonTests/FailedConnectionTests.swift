@@ -28,7 +28,8 @@ struct FailedConnectionTests {
             defer { finished.signal() }
             while !stop.value {
                 var ends: [Int32] = [0, 0]
-                guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0, &ends) == 0 else { continue }
+                guard socketpair(AF_UNIX, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0, &ends) == 0
+                else { continue }
                 var byte: UInt8 = 42
                 let through =
                     send(ends[1], &byte, 1, Int32(MSG_NOSIGNAL)) == 1
