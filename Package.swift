@@ -75,8 +75,15 @@ let package = Package(
         .target(
             name: "PizzaProtocol",
             dependencies: ["PizzaCore", .product(name: "NIOCore", package: "swift-nio")],
-            swiftSettings: strict
+            swiftSettings: strict,
+            plugins: ["VersionPlugin"]
         ),
+        // The version, written once in debian/changelog, compiled into PizzaProtocol's PizzadVersion.
+        .executableTarget(name: "pizzad-version", path: "Tools/pizzad-version", swiftSettings: strict),
+        .plugin(name: "VersionPlugin", capability: .buildTool(), dependencies: ["pizzad-version"]),
+        // Writes pizzad(8) and pizzad.yaml(5) from the daemon's options and configuration schema (debian/rules).
+        .executableTarget(
+            name: "pizzad-manual", dependencies: ["PizzaDaemon"], path: "Tools/pizzad-manual", swiftSettings: strict),
         // A NIO client for the control socket (pizzactl, tests, benchmarks).
         .target(
             name: "PizzaClient",
@@ -149,8 +156,9 @@ let package = Package(
                 "PizzaClient", "PizzaProtocol", "PizzaCore", "PizzaStorage", "SQLite", "PizzaTesting", "CSystemShims",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
             ],
-            // socketwork.c is built and run by pizzabench itself, like ../shared/bench/samework.c.
-            exclude: ["SocketWork"],
+            // socketwork.c and the baselines (Baselines/: samework.c, sqlite-limit.c, pg-samework.sql) are built and run by
+            // pizzabench itself.
+            exclude: ["SocketWork", "Baselines"],
             swiftSettings: strict
         ),
         // What tests and the full crash runs share: a raw socket connection, hostile request lines, the power-cut file

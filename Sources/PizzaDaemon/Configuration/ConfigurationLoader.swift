@@ -124,21 +124,34 @@ public struct ConfigurationLoader: Sendable {
         func text(_ key: String) -> String? {
             reader.string(forKey: ConfigKey(stringLiteral: key)).flatMap { $0.isEmpty ? nil : $0 }
         }
-        func checked<T>(_ key: String, default fallback: T, _ parse: (String) -> T?) throws -> T {
-            guard let raw = text(key) else { return fallback }
-            guard let value = parse(raw) else {
-                throw ConfigurationError(
-                    source: source(of: key, file: file), key: key, problem: "'\(raw)' is not allowed",
-                    allowed: ConfigurationSchema.allowed(for: key))
+        /// The value at `key`, checked with `parse`; else its default from ``ConfigurationSchema/keys``, read the
+        /// same way; else nil.
+        func setting<T>(_ key: String, _ parse: (String) -> T?) throws -> T? {
+            if let raw = text(key) {
+                guard let value = parse(raw) else {
+                    throw ConfigurationError(
+                        source: source(of: key, file: file), key: key, problem: "'\(raw)' is not allowed",
+                        allowed: ConfigurationSchema.allowed(for: key))
+                }
+                return value
+            }
+            guard let fallback = ConfigurationSchema.key(key)?.defaultValue else { return nil }
+            guard let value = parse(fallback) else {
+                preconditionFailure("\(key): the schema's default '\(fallback)' fails its own check")
             }
             return value
         }
-        /// A whole-number setting, checked against its range in ``ConfigurationSchema/integers``.
-        func integer(_ key: String, default fallback: Int) throws -> Int {
-            guard let range = ConfigurationSchema.integers[key]?.range else {
-                preconditionFailure("\(key) has no range")
+        /// A setting that always has a value: its default is in the schema.
+        func defaulted<T>(_ key: String, _ parse: (String) -> T?) throws -> T {
+            guard let value = try setting(key, parse) else {
+                preconditionFailure("\(key) has no default in the schema")
             }
-            return try checked(key, default: fallback) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
+            return value
+        }
+        /// A whole-number setting, checked against its range in ``ConfigurationSchema/keys``.
+        func integer(_ key: String) throws -> Int {
+            guard let range = ConfigurationSchema.range(of: key) else { preconditionFailure("\(key) has no range") }
+            return try defaulted(key) { Int($0).flatMap { range.contains($0) ? $0 : nil } }
         }
         func list(_ key: String) throws -> [String] {
             let values = reader.stringArray(forKey: ConfigKey(stringLiteral: key)) ?? []
@@ -171,48 +184,45 @@ public struct ConfigurationLoader: Sendable {
                 return value
             }
             return ReplicationConfiguration(
-                shopID: try checked("replication.shopId", default: try required("replication.shopId")) {
-                    ReplicationConfiguration.isShopID($0) ? $0 : nil
-                },
+                shopID: try setting("replication.shopId") { ReplicationConfiguration.isShopID($0) ? $0 : nil }
+                    ?? required("replication.shopId"),
                 host: host,
-                port: try integer("replication.postgres.port", default: 5432),
+                port: try integer("replication.postgres.port"),
                 database: try required("replication.postgres.database"),
                 user: try required("replication.postgres.user"),
                 passwordFile: text("replication.postgres.passwordFile"),
-                tls: try checked("replication.postgres.tls", default: .prefer) {
+                tls: try defaulted("replication.postgres.tls") {
                     ReplicationConfiguration.TLSMode(rawValue: $0.lowercased())
                 },
-                caFile: try checked("replication.postgres.caFile", default: String?.none) { path -> String?? in
-                    ReplicationConfiguration.isCertificateFile(path) ? .some(path) : .none
+                caFile: try setting("replication.postgres.caFile") { path in
+                    ReplicationConfiguration.isCertificateFile(path) ? path : nil
                 },
-                batchSize: try integer("replication.batchSize", default: 500),
-                timeoutSeconds: try integer("replication.timeoutSeconds", default: 30))
+                batchSize: try integer("replication.batchSize"),
+                timeoutSeconds: try integer("replication.timeoutSeconds"))
         }
         let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
-        let menu = try tree.map { try ConfigurationSchema.menu(from: $0, file: file ?? "") } ?? Menu.standard
+        let menu = try tree.map { try MenuConfiguration.menu(from: $0, file: file ?? "") } ?? Menu.standard
         return DaemonConfiguration(
             file: file,
             databasePath: text("database.path") ?? stateDirectory.map { "\($0)/pizzad.sqlite" }
                 ?? ".pizzad/pizzad.sqlite",
             migrationsPath: text("database.migrations"),
-            synchronous: try checked("database.synchronous", default: .full) {
+            synchronous: try defaulted("database.synchronous") {
                 let level = ConnectionSettings.Synchronous(rawValue: $0.uppercased())
                 return level == .full || level == .extra ? level : nil
             },
-            busyTimeoutMilliseconds: try integer("database.busyTimeoutMs", default: 5000),
+            busyTimeoutMilliseconds: try integer("database.busyTimeoutMs"),
             socketPath: text("socket.path") ?? runtimeDirectory.map { "\($0)/pizzad.sock" } ?? ".pizzad/pizzad.sock",
-            socketMode: try checked("socket.mode", default: 0o660) { ConfigurationSchema.parseMode($0) },
+            socketMode: try defaulted("socket.mode") { ConfigurationSchema.parseMode($0) },
             socketGroup: text("socket.group"),
-            maxConnections: try integer("socket.maxConnections", default: 1024),
-            shutdownGraceSeconds: try integer("shutdown.graceSeconds", default: 10),
-            logLevel: try checked("log.level", default: .info) { Logger.Level(rawValue: $0.lowercased()) },
+            maxConnections: try integer("socket.maxConnections"),
+            shutdownGraceSeconds: try integer("shutdown.graceSeconds"),
+            logLevel: try defaulted("log.level") { Logger.Level(rawValue: $0.lowercased()) },
             operators: try list("access.operators"),
             readers: try list("access.readers"),
             menu: menu,
-            metricsListen: try checked("metrics.listen", default: ListenAddress?.none) {
-                ListenAddress(parsing: $0).map(Optional.some)
-            },
+            metricsListen: try setting("metrics.listen") { ListenAddress(parsing: $0) },
             replication: try replication())
     }
 }

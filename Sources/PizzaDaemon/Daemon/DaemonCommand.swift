@@ -15,25 +15,55 @@ struct DaemonCommand {
         let description: String
     }
 
-    static let usage = """
-        usage: pizzad [--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]
-               pizzad --check-config [--config PATH]
-               pizzad --migrate-central [--config PATH]
-               pizzad --version
+    /// One option of pizzad's command line, as `--help` and `pizzad(8)` show it.
+    struct Option: Sendable {
+        var flag: String
+        var value: String?
+        var help: String
+    }
 
-        Tracks a pizza shop's orders in SQLite and serves them on a Unix control socket (use pizzactl).
+    /// Every option, in the order `--help` and the manual list them.
+    static let options: [Option] = [
+        Option(
+            flag: "--config", value: "PATH",
+            help: "configuration file (default: $PIZZAD_CONFIG, /etc/pizzad/pizzad.yaml under systemd, "
+                + "config/pizzad.yaml in the working directory, else built-in defaults)"),
+        Option(
+            flag: "--database", value: "PATH",
+            help: "SQLite database (default: $PIZZAD_DATABASE, .pizzad/pizzad.sqlite)"),
+        Option(flag: "--socket", value: "PATH", help: "control socket (default: $PIZZAD_SOCKET, .pizzad/pizzad.sock)"),
+        Option(flag: "--log-level", value: "LEVEL", help: "trace, debug, info, notice, warning, error or critical"),
+        Option(
+            flag: "--check-config", value: nil,
+            help: "check the configuration (file, environment and flags) as a start or a reload would read it, "
+                + "print the verdict and exit: 0 good, 78 refused (ExecReload runs this)"),
+        Option(
+            flag: "--migrate-central", value: nil,
+            help: "create or upgrade the central PostgreSQL schema (replication.postgres, connecting as the database "
+                + "owner), print the version and exit: 0 done, 1 failed, 78 bad configuration"),
+        Option(flag: "--version", value: nil, help: "print the version and exit"),
+    ]
 
-          --config PATH      configuration file (default: $PIZZAD_CONFIG, /etc/pizzad/pizzad.yaml under systemd,
-                             config/pizzad.yaml in the working directory, else built-in defaults)
-          --database PATH    SQLite database (default: $PIZZAD_DATABASE, .pizzad/pizzad.sqlite)
-          --socket PATH      control socket (default: $PIZZAD_SOCKET, .pizzad/pizzad.sock)
-          --log-level LEVEL  trace, debug, info, notice, warning, error or critical
-          --check-config     check the configuration (file, environment and flags) as a start or a reload would
-                             read it, print the verdict and exit: 0 good, 78 refused (ExecReload runs this)
-          --migrate-central  create or upgrade the central PostgreSQL schema (replication.postgres, connecting as
-                             the database owner), print the version and exit: 0 done, 1 failed, 78 bad configuration
-          --version          print the version and exit
-        """
+    static let synopsis = [
+        "[--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]",
+        "--check-config [--config PATH]",
+        "--migrate-central [--config PATH]",
+        "--version",
+    ]
+
+    static let summary =
+        "Tracks a pizza shop's orders in SQLite and serves them on a Unix control socket (use pizzactl)."
+
+    static var usage: String {
+        var lines = ["usage: pizzad " + synopsis[0]]
+        lines += synopsis.dropFirst().map { "       pizzad " + $0 }
+        lines += ["", summary, ""]
+        for option in options {
+            let name = option.flag + (option.value.map { " " + $0 } ?? "")
+            lines.append("  " + name.padding(toLength: 19, withPad: " ", startingAt: 0) + option.help)
+        }
+        return lines.joined(separator: "\n")
+    }
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Action {
         var flags = ConfigurationLoader.Flags()

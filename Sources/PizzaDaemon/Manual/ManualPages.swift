@@ -1,0 +1,110 @@
+import PizzaProtocol
+
+/// `pizzad(8)` and `pizzad.yaml(5)`, written from the code they describe: the command line from
+/// `DaemonCommand.options`, the exit codes from `Daemon.ExitCode`, every key from ``ConfigurationSchema/keys``.
+/// `Tools/pizzad-manual` writes them at package build time (debian/rules), so the pages cannot drift.
+public enum ManualPages {
+    /// Every page: file name and mdoc source.
+    public static func all(date: String) -> [(file: String, source: String)] {
+        [("pizzad.8", daemon(date: date)), ("pizzad.yaml.5", configuration(date: date))]
+    }
+
+    /// `pizzad(8)`.
+    public static func daemon(date: String) -> String {
+        var page = ManualText.page(name: "pizzad", section: 8, date: date, description: "pizza shop order daemon")
+        page.section("SYNOPSIS")
+        for line in DaemonCommand.synopsis {
+            page.request("Nm")
+            page.text(line)
+            page.request("br")
+        }
+        page.section("DESCRIPTION")
+        page.text(DaemonText.description)
+        page.section("OPTIONS")
+        page.list(
+            DaemonCommand.options.map { option in
+                ("Fl " + option.flag.dropFirst() + (option.value.map { " Ar " + $0 } ?? ""), option.help)
+            })
+        page.section("ENVIRONMENT")
+        page.list(DaemonText.environment.map { ("Ev " + $0.name, $0.text) })
+        page.section("FILES")
+        page.list(DaemonText.files.map { ("Pa " + $0.path, $0.text) })
+        page.section("SIGNALS")
+        let live = ConfigurationSchema.keys.filter { $0.applied == .onReload }.map(\.path)
+        page.list([
+            ("Dv SIGTERM , SIGINT", DaemonText.stopping),
+            (
+                "Dv SIGHUP",
+                "Re-reads the configuration (systemctl reload pizzad). Applied at once: \(live.joined(separator: ", ")). "
+                    + "Every other key needs a restart; the log says which changed. A refused file keeps the running "
+                    + "configuration."
+            ),
+        ])
+        page.section("EXIT STATUS")
+        page.list([
+            ("\(Daemon.ExitCode.ok)", "stopped cleanly, or the requested check or action succeeded"),
+            ("\(Daemon.ExitCode.failure)", "failed while running (the log says why); systemd restarts it"),
+            ("\(Daemon.ExitCode.usage)", "bad command line (EX_USAGE)"),
+            (
+                "\(Daemon.ExitCode.badDatabase)",
+                "a database pizzad must not touch (EX_DATAERR): written by a newer pizzad, a changed migration, "
+                    + "not a pizzad database"
+            ),
+            ("\(Daemon.ExitCode.badConfiguration)", "a refused configuration (EX_CONFIG): the message names the key"),
+        ])
+        page.text(
+            "systemd does not restart pizzad after 64, 65 or 78 (RestartPreventExitStatus=): a restart cannot fix them."
+        )
+        page.section("SYSTEMD")
+        page.text(DaemonText.systemd)
+        page.section("SEE ALSO")
+        page.text("pizzactl(1), pizzad.yaml(5), systemd.service(5), systemd.socket(5), sqlite3(1)")
+        page.text("The operator's guide: /usr/share/doc/pizzad/OPERATIONS.md")
+        return page.source
+    }
+
+    /// `pizzad.yaml(5)`.
+    public static func configuration(date: String) -> String {
+        var page = ManualText.page(
+            name: "pizzad.yaml", section: 5, date: date, description: "pizzad configuration file")
+        page.section("SYNOPSIS")
+        page.text("/etc/pizzad/pizzad.yaml")
+        page.section("DESCRIPTION")
+        page.text(ConfigurationText.description)
+        var sections: [String] = []
+        for key in ConfigurationSchema.keys {
+            let section = String(key.path.prefix { $0 != "." })
+            if !sections.contains(section) { sections.append(section) }
+        }
+        page.section("KEYS")
+        for section in sections {
+            page.request("Ss \(section)")
+            page.list(
+                ConfigurationSchema.keys.filter { $0.path.hasPrefix(section + ".") }.map { key in
+                    var lines = [
+                        key.summary,
+                        "Type: \(key.typeDescription). Default: \(key.defaultDescription).",
+                        "Allowed: \(key.allowedDescription).",
+                        key.applied == .onReload
+                            ? "Reload: applied at once by systemctl reload pizzad (SIGHUP)."
+                            : "Reload: needs a restart.",
+                    ]
+                    let sources = key.alsoFrom + (key.kind == .menu ? [] : [key.environmentVariable])
+                    lines.append("Also: \(sources.joined(separator: ", ")).")
+                    return ("Cm " + key.path, lines.joined(separator: "\n"))
+                })
+        }
+        page.section("EXAMPLES")
+        page.request("Bd -literal -offset indent")
+        page.text(ConfigurationText.example)
+        page.request("Ed")
+        page.section("FILES")
+        page.list([
+            ("Pa /etc/pizzad/pizzad.yaml", "installed by the package, every key in it commented"),
+            ("Pa config/pizzad.yaml", "in a source tree, read by swift run pizzad"),
+        ])
+        page.section("SEE ALSO")
+        page.text("pizzad(8), pizzactl(1)")
+        return page.source
+    }
+}
