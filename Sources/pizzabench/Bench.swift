@@ -4,7 +4,7 @@ import Foundation
 enum Bench {
     static func now() -> UInt64 { DispatchTime.now().uptimeNanoseconds }
 
-    /// Builds a C benchmark program (`../shared/bench/samework.c`, `SocketWork/socketwork.c`) with gcc against
+    /// Builds a C benchmark program (`Baselines/samework.c`, `SocketWork/socketwork.c`) with gcc against
     /// libsqlite3 and libcrypto (`.ci/run` installs gcc, libsqlite3-dev and libssl-dev).
     static func buildC(_ source: String, into binary: String, flags: [String] = []) throws {
         try run(

@@ -1,7 +1,7 @@
 import Foundation
 import PizzaTesting
 
-/// The peer: `../shared/bench/pg-samework.sql`, the same rows in PostgreSQL 15 through one function call per
+/// The peer: `Baselines/pg-samework.sql`, the same rows in PostgreSQL 15 through one function call per
 /// order, driven by `pgbench` with as many clients as pizzad gets. A throw-away cluster (`initdb` in the run's
 /// folder, fsync on, `synchronous_commit=on`) reached over its Unix socket.
 final class PostgresPeer {

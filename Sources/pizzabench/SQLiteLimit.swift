@@ -1,6 +1,6 @@
 import Foundation
 
-/// The physical limit on this machine: `../shared/bench/sqlite-limit.c`, built and run in the same run.
+/// The physical limit on this machine: `Baselines/sqlite-limit.c`, built and run in the same run.
 struct SQLiteLimit {
     let modeA: Double
     let modeC: Double

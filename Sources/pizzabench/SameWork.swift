@@ -1,6 +1,6 @@
 import Foundation
 
-/// The ceiling: `../shared/bench/samework.c`, the same rows as `order.create` (two pizzas, placed, with the audit
+/// The ceiling: `Baselines/samework.c`, the same rows as `order.create` (two pizzas, placed, with the audit
 /// entry and its SHA-256 hash) written by plain C on the project's own migrations with group commit, built and
 /// run in the same run as pizzad.
 struct SameWork {

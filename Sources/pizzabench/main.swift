@@ -8,7 +8,7 @@ import SQLite
 //
 //   swift run -c release pizzabench [--seconds S] [--orders N] [--limit-source PATH] [--target-rounds N]
 //
-// It builds ../shared/bench/sqlite-limit.c and samework.c (the same-work ceiling), starts a throw-away PostgreSQL for
+// It builds Baselines/sqlite-limit.c and samework.c (the same-work ceiling), starts a throw-away PostgreSQL for
 // pg-samework.sql (the peer), starts the release pizzad beside this binary on fresh databases, and drives it over the
 // control socket. 16 clients, the targets' count, runs three rounds back to back (--target-rounds); the last line is
 // pizzad over the same-work ceiling at 16 clients in the median round.
@@ -18,7 +18,7 @@ var bigOrders = 1_000_000
 var limitSource: String = {
     var url = URL(fileURLWithPath: #filePath)
     for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("../shared/bench/sqlite-limit.c").standardized.path
+    return url.appendingPathComponent("Sources/pizzabench/Baselines/sqlite-limit.c").path
 }()
 /// The project's migrations, which samework.c applies as pizzad does.
 let migrationsDirectory: String = {
@@ -226,18 +226,18 @@ print("")
 // (PostgreSQL through pgbench with as many clients), each client count's four runs back to back. The targets' count,
 // 16 clients, runs its four steps `targetRounds` times: this machine's speed drifts from one step to the next, and
 // the median round says more than any one of them.
-let sharedBench = URL(fileURLWithPath: limitSource).deletingLastPathComponent().path
+let baselines = URL(fileURLWithPath: limitSource).deletingLastPathComponent().path
 var peakRSS = 0.0
 /// The 16-client round with the median pizzad/ceiling ratio.
 var sixteen: (pizzad: LoadResult, ceiling: SameWork.Result)?
 var rows: [[String]] = []
 if sections.contains("create") {
     let sameWork = try SameWork(
-        source: sharedBench + "/samework.c", migrations: migrationsDirectory, directory: work)
+        source: baselines + "/samework.c", migrations: migrationsDirectory, directory: work)
     let socketWork = try SocketWork(migrations: migrationsDirectory, directory: work)
     let peer: PostgresPeer?
     do {
-        peer = try PostgresPeer(sql: sharedBench + "/pg-samework.sql", directory: work)
+        peer = try PostgresPeer(sql: baselines + "/pg-samework.sql", directory: work)
     } catch {
         print("PostgreSQL peer not measured: \(error)")
         peer = nil
