@@ -5,7 +5,7 @@ public import Prometheus
 /// Counts what the repository commits, through swift-metrics into a Prometheus registry.
 ///
 /// A repository subscriber on the after-commit phase: it never slows or fails a change. Every metric it exports
-/// is in ``help`` (and the README's metrics table): orders created, transitions, orders per status, the time each
+/// is in ``help`` (and the metrics table in docs/OPERATIONS.md): orders created, transitions, orders per status, the time each
 /// order spends in each stage, cancellations, failed changes by error, and the writer's group commits.
 public final class MetricsCollector: OrderRepositoryDelegate {
     /// The registry the metrics live in; ``render()`` writes it out.

@@ -65,11 +65,11 @@ public enum ReplicationError: Error, CustomStringConvertible, Sendable, Equatabl
                 + "(\(detail)); run `pizzad --migrate-central` once with the database owner's role"
         case .schemaMismatch(let detail): "the central schema does not match this pizzad: \(detail)"
         case .diverged(let detail):
-            "diverged: \(detail); shipping stopped, nothing central was overwritten (see the README, \"Replication\")"
+            "diverged: \(detail); shipping stopped, nothing central was overwritten (see OPERATIONS.md, \"Replication\")"
         case .shopCollision(let detail): "shop collision: \(detail); shipping stopped"
         case .tampered(let seq, let detail):
             "audit entry \(seq) \(detail); shipping stopped before it, everything earlier is central "
-                + "(run `pizzactl audit verify` and see the README, \"Replication\")"
+                + "(run `pizzactl audit verify` and see OPERATIONS.md, \"Replication\")"
         case .timedOut(let operation, let seconds): "\(operation) got no answer from PostgreSQL within \(seconds) s"
         case .central(let detail): "PostgreSQL refused the batch: \(detail)"
         }

@@ -47,7 +47,7 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
             "\(path) is an SQLite database of another program (\(detail)); pizzad will not touch it: "
                 + "point --database at a pizzad database or at a new path"
         case .damaged(let path, let message):
-            "\(path) is damaged (\(message)); restore it from a backup (see README: Backups), "
+            "\(path) is damaged (\(message)); restore it from a backup (see OPERATIONS.md, \"Backups and restore\"), "
                 + "or inspect it with: sqlite3 \(path) 'PRAGMA integrity_check'"
         case .newerSchema(let path, let found, let known):
             "\(path) has schema version \(found), written by a newer pizzad; this pizzad knows up to \(known): "

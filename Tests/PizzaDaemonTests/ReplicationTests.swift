@@ -93,12 +93,12 @@ private final class Centre: Sendable {
     }
 }
 
-/// The statements of the README's "Head-office queries" block.
+/// The statements of the operator's guide's "Head-office queries" block (docs/OPERATIONS.md, "Replication").
 private func headOfficeQueries() throws -> [String] {
-    let readme = try String(contentsOfFile: Binaries.repository + "/README.md", encoding: .utf8)
+    let readme = try String(contentsOfFile: Binaries.repository + "/docs/OPERATIONS.md", encoding: .utf8)
     guard let marker = readme.range(of: "<!-- head-office queries -->\n```sql\n"),
         let end = readme.range(of: "\n```", range: marker.upperBound..<readme.endIndex)
-    else { throw HarnessError("README.md has no head-office queries block") }
+    else { throw HarnessError("docs/OPERATIONS.md has no head-office queries block") }
     return readme[marker.upperBound..<end.lowerBound].components(separatedBy: ";\n").map {
         $0.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: "\n")
     }.filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
@@ -255,7 +255,7 @@ struct ReplicationTests {
             let daemonStatus = try daemon.pizzactl(["--json", "status"]).stdout
             #expect(daemonStatus.contains("\"replication\""), "\(daemonStatus)")
         }
-        // The README's head-office queries run and add up: every order counted once per shop, a delivered order's
+        // The guide's head-office queries run and add up: every order counted once per shop, a delivered order's
         // revenue, nothing late yet.
         for _ in 0..<5 where try sqlite3(berlin.database, "SELECT status FROM carts WHERE id = 1") != "delivered" {
             #expect(try berlin.pizzactl(["order", "advance", "1"]).status == 0)

@@ -2,7 +2,7 @@ import CSystemShims
 import Foundation
 
 /// File-system steps that survive a power cut, not only a crash: a new name is durable only once its folder is
-/// fsynced, and a file's data only once the file is (see README: Power loss).
+/// fsynced, and a file's data only once the file is (see docs/TESTING.md, "Power loss").
 public enum DurableFiles {
     /// Makes `path` and any missing parents with `permissions`, fsyncing the folder each new one was made in, so
     /// the folders (and what is later made durable in them) are still there after a power cut.
