@@ -2,60 +2,122 @@ import Foundation
 import PizzaTesting
 import Testing
 
-/// Whether a booted systemd can be had; prints why not when it cannot (the test is then skipped).
+/// Whether a booted systemd and the package tools can be had; prints why not when they cannot (the test is then
+/// skipped).
 let bootedSystemAvailable: Bool = {
-    guard let reason = BootedSystem.unavailableReason else { return true }
+    guard let reason = BootedSystem.unavailableReason ?? DebianPackages.unavailableReason else { return true }
     print("skipping the booted-systemd test: \(reason)")
     return false
 }()
 
-/// `systemctl start pizzad` as an operator meets it: installed with `systemd/install.sh` into a Debian root file
-/// system, started by a real systemd (PID 1 in a `systemd-nspawn -b` container), checked step by step.
-@Suite("systemctl start pizzad under a real systemd", .serialized, .enabled(if: bootedSystemAvailable))
+/// `apt install ./pizzad_*.deb` as an operator meets it: the package built from this tree, installed over the one
+/// built from the tree before it (0.2.0) into a Debian root file system, run by a real systemd (PID 1 in a
+/// `systemd-nspawn -b` container), checked step by step, then removed and purged.
+@Suite("apt install pizzad under a real systemd", .serialized, .enabled(if: bootedSystemAvailable))
 struct SystemdBootTests {
     @Test(
-        "install, enable, serve, access, reload, socket activation, watchdog, kill -9, stop, security, sqlite3, upgrade"
+        "install 0.2.0, upgrade, serve, access, reload, socket activation, watchdog, kill -9, stop, security, man, a newer database, remove, purge"
     )
     func operatorChecks() async throws {
         try await withMachine(heavy: true) {
-            let binaries = try BootedSystem.releaseBinaries()
+            let previous = try DebianPackages.previous()
+            let current = try DebianPackages.current()
+            let version = try DebianPackages.currentVersion
+            if Binaries.available("lintian") {
+                let lint = try run("lintian", ["--pedantic", current], timeout: 600)
+                let findings = lint.stdout.split(separator: "\n").filter { $0.hasPrefix("E:") || $0.hasPrefix("W:") }
+                #expect(findings.isEmpty, "lintian --pedantic:\n\(findings.joined(separator: "\n"))")
+            } else {
+                print("lintian is not installed: the package's lintian check is skipped")
+            }
             let system = try BootedSystem { root in
-                // As the README says for packagers, into the container's root.
-                let installed = try run(
-                    Binaries.repository + "/systemd/install.sh", [],
-                    environment: ["DESTDIR": root, "PREFIX": "/usr", "BUILD_DIR": binaries],
-                    directory: Binaries.repository,
-                    timeout: 300)
-                guard installed.status == 0 else { throw HarnessError("install.sh: \(installed)") }
-                // The packager's note names the steps the target system still needs.
-                guard installed.stdout.contains("systemd-sysusers"), installed.stdout.contains("daemon-reload") else {
-                    throw HarnessError("install.sh with DESTDIR does not say what the target must run: \(installed)")
+                try FileManager.default.createDirectory(atPath: root + "/root/debs", withIntermediateDirectories: true)
+                for deb in [previous, current] {
+                    let name = (deb as NSString).lastPathComponent
+                    try FileManager.default.copyItem(atPath: deb, toPath: root + "/root/debs/" + name)
                 }
             }
             defer { system.shutdown() }
+            let previousDeb = "/root/debs/" + (previous as NSString).lastPathComponent
+            let currentDeb = "/root/debs/" + (current as NSString).lastPathComponent
 
-            // MARK: installed as the README says
-            let size = try system.sh("stat -c %s /usr/bin/pizzad /usr/bin/pizzactl")
-            let bytes = size.stdout.split(separator: "\n").compactMap { Int($0) }
-            #expect(
-                bytes.count == 2 && bytes.allSatisfy { $0 < 80_000_000 }, "installed binaries are not stripped: \(size)"
-            )
-            try step(system, "systemd-sysusers")
-            try step(system, "systemctl daemon-reload")
-            try step(system, "useradd -m -G pizzad alice && useradd -m mallory")
-            try step(system, "systemctl enable --now pizzad.socket pizzad", timeout: 120)
-            if try waitUntilActive(system) == nil {
+            // MARK: the package before this one, installed as an operator would, with orders in it
+            try step(system, "apt-get install -y \(previousDeb)", timeout: 300)
+            guard try waitUntilActive(system) != nil else {
                 let evidence = try system.sh(
                     "systemctl status pizzad --no-pager; journalctl -u pizzad --no-pager | tail -50")
-                Issue.record("pizzad did not become active:\n\(evidence)")
+                Issue.record("pizzad \(DebianPackages.previousVersion) did not become active:\n\(evidence)")
                 return
             }
+            try step(system, "useradd -m -G pizzad alice && useradd -m mallory")
+            for user in [nil, "alice"] as [String?] {
+                try step(system, "pizzactl order new --ref before-\(user ?? "root") --place cheese:L", user: user)
+            }
+            try step(
+                system,
+                "sed -i 's/^  kinds:$/  kinds:\\n    calzone:\\n      prices: {M: 1000}\\n      size: M/' /etc/pizzad/pizzad.yaml"
+            )
+            try step(system, "systemctl reload pizzad && pizzactl order new --place calzone")
+            let ordersBeforeUpgrade = try orderRows(system)
+            let readyBefore = try readyLines(system)
+
+            // MARK: upgrade: one restart, migrations applied before READY=1, every order and the edited file kept
+            let upgrade = try step(
+                system,
+                "DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold \(currentDeb)",
+                timeout: 300)
+            #expect(try waitUntilActive(system) != nil, "pizzad is not active after the upgrade:\n\(upgrade)")
+            let readyAfter = try readyLines(system)
+            let restarts = try system.sh("journalctl -u pizzad -o cat --no-pager | grep -E ' ready|Stopping|Started'")
+            #expect(readyAfter == readyBefore + 1, "the upgrade did not restart pizzad exactly once:\n\(restarts)")
+            let running = try step(system, "pizzactl --json status").stdout
+            #expect(running.contains("\"version\":\"\(version)\""), "the running pizzad is not \(version): \(running)")
+            #expect(try step(system, "pizzad --version").stdout.hasPrefix("pizzad \(version) "))
+            #expect(
+                try step(system, "pizzactl --version").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == version
+            )
+            let applied = try step(
+                system,
+                "sqlite3 /var/lib/pizzad/pizzad.sqlite 'SELECT count(*) FROM schema_migrations'; ls /usr/share/pizzad/migrations/*.sql | wc -l"
+            ).stdout.split(separator: "\n")
+            #expect(applied.count == 2 && applied[0] == applied[1], "migrations applied against shipped: \(applied)")
+            #expect(try orderRows(system) == ordersBeforeUpgrade, "orders changed across the upgrade")
+            try step(system, "pizzactl audit verify")
+            try step(system, "grep -q calzone /etc/pizzad/pizzad.yaml && pizzactl order new --place calzone")
+            // The shipped file changed between the two versions: dpkg kept the edited one and put the new one beside it.
+            try step(
+                system,
+                "test -f /etc/pizzad/pizzad.yaml.dpkg-dist && ! grep -q calzone /etc/pizzad/pizzad.yaml.dpkg-dist")
+
+            // MARK: where the package put things
+            try step(
+                system,
+                "test -x /usr/sbin/pizzad && test -x /usr/bin/pizzactl && test -f /usr/share/pizzad/migrations/0001_initial.sql && test -f /usr/share/pizzad/migrations/central/0001_central.sql && test -f /usr/share/pizzad/monitoring/pizzad-alerts.yml && test -f /lib/systemd/system/pizzad-metrics.socket && test -f /usr/lib/sysusers.d/pizzad.conf && test -f /usr/share/bash-completion/completions/pizzactl && test -f /usr/share/zsh/vendor-completions/_pizzactl && test -f /usr/share/fish/vendor_completions.d/pizzactl.fish && test -f /usr/share/doc/pizzad/copyright && test -f /usr/share/doc/pizzad/changelog.gz"
+            )
+            let conffiles = try step(system, "cat /var/lib/dpkg/info/pizzad.conffiles").stdout
+            #expect(conffiles.contains("/etc/pizzad/pizzad.yaml"), "pizzad.yaml is not a conffile: \(conffiles)")
+            let manuals = try step(system, "man -w pizzactl pizzad pizzad.yaml").stdout
+            for page in ["man1/pizzactl.1", "man8/pizzad.8", "man5/pizzad.yaml.5"] {
+                #expect(manuals.contains(page), "man -w does not find \(page): \(manuals)")
+            }
+            let socketMode = try step(system, "stat -c '%a %G' /run/pizzad/pizzad.sock").stdout
+            #expect(socketMode.trimmingCharacters(in: .whitespacesAndNewlines) == "660 pizzad", "\(socketMode)")
+            #expect(
+                try system.sh("systemctl is-enabled pizzad.socket pizzad pizzad-metrics.socket").stdout
+                    .split(separator: "\n") == ["enabled", "enabled", "disabled"])
+            try step(system, "systemd-analyze verify pizzad.service pizzad.socket pizzad-metrics.socket")
+            let size = try system.sh("stat -c %s /usr/sbin/pizzad /usr/bin/pizzactl")
+            let bytes = size.stdout.split(separator: "\n").compactMap { Int($0) }
+            #expect(
+                bytes.count == 2 && bytes.allSatisfy { $0 < 100_000_000 },
+                "installed binaries are not stripped: \(size)"
+            )
 
             // MARK: status, journal
             let status = try system.sh("systemctl status pizzad --no-pager")
             #expect(status.stdout.contains("Status: \"serving"), "no STATUS= line in systemctl status:\n\(status)")
             let documentation = try system.sh("systemctl show -p Documentation --value pizzad")
-            #expect(documentation.stdout.contains("/usr/share/doc/pizzad/README.md"), "\(documentation)")
+            #expect(documentation.stdout.contains("man:pizzad(8)"), "\(documentation)")
 
             // MARK: pizzactl as root, as a member of group pizzad, as an outsider
             for user in [nil, "alice"] as [String?] {
@@ -81,10 +143,10 @@ struct SystemdBootTests {
             // MARK: reload: a new kind is orderable at once; a refused file fails the command the operator typed
             try step(
                 system,
-                "sed -i 's/^  kinds:$/  kinds:\\n    calzone:\\n      prices: {M: 1000}\\n      size: M/' /etc/pizzad/pizzad.yaml"
+                "sed -i 's/^  kinds:$/  kinds:\\n    stromboli:\\n      prices: {M: 1100}\\n      size: M/' /etc/pizzad/pizzad.yaml"
             )
             try step(system, "systemctl reload pizzad")
-            try step(system, "pizzactl order new --place calzone")
+            try step(system, "pizzactl order new --place stromboli")
             try step(
                 system, "cp /etc/pizzad/pizzad.yaml /root/good.yaml && echo 'nonsense: [' >> /etc/pizzad/pizzad.yaml")
             let refused = try system.sh("systemctl reload pizzad")
@@ -188,22 +250,10 @@ struct SystemdBootTests {
                 system, "cp /etc/pizzad/pizzad.yaml /root/good.yaml && echo 'nonsense: [' >> /etc/pizzad/pizzad.yaml")
             for _ in 0..<8 { _ = try system.sh("pizzactl --timeout 2 status") }
             try step(system, "cp /root/good.yaml /etc/pizzad/pizzad.yaml")
-            // README, "Running under systemd": after fixing the cause.
+            // docs/OPERATIONS.md, "Running under systemd": after fixing the cause.
             try step(system, "systemctl reset-failed pizzad.socket pizzad; systemctl restart pizzad.socket pizzad")
             #expect(try waitUntilActive(system) != nil, "the documented recovery did not start pizzad")
             try step(system, "pizzactl status")
-
-            // MARK: upgrade: a newer build installed over the running one, restart, data intact
-            let before = try countOrders(system)
-            let reinstalled = try run(
-                Binaries.repository + "/systemd/install.sh", [],
-                environment: ["DESTDIR": system.root, "PREFIX": "/usr", "BUILD_DIR": binaries],
-                directory: Binaries.repository, timeout: 300)
-            #expect(reinstalled.status == 0, "\(reinstalled)")
-            try step(system, "systemctl daemon-reload && systemctl restart pizzad")
-            #expect(try waitUntilActive(system) != nil)
-            #expect(try countOrders(system) == before)
-            try step(system, "pizzactl audit verify")
 
             // MARK: the journal of a healthy daemon
             let warnings = try system.sh("journalctl -u pizzad -p warning --no-pager -o cat")
@@ -231,6 +281,54 @@ struct SystemdBootTests {
                 "{ journalctl -u pizzad --no-pager -o cat | grep -E '\(noisePattern)'; "
                     + "journalctl --no-pager -o cat | grep -E 'SIGSYS|dumped core|core dump'; } || true")
             #expect(noise.stdout.isEmpty, "the hardening shows in the journal:\n\(noise.stdout)")
+
+            // MARK: a database from a newer pizzad (a downgrade): refused by name, exit 65, no restart loop
+            try step(
+                system,
+                "sqlite3 /var/lib/pizzad/pizzad.sqlite \"INSERT INTO schema_migrations VALUES (9999, 'from_a_newer_pizzad', '\(String(repeating: "a", count: 64))', '2026-12-01T00:00:00.000Z')\""
+            )
+            _ = try system.sh("systemctl restart pizzad", timeout: 60)
+            try await Task.sleep(for: .seconds(3))
+            let refusedStart = try system.sh("systemctl show -p ActiveState -p ExecMainStatus -p NRestarts pizzad")
+                .stdout
+            #expect(
+                refusedStart.contains("ActiveState=failed") && refusedStart.contains("ExecMainStatus=65")
+                    && refusedStart.contains("NRestarts=0"),
+                "a newer database did not stop pizzad with 65 and no restart: \(refusedStart)")
+            let named = try system.sh(
+                "systemctl status pizzad --no-pager -n 20; journalctl -u pizzad -o cat --no-pager")
+            #expect(
+                named.stdout.contains("written by a newer pizzad"),
+                "the refusal is not named:\n\(named.stdout.suffix(3000))")
+            try step(
+                system,
+                "sqlite3 /var/lib/pizzad/pizzad.sqlite 'DELETE FROM schema_migrations WHERE version = 9999' && systemctl reset-failed pizzad && systemctl start pizzad"
+            )
+            #expect(try waitUntilActive(system) != nil)
+            let ordersBeforeRemoval = try countOrders(system)
+
+            // MARK: remove keeps configuration and database; purge keeps a database with orders and says where
+            try step(system, "apt-get remove -y pizzad", timeout: 120)
+            #expect(
+                try system.sh("systemctl is-active pizzad").stdout.hasPrefix("inactive"), "pizzad runs after remove")
+            try step(
+                system,
+                "! test -e /usr/sbin/pizzad && test -f /etc/pizzad/pizzad.yaml && grep -q calzone /etc/pizzad/pizzad.yaml"
+            )
+            #expect(try countOrders(system) == ordersBeforeRemoval)
+            let purged = try step(system, "apt-get purge -y pizzad 2>&1", timeout: 120)
+            #expect(
+                purged.stdout.contains("kept /var/lib/pizzad/pizzad.sqlite: it holds \(ordersBeforeRemoval) orders"),
+                "purge does not say where the orders are:\n\(purged.stdout)")
+            try step(system, "! test -e /etc/pizzad")
+            #expect(try countOrders(system) == ordersBeforeRemoval, "purge touched a database with orders")
+
+            // MARK: a shop that never took an order: purge leaves nothing behind
+            try step(system, "mv /var/lib/pizzad /root/kept-state && apt-get install -y \(currentDeb)", timeout: 300)
+            #expect(try waitUntilActive(system) != nil, "a fresh install did not start pizzad")
+            try step(system, "pizzactl status && test -f /var/lib/pizzad/pizzad.sqlite")
+            try step(system, "apt-get purge -y pizzad", timeout: 120)
+            try step(system, "! test -e /var/lib/pizzad/pizzad.sqlite && ! test -e /etc/pizzad")
         }
     }
 
@@ -257,6 +355,19 @@ struct SystemdBootTests {
             usleep(200_000)
         }
         return nil
+    }
+
+    /// Every order's id, status and total, in id order.
+    private func orderRows(_ system: BootedSystem) throws -> String {
+        try step(system, "sqlite3 /var/lib/pizzad/pizzad.sqlite 'SELECT id, status, total FROM carts ORDER BY id'")
+            .stdout
+    }
+
+    /// How many times a pizzad has said it is ready, in this boot's journal.
+    private func readyLines(_ system: BootedSystem) throws -> Int {
+        Int(
+            try system.sh("journalctl -u pizzad -o cat --no-pager | grep -c 'pizzad .* ready'").stdout
+                .trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
     }
 
     private func countOrders(_ system: BootedSystem) throws -> Int {

@@ -201,41 +201,39 @@ struct SystemdTests {
     }
 
     @Test(
-        "install into a DESTDIR: systemd-analyze verify passes, and the installed pizzad runs on the installed files",
+        "the package's layout: systemd-analyze verify passes, and pizzad in /usr/sbin runs on the files the package installs",
         .enabled(if: Binaries.available("systemd-analyze")))
     func install() throws {
         let stage = NSTemporaryDirectory() + "pizzad-stage-" + UUID().uuidString.prefix(8)
         defer { try? FileManager.default.removeItem(atPath: stage) }
-        let installed = try run(
-            Binaries.repository + "/systemd/install.sh", [],
-            environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
-        try #require(installed.status == 0, "\(installed)")
+        // The files debian/pizzad.install takes from the tree as they are (source and folder on one line); what
+        // debian/rules builds is staged here from this build: the binaries, and the units as they are in systemd/.
+        let list = try String(contentsOfFile: Binaries.repository + "/debian/pizzad.install", encoding: .utf8)
+        for line in list.split(separator: "\n") {
+            let fields = line.split(separator: " ")
+            guard fields.count == 2 else { continue }
+            let copied = try run(
+                "/bin/sh", ["-c", "mkdir -p \"$DEST\" && cp \(fields[0]) \"$DEST\""],
+                environment: ["DEST": stage + "/" + fields[1]], directory: Binaries.repository)
+            #expect(copied.status == 0, "debian/pizzad.install: \(line): \(copied)")
+        }
+        for (source, destination) in [
+            (Binaries.pizzad, "/usr/sbin/pizzad"), (Binaries.pizzactl, "/usr/bin/pizzactl"),
+            (Binaries.repository + "/systemd/pizzad.service", "/lib/systemd/system/pizzad.service"),
+            (Binaries.repository + "/systemd/pizzad.socket", "/lib/systemd/system/pizzad.socket"),
+            (Binaries.repository + "/systemd/pizzad-metrics.socket", "/lib/systemd/system/pizzad-metrics.socket"),
+        ] {
+            try FileManager.default.createDirectory(
+                atPath: stage + (destination as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try FileManager.default.copyItem(atPath: source, toPath: stage + destination)
+        }
         for file in [
-            "/usr/local/bin/pizzad", "/usr/local/bin/pizzactl", "/etc/pizzad/pizzad.yaml",
-            "/usr/local/share/pizzad/migrations/0001_initial.sql",
-            "/usr/local/share/pizzad/migrations/0002_checks_without_in_lists.sql",
-            "/usr/local/lib/systemd/system/pizzad.service",
-            "/usr/local/lib/systemd/system/pizzad.socket", "/usr/local/lib/systemd/system/pizzad-metrics.socket",
-            "/usr/local/share/pizzad/monitoring/pizzad-alerts.yml",
-            "/usr/local/share/pizzad/monitoring/pizzad-dashboard.json", "/usr/local/lib/sysusers.d/pizzad.conf",
-            "/usr/local/share/bash-completion/completions/pizzactl", "/usr/local/share/zsh/site-functions/_pizzactl",
-            "/usr/local/share/fish/vendor_completions.d/pizzactl.fish",
+            "/etc/pizzad/pizzad.yaml", "/usr/share/pizzad/migrations/0001_initial.sql",
+            "/usr/share/pizzad/migrations/central/0001_central.sql", "/usr/share/pizzad/monitoring/pizzad-alerts.yml",
+            "/usr/share/pizzad/monitoring/pizzad-dashboard.json",
         ] {
             #expect(FileManager.default.fileExists(atPath: stage + file), "\(file) missing")
         }
-        // A second install keeps the operator's configuration.
-        try Data("log:\n  level: debug\n".utf8).write(to: URL(fileURLWithPath: stage + "/etc/pizzad/pizzad.yaml"))
-        let again = try run(
-            Binaries.repository + "/systemd/install.sh", [],
-            environment: ["DESTDIR": stage, "PREFIX": "/usr/local", "BUILD_DIR": Binaries.directory])
-        #expect(again.status == 0)
-        #expect(
-            try String(contentsOfFile: stage + "/etc/pizzad/pizzad.yaml", encoding: .utf8) == "log:\n  level: debug\n")
-        try FileManager.default.copyItem(
-            atPath: Binaries.repository + "/config/pizzad.yaml", toPath: stage + "/etc/pizzad/pizzad.yaml.orig")
-        try FileManager.default.removeItem(atPath: stage + "/etc/pizzad/pizzad.yaml")
-        try FileManager.default.moveItem(
-            atPath: stage + "/etc/pizzad/pizzad.yaml.orig", toPath: stage + "/etc/pizzad/pizzad.yaml")
 
         // systemd-analyze verify --root needs the host's standard units and /bin/kill inside the root.
         try FileManager.default.createDirectory(atPath: stage + "/usr/lib/systemd", withIntermediateDirectories: true)
@@ -246,9 +244,8 @@ struct SystemdTests {
         let verify = try run(
             "systemd-analyze",
             [
-                "verify", "--root=\(stage)", stage + "/usr/local/lib/systemd/system/pizzad.service",
-                stage + "/usr/local/lib/systemd/system/pizzad.socket",
-                stage + "/usr/local/lib/systemd/system/pizzad-metrics.socket",
+                "verify", "--root=\(stage)", stage + "/lib/systemd/system/pizzad.service",
+                stage + "/lib/systemd/system/pizzad.socket", stage + "/lib/systemd/system/pizzad-metrics.socket",
             ])
         #expect(verify.status == 0, "\(verify)")
 
@@ -256,7 +253,7 @@ struct SystemdTests {
         let work = stage + "/work"
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         let process = Process()
-        process.executableURL = URL(fileURLWithPath: stage + "/usr/local/bin/pizzad")
+        process.executableURL = URL(fileURLWithPath: stage + "/usr/sbin/pizzad")
         process.arguments = [
             "--config", stage + "/etc/pizzad/pizzad.yaml", "--database", work + "/pizzad.sqlite",
             "--socket", work + "/pizzad.sock",
@@ -269,14 +266,14 @@ struct SystemdTests {
         let deadline = TimeLimit(seconds: 10)
         while (try? RawConnection(path: work + "/pizzad.sock")) == nil, deadline.remains { usleep(20_000) }
         let order = try run(
-            stage + "/usr/local/bin/pizzactl", ["--socket", work + "/pizzad.sock", "order", "new", "seafood"])
+            stage + "/usr/bin/pizzactl", ["--socket", work + "/pizzad.sock", "order", "new", "seafood"])
         #expect(order.status == 0, "\(order)")
         kill(process.processIdentifier, SIGTERM)
         let exitStatus = waitForExit(process)
         let output = String(decoding: log.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         #expect(
-            output.contains("migrations=\(stage)/usr/local/bin/../share/pizzad/migrations")
-                || output.contains("migrations=\(stage)/usr/local/share/pizzad/migrations"), "\(output)")
+            output.contains("migrations=\(stage)/usr/sbin/../share/pizzad/migrations")
+                || output.contains("migrations=\(stage)/usr/share/pizzad/migrations"), "\(output)")
         #expect(output.contains("config=\(stage)/etc/pizzad/pizzad.yaml"))
         #expect(exitStatus == 0)
     }

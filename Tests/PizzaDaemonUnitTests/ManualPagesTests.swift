@@ -26,7 +26,8 @@ struct ManualPagesTests {
             #expect(entry.contains("Type: \(key.typeDescription)."), "\(key.path): \(entry)")
             #expect(entry.contains("Default: \(key.defaultDescription.replacingOccurrences(of: "\\", with: "\\e"))"))
             #expect(
-                entry.contains(key.applied == .onReload ? "applied at once" : "needs a restart"), "\(key.path): \(entry)")
+                entry.contains(key.applied == .onReload ? "applied at once" : "needs a restart"),
+                "\(key.path): \(entry)")
         }
         #expect(!page.contains("\n\n"), "an empty line in mdoc is a warning in man and lintian")
     }

@@ -10,7 +10,8 @@ import PizzaTesting
 /// machined on the host, `systemctl -M` cannot reach it; `nsenter -t <its PID 1> -a` can.
 final class BootedSystem {
     static let suite = "bookworm"
-    static let packages = ["systemd", "systemd-sysv", "dbus", "sqlite3", "util-linux", "passwd", "procps", "binutils"]
+    // man-db for `man -w`; sqlite3 is what the package recommends (purge uses it to see whether orders are left).
+    static let packages = ["systemd", "systemd-sysv", "dbus", "sqlite3", "util-linux", "passwd", "procps", "man-db"]
     static var mirror: String {
         ProcessInfo.processInfo.environment["PIZZAD_DEBIAN_MIRROR"] ?? "http://deb.debian.org/debian"
     }
@@ -61,31 +62,6 @@ final class BootedSystem {
             try? FileManager.default.removeItem(atPath: cache + "/" + name)
         }
         return path
-    }
-
-    /// The release build with the static Swift runtime that `systemd/install.sh` installs, in its own build folder
-    /// (the test runner holds `.build`); incremental after the first time.
-    static func releaseBinaries() throws -> String {
-        let scratch = Binaries.repository + "/.build-system"
-        for product in ["pizzad", "pizzactl"] {
-            // At the lowest priority: on a fresh clone this compiles for minutes beside the other suites, whose
-            // timed checks ("the kitchen is not slowed") must not lose their CPU to it.
-            let built = try run(
-                "nice",
-                [
-                    "-n", "19", "swift", "build", "-c", "release", "--static-swift-stdlib", "--scratch-path", scratch,
-                    "--product", product,
-                ],
-                directory: Binaries.repository, timeout: 3600)
-            guard built.status == 0 else {
-                throw HarnessError(
-                    "release build of \(product) failed:\n\(built.stdout.suffix(4000))\n\(built.stderr.suffix(2000))")
-            }
-        }
-        let path = try run(
-            "swift", ["build", "-c", "release", "--scratch-path", scratch, "--show-bin-path"],
-            directory: Binaries.repository)
-        return path.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     let root: String

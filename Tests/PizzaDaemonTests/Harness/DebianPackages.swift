@@ -1,0 +1,93 @@
+import Foundation
+import PizzaTesting
+
+/// The Debian packages the booted-systemd test installs: this tree's, built with `scripts/build-deb`, and the one
+/// built from the tree before pizzad had a package (`previousCommit`), to upgrade from.
+///
+/// This tree's is rebuilt every run (incrementally, its Swift build in `.build-system/`); the previous one is built once
+/// from `git archive` of that commit with this tree's `debian/` (its changelog's first entry dropped, so it says
+/// 0.2.0) and cached in `.cache/deb/` (git-ignored).
+enum DebianPackages {
+    /// The last commit before the package: 0.2.0, installed then by `systemd/install.sh`.
+    static let previousCommit = "25c53da"
+    static let previousVersion = "0.2.0"
+
+    static var cache: String { Binaries.repository + "/.cache/deb" }
+
+    /// Why the packages cannot be built here, or nil.
+    static var unavailableReason: String? {
+        for program in ["dpkg-buildpackage", "dh", "dpkg-deb", "git"] where !Binaries.available(program) {
+            return "\(program) is missing (Debian: dpkg-dev, debhelper, git)"
+        }
+        return nil
+    }
+
+    /// This tree's version: `debian/changelog`'s first entry.
+    static var currentVersion: String {
+        get throws {
+            let parsed = try run("dpkg-parsechangelog", ["-S", "Version"], directory: Binaries.repository)
+            guard parsed.status == 0 else { throw HarnessError("dpkg-parsechangelog: \(parsed)") }
+            return parsed.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    static var architecture: String {
+        get throws {
+            try run("dpkg-architecture", ["-qDEB_HOST_ARCH"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        }
+    }
+
+    /// This tree's package, built now (at the lowest priority: the other suites' timed checks keep their CPU).
+    static func current() throws -> String {
+        let out = cache + "/current"
+        let built = try run(
+            "nice", ["-n", "19", Binaries.repository + "/scripts/build-deb"],
+            environment: ["OUT": out, "SWIFT_SCRATCH": Binaries.repository + "/.build-system"],
+            directory: Binaries.repository, timeout: 3600)
+        let deb = out + "/pizzad_\(try currentVersion)_\(try architecture).deb"
+        guard built.status == 0, FileManager.default.fileExists(atPath: deb) else {
+            throw HarnessError("scripts/build-deb failed:\n\(built.stdout.suffix(4000))\n\(built.stderr.suffix(3000))")
+        }
+        return deb
+    }
+
+    /// The package of `previousCommit`, from the cache or built now.
+    static func previous() throws -> String {
+        let deb = cache + "/pizzad_\(previousVersion)_\(try architecture).deb"
+        if FileManager.default.fileExists(atPath: deb) { return deb }
+        let source = cache + "/pizzad-\(previousVersion)"
+        try? FileManager.default.removeItem(atPath: source)
+        try FileManager.default.createDirectory(atPath: source, withIntermediateDirectories: true)
+        let exported = try run(
+            "/bin/sh", ["-c", "git -C \"$REPO\" archive \(previousCommit) | tar -x -C \"$DEST\""],
+            environment: ["REPO": Binaries.repository, "DEST": source])
+        guard exported.status == 0 else {
+            throw HarnessError(
+                "git archive \(previousCommit) (a shallow clone lacks it: git fetch --unshallow): \(exported)")
+        }
+        let copied = try run("cp", ["-a", Binaries.repository + "/debian", source + "/"])
+        guard copied.status == 0 else { throw HarnessError("cp debian/: \(copied)") }
+        // The changelog as it would have been then: its first entry (this tree's version) dropped.
+        let changelog = try String(contentsOfFile: source + "/debian/changelog", encoding: .utf8)
+        guard let start = changelog.range(of: "\npizzad (\(previousVersion))") else {
+            throw HarnessError("debian/changelog has no \(previousVersion) entry")
+        }
+        try String(changelog[changelog.index(after: start.lowerBound)...]).write(
+            toFile: source + "/debian/changelog", atomically: true, encoding: .utf8)
+        // No man pages (that tree has no generator for them) and no build-time checks: only what upgrades.
+        let built = try run(
+            "nice", ["-n", "19", "dpkg-buildpackage", "-us", "-uc", "-b"],
+            environment: [
+                "DEB_BUILD_PROFILES": "nodoc", "DEB_BUILD_OPTIONS": "nodoc nocheck",
+                "SWIFT_SCRATCH": Binaries.repository + "/.build-previous",
+            ],
+            directory: source, timeout: 3600)
+        guard built.status == 0, FileManager.default.fileExists(atPath: deb) else {
+            throw HarnessError(
+                "building the \(previousVersion) package failed:\n\(built.stdout.suffix(4000))\n\(built.stderr.suffix(3000))"
+            )
+        }
+        try? FileManager.default.removeItem(atPath: source)
+        return deb
+    }
+}
