@@ -71,7 +71,7 @@ struct SystemdBootTests {
             let restarts = try system.sh("journalctl -u pizzad -o cat --no-pager | grep -E ' ready|Stopping|Started'")
             #expect(readyAfter == readyBefore + 1, "the upgrade did not restart pizzad exactly once:\n\(restarts)")
             let running = try step(system, "pizzactl --json status").stdout
-            #expect(running.contains("\"version\":\"\(version)\""), "the running pizzad is not \(version): \(running)")
+            #expect(running.contains("\"version\": \"\(version)\""), "the running pizzad is not \(version): \(running)")
             #expect(try step(system, "pizzad --version").stdout.hasPrefix("pizzad \(version) "))
             #expect(
                 try step(system, "pizzactl --version").stdout.trimmingCharacters(in: .whitespacesAndNewlines) == version
