@@ -76,7 +76,8 @@ enum Bench {
     }
 
     /// Prints rows under headers in aligned columns.
-    static func table(_ headers: [String], _ rows: [[String]]) {
+    /// Prints `rows` in columns under `headers` (left out with `header: false`, for a table printed a row at a time).
+    static func table(_ headers: [String], _ rows: [[String]], header: Bool = true) {
         var widths = headers.map(\.count)
         for row in rows { for (index, cell) in row.enumerated() { widths[index] = max(widths[index], cell.count) } }
         func line(_ cells: [String]) -> String {
@@ -86,7 +87,7 @@ enum Bench {
                     : String(repeating: " ", count: widths[index] - cell.count) + cell
             }.joined(separator: "  ")
         }
-        print(line(headers))
+        if header { print(line(headers)) }
         for row in rows { print(line(row)) }
         fflush(nil)
     }

@@ -8,54 +8,104 @@ import PizzaTesting
 enum Load {
     static let twoPizzas: JSONValue = [["kind": "chicken", "size": "L", "extras": ["olives"]], ["kind": "cheese"]]
 
+    /// What `order.create` carries: a unique `ref` per order, as a till numbers its tickets (`<run><client>-<n>`),
+    /// and, for `replayEvery: N`, every Nth request the `ref` of the order before it again (a till retrying after a
+    /// timeout), which must answer that order and write nothing.
+    struct Refs: Sendable {
+        /// A short token of this run, so that refs are unique across steps on one database; nil: no `ref` at all.
+        let run: String?
+        /// Every how many requests one is a replay; nil: none.
+        var replayEvery: Int?
+
+        static func fresh(replayEvery: Int? = nil) -> Refs {
+            Refs(run: String(Bench.now() % 1_000_000_007, radix: 36), replayEvery: replayEvery)
+        }
+
+        /// Requests without a `ref`, as the benchmark sent before tills were modelled (for the with/without ratio).
+        static let none = Refs(run: nil, replayEvery: nil)
+    }
+
     /// `clients` connections creating orders with two pizzas, placed at once (the rows samework.c and
-    /// pg-samework.sql write), as fast as they are answered, for `seconds`.
+    /// pg-samework.sql write), each with a unique `ref`, as fast as they are answered, for `seconds`.
     ///
-    /// Each client is a plain thread on a blocking socket sending a request line it prepared once (only the id
-    /// changes), like a till that knows what it sends: the load generator should cost the shared two cores as
+    /// Each client is a plain thread on a blocking socket sending a request line it prepared once (only the ref and
+    /// the id change), like a till that knows what it sends: the load generator should cost the shared two cores as
     /// little as it can, and what it does cost is measured (`clientCPU`). Every answer is checked to be a result.
-    static func create(daemon: BenchDaemon, clients: Int, seconds: Double) throws -> LoadResult {
+    /// With `refs.replayEvery`, the replays' latencies are kept apart (`replayLatency`), and each is checked to
+    /// answer the order first created with that ref.
+    static func create(daemon: BenchDaemon, clients: Int, seconds: Double, refs: Refs = .fresh()) throws
+        -> LoadResult
+    {
         let socket = daemon.socket
-        let collected = Locked<(count: Int, histogram: Histogram<UInt64>, failure: String?)>(
-            (0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000), nil))
+        let collected = Locked<
+            (count: Int, replays: Int, histogram: Histogram<UInt64>, replay: Histogram<UInt64>, failure: String?)
+        >(
+            (
+                0, 0, Histogram<UInt64>(highestTrackableValue: 60_000_000_000),
+                Histogram<UInt64>(highestTrackableValue: 60_000_000_000), nil
+            ))
         let finished = DispatchSemaphore(value: 0)
         let cpuBefore = Bench.cpuSeconds(of: daemon.pid)
         let clientCPUBefore = Bench.ownCPUSeconds()
         let deadline = Bench.now() + UInt64(seconds * 1e9)
         let started = Bench.now()
-        for _ in 0..<clients {
+        for client in 0..<clients {
             let thread = Thread {
                 var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
+                var replayHistogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
                 var count = 0
+                var replays = 0
                 var failure: String?
-                // The request without its id and closing brace; each send adds `,"id":N}`.
-                let prefix =
-                    Array(
-                        RPCRequest(
-                            id: nil, method: "order.create",
-                            params: Params([("customer", "bench"), ("items", twoPizzas), ("place", true)])
-                        )
-                        .line.utf8.dropLast()) + Array(#","id":"#.utf8)
+                // The request cut where the ref goes and where the id goes: `… "params":{"ref":"` REF `",…,"id":` N `}`.
+                let line = RPCRequest(
+                    id: nil, method: "order.create",
+                    params: Params([("customer", "bench"), ("items", twoPizzas), ("place", true)])
+                ).line
+                guard let params = line.range(of: #""params":{"#) else { fatalError("no params in \(line)") }
+                let head = Array(line[..<params.upperBound].utf8)
+                let middle = Array(line[params.upperBound...].utf8.dropLast()) + Array(#","id":"#.utf8)
+                let tag = refs.run.map { #""ref":""# + $0 + "c\(client)-" }
+                var lastCreated: (ref: Int, id: Substring)?
                 do {
                     let connection = try RawConnection(path: socket, receiveTimeout: 30)
+                    var request = 0
+                    var ticket = 0
                     while Bench.now() < deadline {
+                        request += 1
+                        let replay = refs.replayEvery.map { request % $0 == 0 } ?? false && lastCreated != nil
+                        if !replay { ticket += 1 }
+                        let ref = replay ? lastCreated!.ref : ticket
                         let begin = Bench.now()
-                        try connection.send(prefix + Array("\(count + 1)}\n".utf8))
-                        guard let line = try connection.readLine() else {
+                        let refField = tag.map { Array(($0 + String(ref) + #"","#).utf8) } ?? []
+                        try connection.send(head + refField + middle + Array("\(request)}\n".utf8))
+                        guard let answer = try connection.readLine() else {
                             throw BenchError("pizzad closed the connection")
                         }
-                        guard line.hasPrefix(#"{"jsonrpc":"2.0","id":\#(count + 1),"result":"#) else {
-                            throw BenchError("order.create failed: \(line.prefix(300))")
+                        let expected = #"{"jsonrpc":"2.0","id":\#(request),"result":{"id":"#
+                        guard answer.hasPrefix(expected) else {
+                            throw BenchError("order.create failed: \(answer.prefix(300))")
                         }
-                        _ = histogram.record(Bench.now() - begin)
-                        count += 1
+                        let id = answer.dropFirst(expected.count).prefix { $0.isNumber }
+                        if replay {
+                            guard id == lastCreated!.id else {
+                                throw BenchError("a replayed ref made order \(id), not \(lastCreated!.id)")
+                            }
+                            _ = replayHistogram.record(Bench.now() - begin)
+                            replays += 1
+                        } else {
+                            _ = histogram.record(Bench.now() - begin)
+                            count += 1
+                            lastCreated = (ref, id)
+                        }
                     }
                 } catch {
                     failure = "\(error)"
                 }
                 collected.withLock { total in
                     total.count += count
+                    total.replays += replays
                     total.histogram.add(histogram)
+                    total.replay.add(replayHistogram)
                     total.failure = total.failure ?? failure
                 }
                 finished.signal()
@@ -68,10 +118,12 @@ enum Load {
         let clientCPU = Bench.ownCPUSeconds() - clientCPUBefore
         let total = collected.withLock { $0 }
         if let failure = total.failure { throw BenchError(failure) }
-        return LoadResult(
+        var result = LoadResult(
             operations: total.count, seconds: elapsed, latency: total.histogram,
             daemonCPU: Bench.cpuSeconds(of: daemon.pid) - cpuBefore, peakRSS: Bench.peakRSS(of: daemon.pid),
             clientCPU: clientCPU, groupCommits: try groupCommits(socket: socket))
+        if refs.replayEvery != nil { result.replays = (total.replays, total.replay) }
+        return result
     }
 
     /// The daemon's own group-commit figures (`pizzad_group_commit` and its duration, from `metrics.get`): how
@@ -93,8 +145,9 @@ enum Load {
             seconds: value("pizzad_group_commit_duration_seconds_sum"))
     }
 
-    /// The kitchen: each client creates an order, places it, advances it to delivered, reads it back and lists
-    /// the placed orders, while one `events.watch` subscriber follows everything. Latency per operation kind.
+    /// The kitchen: each client creates an order (with a unique `ref`, as a till sends), places it, advances it to
+    /// delivered, reads it back and lists the placed orders, while one `events.watch` subscriber follows everything.
+    /// Latency per operation kind.
     static func kitchen(daemon: BenchDaemon, clients: Int, seconds: Double) async throws
         -> (result: LoadResult, byKind: [String: Histogram<UInt64>], events: Int)
     {
@@ -111,8 +164,9 @@ enum Load {
             }) ?? 0
         }
         let kinds = ["create", "place", "advance", "get", "list"]
+        let run = Refs.fresh().run ?? ""
         let outcome = try await withThrowingTaskGroup(of: (Int, [String: Histogram<UInt64>]).self) { group in
-            for _ in 0..<clients {
+            for till in 0..<clients {
                 group.addTask {
                     try await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) { client in
                         var histograms = Dictionary(
@@ -129,9 +183,15 @@ enum Load {
                             count += 1
                             return result
                         }
+                        var ticket = 0
                         while Bench.now() < deadline {
+                            ticket += 1
                             let order = try await timed(
-                                "create", "order.create", [("customer", "kitchen"), ("items", twoPizzas)])
+                                "create", "order.create",
+                                [
+                                    ("customer", "kitchen"), ("ref", .string("\(run)k\(till)-\(ticket)")),
+                                    ("items", twoPizzas),
+                                ])
                             let id = order["id"]!
                             _ = try await timed("place", "order.place", [("id", id)])
                             for _ in 0..<5 { _ = try await timed("advance", "order.advance", [("id", id)]) }

@@ -16,6 +16,8 @@ struct LoadResult {
     var clientCPU: Double? = nil
     /// The daemon's group commits over the whole run, when read.
     var groupCommits: GroupCommits? = nil
+    /// Requests that replayed an existing `ref` (not in `operations` or `latency`), and their latencies.
+    var replays: (count: Int, latency: Histogram<UInt64>)? = nil
 
     struct GroupCommits {
         var commits: Double

@@ -34,6 +34,7 @@ var tortureRounds: Int?
 /// How many times the targets' client count (16) runs its four steps, back to back; the targets are read off the median.
 var targetRounds = 3
 var hostileLines = 100_000
+var soakMinutes = 30
 var arguments = CommandLine.arguments.dropFirst()
 func usage() -> Never {
     print(
@@ -41,6 +42,7 @@ func usage() -> Never {
     )
     print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
     print("       pizzabench --only powercut [--rounds N]")
+    print("       pizzabench --only soak [--minutes N] [--clients N]")
     exit(2)
 }
 /// The value after `flag` as a positive number; a missing or bad one ends the run with the usage (exit 2) instead of
@@ -61,15 +63,17 @@ while let argument = arguments.popFirst() {
     case "--only":
         let text = arguments.popFirst() ?? ""
         let named = Set(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
-        guard !named.isEmpty, named.isSubset(of: fullRun) || named == ["torture"] || named == ["powercut"] else {
+        guard !named.isEmpty, named.isSubset(of: fullRun) || named == ["torture"] || named == ["powercut"] || named == ["soak"]
+        else {
             print(
-                "pizzabench: --only takes sections from \(fullRun.sorted().joined(separator: ",")), or torture or "
-                    + "powercut alone, not '\(text)'")
+                "pizzabench: --only takes sections from \(fullRun.sorted().joined(separator: ",")), or torture, "
+                    + "powercut or soak alone, not '\(text)'")
             usage()
         }
         sections = named
     case "--rounds": tortureRounds = positive(argument) as Int
     case "--hostile-lines": hostileLines = positive(argument)
+    case "--minutes": soakMinutes = positive(argument)
     case "--clients":
         let text = arguments.popFirst() ?? ""
         let counts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
@@ -161,6 +165,15 @@ if sections == ["torture"] {
     finish(clean: clean)
 }
 
+// The soak, on its own: pizzabench --only soak [--minutes N] [--clients N].
+if sections == ["soak"] {
+    let directory = work + "/soak"
+    try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+    let clients = clientCounts == [1, 4, 16, 64] ? 16 : clientCounts[0]
+    let flat = try await Soak.run(binary: pizzad, directory: directory, minutes: soakMinutes, clients: clients)
+    finish(clean: flat)
+}
+
 // Power cuts, on their own: pizzabench --only powercut [--rounds N]. pizzad's database and backups on powercutfs
 // (Tests/PowerCut/powercutfs.c), load, a cut at a random moment with pizzad killed at once, remount, restart, check.
 if sections == ["powercut"] {
@@ -249,6 +262,9 @@ if sections.contains("create") {
         var ceiling: SameWork.Result
         var bound: Double
         var postgres: Double?
+        /// pizzad in the same round with requests that carry no `ref` (16 clients only).
+        var withoutRef: LoadResult?
+        var refOverNone: Double? { withoutRef.map { pizzad.perSecond / $0.perSecond } }
         var timesCeiling: Double { pizzad.perSecond / ceiling.perSecond }
         var timesPostgres: Double? { postgres.map { pizzad.perSecond / $0 } }
         var timesBound: Double { pizzad.perSecond / bound }
@@ -267,9 +283,19 @@ if sections.contains("create") {
             let daemon = try BenchDaemon(binary: pizzad, directory: directory)
             let result = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
             daemon.stop()
+            // The same step without refs, back to back, for what a till's ref costs.
+            var withoutRef: LoadResult?
+            if clients == 16 {
+                try FileManager.default.createDirectory(
+                    atPath: directory + "-noref", withIntermediateDirectories: true)
+                let plain = try BenchDaemon(binary: pizzad, directory: directory + "-noref")
+                withoutRef = try Load.create(daemon: plain, clients: clients, seconds: seconds, refs: .none)
+                plain.stop()
+            }
             let postgres = try peer?.run(clients: clients, seconds: seconds)
             peakRSS = max(peakRSS, result.peakRSS)
-            let measured = Round(pizzad: result, ceiling: ceiling, bound: bound.perSecond, postgres: postgres)
+            let measured = Round(
+                pizzad: result, ceiling: ceiling, bound: bound.perSecond, postgres: postgres, withoutRef: withoutRef)
             if clients == 16 { targetRoundsRun.append(measured) }
             rows.append([
                 "\(clients)", Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
@@ -286,7 +312,9 @@ if sections.contains("create") {
             ])
         }
     }
-    print("order.create (two pizzas each, placed), durable; ceiling = samework.c at batch = clients;")
+    print(
+        "order.create (two pizzas each, placed, each with a unique ref as a till sends), durable; ceiling = samework.c")
+    print("at batch = clients;")
     print("bound = the same rows behind pizzad's architecture in C (socketwork.c: Unix sockets, two epoll loops, one")
     print("group-commit writer, no savepoint per order, no parsing); PostgreSQL = pg-samework.sql through pgbench with")
     print("as many clients (synchronous_commit=on); 16 clients: \(targetRounds) rounds of the four steps:")
@@ -316,6 +344,13 @@ if sections.contains("create") {
                 + spread(targetRoundsRun.map(\.timesCeiling)) + ", × PostgreSQL "
                 + (postgres.isEmpty ? "-" : spread(postgres)) + ", × bound " + spread(targetRoundsRun.map(\.timesBound))
         )
+        let refRatios = targetRoundsRun.compactMap(\.refOverNone)
+        if !refRatios.isEmpty {
+            let plain = targetRoundsRun.compactMap(\.withoutRef).map { Bench.format($0.perSecond, 0) }
+            print(
+                "16 clients, with ref × without ref (the same step without refs, back to back; without: "
+                    + plain.joined(separator: ", ") + " orders/s): " + spread(refRatios))
+        }
         // The two throughput targets side by side: how far the two C programs get ahead of the peer in the same
         // rounds, and what 2.5× the peer asks of pizzad against the ceiling. Above 1, the peer target asks pizzad to
         // beat plain C with group commit.
@@ -325,6 +360,24 @@ if sections.contains("create") {
                 "16 clients, × PostgreSQL of the ceiling itself " + spread(ceilingOverPeer) + " and of the bound "
                     + spread(targetRoundsRun.compactMap(\.boundTimesPostgres))
                     + "; 2.5× PostgreSQL is this much of the ceiling: " + spread(ceilingOverPeer.map { 2.5 / $0 }))
+        }
+    }
+    if clientCounts.contains(16) {
+        // A till's retry after a timeout: every 10th request repeats the ref of the order before it. It must answer
+        // that order at once and write nothing: the daemon's own count of changes committed equals the creates.
+        let directory = work + "/create-replay"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let daemon = try BenchDaemon(binary: pizzad, directory: directory)
+        let replayed = try Load.create(daemon: daemon, clients: 16, seconds: seconds, refs: .fresh(replayEvery: 10))
+        daemon.stop()
+        if let replays = replayed.replays {
+            let written = replayed.groupCommits.map { Int($0.changes) } ?? -1
+            print(
+                "ref replays, 16 clients, every 10th request a retry of the ref before it: \(replayed.operations) "
+                    + "creates (\(Bench.format(replayed.perSecond, 0))/s, p99 \(us(replayed.latency.valueAtPercentile(99)))), "
+                    + "\(replays.count) replays: p50 \(us(replays.latency.valueAtPercentile(50))), p99 "
+                    + "\(us(replays.latency.valueAtPercentile(99))); changes committed \(written) "
+                    + (written == replayed.operations ? "(= creates: no replay wrote)" : "(≠ creates: a replay wrote)"))
         }
     }
     print("")
