@@ -117,6 +117,34 @@ struct RepositoryTests {
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")
     }
 
+    @Test(
+        "a retried ref of a recent order is answered from the read pool, with no group commit; an older one, unknown to a new repository, by the write transaction's own lookup"
+    )
+    func retriedRefSkipsTheWriter() async throws {
+        let kitchen = try Kitchen()
+        let commits = Locked(0)
+        kitchen.store.observeGroupCommits { changes, _ in commits.withLock { $0 += changes } }
+        let pizza = try Fixtures.factory.makePizza("cheese")
+        let first = try await kitchen.repository.create(
+            ref: "till-3", pizzas: [pizza], place: true, currency: "EUR", by: Fixtures.actor)
+        let committed = commits.value
+        #expect(committed == 1)
+        _ = try await kitchen.repository.advance(first.cart.id, by: Fixtures.actor)
+        let retry = try await kitchen.repository.create(
+            ref: "till-3", pizzas: [pizza, pizza], currency: "EUR", by: Fixtures.actor)
+        #expect(!retry.created && retry.cart.id == first.cart.id)
+        // As it is now (advanced since), as order.get would answer.
+        #expect(retry.cart == (try kitchen.repository.cart(id: first.cart.id)) && retry.cart.status == .preparing)
+        #expect(commits.value == committed + 1, "the retry went through a group commit")
+
+        // A repository that has not seen the ref (a restart): the transaction's lookup finds the order.
+        let restarted = OrderRepository(store: kitchen.store)
+        let again = try await restarted.create(
+            ref: "till-3", pizzas: [pizza], currency: "EUR", by: Fixtures.actor)
+        #expect(!again.created && again.cart.id == first.cart.id)
+        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")
+    }
+
     @Test("list by status pages newest first with a cursor")
     func paging() async throws {
         let kitchen = try Kitchen()

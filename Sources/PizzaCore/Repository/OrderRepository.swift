@@ -8,6 +8,8 @@ public final class OrderRepository: Sendable {
     public let delegates = MulticastDelegate<any OrderRepositoryDelegate>()
     private let store: any OrderStore
     private let clock: @Sendable () -> Timestamp
+    /// The refs of the orders created last, so that a retried `create` is answered without the writer.
+    private let recentRefs = RecentRefs()
 
     /// A repository over `store`; `clock` gives the time changes are stamped with.
     public init(store: any OrderStore, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
@@ -19,7 +21,8 @@ public final class OrderRepository: Sendable {
 
     /// Runs the change `request` asks for and calls `completion` with its outcome once it is durable, or with why it
     /// was refused or failed. `completion` runs on the store's writer (keep it short: hand the outcome on), or at once
-    /// on the caller's thread for a request refused before it reached the store.
+    /// on the caller's thread for a request refused before it reached the store, and for a `create` whose `ref` names
+    /// a recent order (a till's retry), which is read from the store's read pool and changes nothing.
     ///
     /// The control socket uses this form: a task and a continuation per change cost as much as the work the event
     /// loop does for it. The `async` methods below are the same changes for callers in Swift concurrency.
@@ -114,8 +117,25 @@ public final class OrderRepository: Sendable {
             return completion(
                 .failure(OrderError.validation(field: "items", allowed: ["at least one pizza"], message: message)))
         }
+        // A retry of a recent order: answered as it is now, from the read pool, without a write.
+        if let ref, let id = recentRefs.id(of: ref), let existing = try? store.cart(id: id) {
+            return completion(.success(OrderOutcome(cart: existing, change: nil)))
+        }
         let clock = self.clock
-        change("order.create", completion) { tx in
+        let recentRefs = self.recentRefs
+        let answer: Completion
+        if ref == nil {
+            answer = completion
+        } else {
+            answer = { result in
+                // Durable now: a retry of this ref can be answered from the read pool.
+                if case .success(let outcome) = result, outcome.created, let ref = outcome.cart.ref {
+                    recentRefs.add(ref, id: outcome.cart.id)
+                }
+                completion(result)
+            }
+        }
+        change("order.create", answer) { tx in
             if let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
             let now = clock()
             let id = try tx.nextCartID()
