@@ -20,7 +20,8 @@ final class PostgresPeer {
         do {
             try server.psql(String(contentsOfFile: sql, encoding: .utf8))
             try server.psql("CREATE SEQUENCE IF NOT EXISTS bench_refs")
-            try "SELECT create_order('pg-' || nextval('bench_refs'));\n".write(
+            // The refs as pizzabench's tills send them: one sequence per client (pgbench's :client_id).
+            try "SELECT create_order('c' || :client_id || '-' || nextval('bench_refs'));\n".write(
                 toFile: script, atomically: true, encoding: .utf8)
         } catch {
             // The server's deinit stops it, once the interrupt action no longer holds it.

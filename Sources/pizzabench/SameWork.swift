@@ -22,10 +22,13 @@ struct SameWork {
         try Bench.buildC(source, into: binary)
     }
 
-    /// `batch` orders per transaction (the batch a group commit makes from that many clients), for `seconds`.
-    func run(batch: Int, seconds: Double) throws -> Result {
+    /// `batch` orders per transaction (the batch a group commit makes from that many clients), for `seconds`; each
+    /// with a ref as the clients number them, or with none (`refs: false`).
+    func run(batch: Int, seconds: Double, refs: Bool = true) throws -> Result {
         let fields = try Bench.numbers(
-            binary, [directory + "/samework.db", migrations, String(batch), Bench.format(seconds, 1)], count: 2)
+            binary,
+            [directory + "/samework.db", migrations, String(batch), Bench.format(seconds, 1)] + (refs ? [] : ["noref"]),
+            count: 2)
         return Result(perSecond: fields[0], cpuMicrosPerOrder: fields[1])
     }
 }

@@ -265,6 +265,9 @@ if sections.contains("create") {
         /// pizzad in the same round with requests that carry no `ref` (16 clients only).
         var withoutRef: LoadResult?
         var refOverNone: Double? { withoutRef.map { pizzad.perSecond / $0.perSecond } }
+        /// The ceiling in the same round with orders that carry no ref: what the ref's unique index costs plain C.
+        var ceilingWithoutRef: SameWork.Result?
+        var ceilingRefOverNone: Double? { ceilingWithoutRef.map { ceiling.perSecond / $0.perSecond } }
         var timesCeiling: Double { pizzad.perSecond / ceiling.perSecond }
         var timesPostgres: Double? { postgres.map { pizzad.perSecond / $0 } }
         var timesBound: Double { pizzad.perSecond / bound }
@@ -283,9 +286,11 @@ if sections.contains("create") {
             let daemon = try BenchDaemon(binary: pizzad, directory: directory)
             let result = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
             daemon.stop()
-            // The same step without refs, back to back, for what a till's ref costs.
+            // The same step without refs, back to back, for what a till's ref costs; and the ceiling's own cost.
             var withoutRef: LoadResult?
+            var ceilingWithoutRef: SameWork.Result?
             if clients == 16 {
+                ceilingWithoutRef = try sameWork.run(batch: clients, seconds: seconds, refs: false)
                 try FileManager.default.createDirectory(
                     atPath: directory + "-noref", withIntermediateDirectories: true)
                 let plain = try BenchDaemon(binary: pizzad, directory: directory + "-noref")
@@ -295,7 +300,8 @@ if sections.contains("create") {
             let postgres = try peer?.run(clients: clients, seconds: seconds)
             peakRSS = max(peakRSS, result.peakRSS)
             let measured = Round(
-                pizzad: result, ceiling: ceiling, bound: bound.perSecond, postgres: postgres, withoutRef: withoutRef)
+                pizzad: result, ceiling: ceiling, bound: bound.perSecond, postgres: postgres, withoutRef: withoutRef,
+                ceilingWithoutRef: ceilingWithoutRef)
             if clients == 16 { targetRoundsRun.append(measured) }
             rows.append([
                 "\(clients)", Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
@@ -349,7 +355,8 @@ if sections.contains("create") {
             let plain = targetRoundsRun.compactMap(\.withoutRef).map { Bench.format($0.perSecond, 0) }
             print(
                 "16 clients, with ref × without ref (the same step without refs, back to back; without: "
-                    + plain.joined(separator: ", ") + " orders/s): " + spread(refRatios))
+                    + plain.joined(separator: ", ") + " orders/s): " + spread(refRatios) + "; the ceiling's own: "
+                    + spread(targetRoundsRun.compactMap(\.ceilingRefOverNone)))
         }
         // The two throughput targets side by side: how far the two C programs get ahead of the peer in the same
         // rounds, and what 2.5× the peer asks of pizzad against the ceiling. Above 1, the peer target asks pizzad to

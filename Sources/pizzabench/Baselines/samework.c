@@ -2,8 +2,11 @@
  * project's own schema, with group commit: B orders per BEGIN IMMEDIATE..COMMIT, each in a savepoint,
  * synchronous=FULL, WAL. Per order: 1 cart row, 2 pizza rows, 2 status_history rows, 1 audit_log row whose
  * hash is SHA-256 over a JSON text and the previous hash. No socket, no parsing: the ceiling for this work.
+ * Each order carries a ref as pizzabench's clients send them: "c<client>-<ticket>", one sequence per client, so the
+ * unique index on ref takes the same inserts (in as many places as there are clients) as pizzad's.
  * Build: gcc -O2 -Wno-deprecated-declarations -o samework Sources/pizzabench/Baselines/samework.c -lsqlite3 -lcrypto (libssl-dev)
- * Usage: samework DB MIGRATIONS_DIR BATCH SECONDS   (DB is deleted first). Prints "orders/s us_cpu_per_order". */
+ * Usage: samework DB MIGRATIONS_DIR BATCH SECONDS [noref]   (DB is deleted first; noref: orders without a ref, to
+ * show what the ref's index costs). Prints "orders/s us_cpu_per_order". */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <openssl/sha.h>
@@ -24,6 +27,7 @@ static sqlite3_stmt *prep(sqlite3 *db, const char *sql) { sqlite3_stmt *s; if (s
 int main(int argc, char **argv) {
     if (argc < 5) { fprintf(stderr, "usage: samework DB MIGRATIONS BATCH SECONDS\n"); return 2; }
     const char *path = argv[1]; int batch = atoi(argv[3]); double secs = atof(argv[4]);
+    int noref = argc > 5 && strcmp(argv[5], "noref") == 0;
     char buf[4096]; unlink(path); snprintf(buf, sizeof buf, "%s-wal", path); unlink(buf); snprintf(buf, sizeof buf, "%s-shm", path); unlink(buf);
     sqlite3 *db; if (sqlite3_open(path, &db)) die(db, "open");
     ex(db, "PRAGMA journal_mode=WAL; PRAGMA synchronous=FULL; PRAGMA foreign_keys=ON;");
@@ -51,8 +55,10 @@ int main(int argc, char **argv) {
             sqlite3_step(sp); sqlite3_reset(sp);
             char ref[64], at[32]; time_t tt = time(0); struct tm tm; gmtime_r(&tt, &tm);
             strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
-            snprintf(ref, sizeof ref, "sw-%ld", orders);
-            sqlite3_bind_text(cart, 1, ref, -1, SQLITE_TRANSIENT); sqlite3_bind_text(cart, 2, at, -1, SQLITE_TRANSIENT);
+            /* As pizzabench's tills number their tickets: one sequence per client, the batch's orders from different ones. */
+            snprintf(ref, sizeof ref, "c%d-%ld", b, orders / batch);
+            if (noref) sqlite3_bind_null(cart, 1); else sqlite3_bind_text(cart, 1, ref, -1, SQLITE_TRANSIENT);
+            sqlite3_bind_text(cart, 2, at, -1, SQLITE_TRANSIENT);
             if (sqlite3_step(cart) != SQLITE_DONE) die(db, "cart"); sqlite3_reset(cart);
             sqlite3_int64 id = sqlite3_last_insert_rowid(db);
             const char *kinds[2] = {"chicken", "cheese"}, *sizes[2] = {"L", "M"}; int prices[2] = {1250, 900};
@@ -70,12 +76,13 @@ int main(int argc, char **argv) {
             }
             char json[1024];
             int jl = snprintf(json, sizeof json,
-                "{\"id\":%lld,\"ref\":\"%s\",\"customer\":null,\"note\":null,\"status\":\"placed\",\"currency\":\"EUR\","
+                "{\"id\":%lld,\"ref\":%s%s%s,\"customer\":null,\"note\":null,\"status\":\"placed\",\"currency\":\"EUR\","
                 "\"total\":2150,\"createdAt\":\"%s\",\"updatedAt\":\"%s\",\"items\":[{\"id\":%lld,\"kind\":\"chicken\","
                 "\"size\":\"L\",\"crust\":\"classic\",\"chiliSauce\":false,\"ketchup\":false,\"extras\":[],\"quantity\":1,"
                 "\"unitPrice\":1250},{\"id\":%lld,\"kind\":\"cheese\",\"size\":\"M\",\"crust\":\"classic\",\"chiliSauce\":false,"
                 "\"ketchup\":false,\"extras\":[],\"quantity\":1,\"unitPrice\":900}]}",
-                (long long)id, ref, at, at, (long long)id * 2, (long long)id * 2 + 1);
+                (long long)id, noref ? "" : "\"", noref ? "null" : ref, noref ? "" : "\"", at, at, (long long)id * 2,
+                (long long)id * 2 + 1);
             unsigned char md[32]; SHA256_CTX c; SHA256_Init(&c); SHA256_Update(&c, json, jl); SHA256_Update(&c, prev, 64); SHA256_Final(md, &c);
             char hex[65]; for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
             sqlite3_bind_text(aud, 1, at, -1, SQLITE_TRANSIENT); sqlite3_bind_int64(aud, 2, id);

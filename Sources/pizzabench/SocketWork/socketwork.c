@@ -50,6 +50,7 @@ static pthread_cond_t qc = PTHREAD_COND_INITIALIZER;
 static struct job *qhead, *qtail;
 static sqlite3 *db;
 static long commits, committed;
+static long tickets[MAXC];                 /* each client's last ref number (the writer's alone) */
 
 static void *writer(void *unused) {
     (void)unused;
@@ -70,7 +71,8 @@ static void *writer(void *unused) {
         for (struct job *j = batch; j; j = j->next, orders++, n++) {
             char ref[64], at[32]; time_t tt = time(0); struct tm tm; gmtime_r(&tt, &tm);
             strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
-            snprintf(ref, sizeof ref, "sw-%ld", orders);
+            /* The ref a till sends: its own sequence per client connection, as pizzabench's clients number them. */
+            snprintf(ref, sizeof ref, "c%d-%ld", j->conn, ++tickets[j->conn]);
             sqlite3_bind_text(cart, 1, ref, -1, SQLITE_TRANSIENT); sqlite3_bind_text(cart, 2, at, -1, SQLITE_TRANSIENT);
             if (sqlite3_step(cart) != SQLITE_DONE) { die(db, "cart"); }
             sqlite3_reset(cart);
