@@ -297,7 +297,11 @@ struct LifecycleTests {
     func commandLine() throws {
         let version = try run(Binaries.pizzad, ["--version"])
         #expect(version.status == 0)
-        #expect(version.stdout.hasPrefix("pizzad 0.2.0"))
+        // The version debian/changelog gives, compiled in by VersionPlugin.
+        #expect(version.stdout.hasPrefix("pizzad \(PizzadVersion.current) "))
+        let changelog = try String(contentsOfFile: Binaries.repository + "/debian/changelog", encoding: .utf8)
+        #expect(changelog.hasPrefix("pizzad (\(PizzadVersion.current))"))
+        #expect(try run(Binaries.pizzactl, ["--version"]).stdout == PizzadVersion.current + "\n")
         let help = try run(Binaries.pizzad, ["--help"])
         #expect(help.stdout.contains("--database PATH"))
         let bad = try run(Binaries.pizzad, ["--frobnicate"])

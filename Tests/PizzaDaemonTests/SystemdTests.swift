@@ -244,7 +244,8 @@ struct SystemdTests {
         let verify = try run(
             "systemd-analyze",
             [
-                "verify", "--root=\(stage)", stage + "/lib/systemd/system/pizzad.service",
+                // The man pages Documentation= names are built with the package; the booted test finds them installed.
+                "verify", "--man=no", "--root=\(stage)", stage + "/lib/systemd/system/pizzad.service",
                 stage + "/lib/systemd/system/pizzad.socket", stage + "/lib/systemd/system/pizzad-metrics.socket",
             ])
         #expect(verify.status == 0, "\(verify)")
