@@ -63,7 +63,8 @@ while let argument = arguments.popFirst() {
     case "--only":
         let text = arguments.popFirst() ?? ""
         let named = Set(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
-        guard !named.isEmpty, named.isSubset(of: fullRun) || named == ["torture"] || named == ["powercut"] || named == ["soak"]
+        guard !named.isEmpty,
+            named.isSubset(of: fullRun) || named == ["torture"] || named == ["powercut"] || named == ["soak"]
         else {
             print(
                 "pizzabench: --only takes sections from \(fullRun.sorted().joined(separator: ",")), or torture, "
