@@ -59,9 +59,12 @@ enum Bench {
     }
 
     /// Peak resident memory of `pid` (VmHWM), in MiB.
-    static func peakRSS(of pid: Int32) -> Double {
+    static func peakRSS(of pid: Int32) -> Double { statusMiB(of: pid, "VmHWM") }
+
+    /// A memory figure of `/proc/PID/status` (`VmHWM` the peak, `VmRSS` now), in MiB.
+    static func statusMiB(of pid: Int32, _ field: String) -> Double {
         guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
             let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
         else { return 0 }
         return kib / 1024

@@ -62,13 +62,7 @@ enum Soak {
     }
 
     /// Resident memory now (`VmRSS`), not the peak.
-    static func residentMiB(of pid: Int32) -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmRSS:") }),
-            let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
-        else { return 0 }
-        return kib / 1024
-    }
+    static func residentMiB(of pid: Int32) -> Double { Bench.statusMiB(of: pid, "VmRSS") }
 
     static func fileMiB(_ path: String) -> Double {
         let bytes = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? Int) ?? 0
