@@ -92,7 +92,7 @@ struct SystemdBootTests {
             // MARK: where the package put things
             try step(
                 system,
-                "test -x /usr/sbin/pizzad && test -x /usr/bin/pizzactl && test -f /usr/share/pizzad/migrations/0001_initial.sql && test -f /usr/share/pizzad/migrations/central/0001_central.sql && test -f /usr/share/pizzad/monitoring/pizzad-alerts.yml && test -f /lib/systemd/system/pizzad-metrics.socket && test -f /usr/lib/sysusers.d/pizzad.conf && test -f /usr/share/bash-completion/completions/pizzactl && test -f /usr/share/zsh/vendor-completions/_pizzactl && test -f /usr/share/fish/vendor_completions.d/pizzactl.fish && test -f /usr/share/doc/pizzad/copyright && test -f /usr/share/doc/pizzad/changelog.gz"
+                "test -x /usr/sbin/pizzad && test -x /usr/bin/pizzactl && test -f /usr/share/pizzad/migrations/0001_initial.sql && test -f /usr/share/pizzad/migrations/central/0001_central.sql && test -f /usr/share/pizzad/monitoring/pizzad-alerts.yml && test -f /lib/systemd/system/pizzad-metrics.socket && test -f /usr/lib/sysusers.d/pizzad.conf && test -f /usr/share/bash-completion/completions/pizzactl && test -f /usr/share/zsh/vendor-completions/_pizzactl && test -f /usr/share/fish/vendor_completions.d/pizzactl.fish && test -f /usr/share/doc/pizzad/copyright && test -f /usr/share/doc/pizzad/changelog.gz && test -f /usr/share/doc/pizzad/OPERATIONS.md"
             )
             let conffiles = try step(system, "cat /var/lib/dpkg/info/pizzad.conffiles").stdout
             #expect(conffiles.contains("/etc/pizzad/pizzad.yaml"), "pizzad.yaml is not a conffile: \(conffiles)")
