@@ -31,7 +31,7 @@ enum Load {
     /// Each client is a plain thread on a blocking socket sending a request line it prepared once (only the ref and
     /// the id change), like a till that knows what it sends: the load generator should cost the shared two cores as
     /// little as it can, and what it does cost is measured (`clientCPU`). Every answer is checked to be a result.
-    /// With `refs.replayEvery`, the replays' latencies are kept apart (`replayLatency`), and each is checked to
+    /// With `refs.replayEvery`, the replays' latencies are kept apart (`LoadResult.replays`), and each is checked to
     /// answer the order first created with that ref.
     static func create(daemon: BenchDaemon, clients: Int, seconds: Double, refs: Refs = .fresh()) throws
         -> LoadResult

@@ -31,7 +31,8 @@ extension ConfigurationSchema {
             alsoFrom: ["--socket", "PIZZAD_SOCKET"]),
         ConfigurationKey(
             path: "socket.mode", kind: .text, defaultValue: "0660",
-            allowed: "octal permission bits such as 0660 (from 0600 to 0777)", applied: .onRestart,
+            allowed: "octal permission bits such as 0660 (from 0\(String(socketModes.lowerBound, radix: 8)) to "
+                + "0\(String(socketModes.upperBound, radix: 8)))", applied: .onRestart,
             summary: "The socket file's permission bits."),
         ConfigurationKey(
             path: "socket.group", kind: .text, allowed: "a group name", applied: .onRestart,

@@ -95,8 +95,10 @@ enum ConfigurationSchema {
             }
             if value.isNullScalar { continue }
             switch entry.kind {
-            case .text, .menu:
+            case .text:
                 guard value.scalar != nil else { throw wrongType(file, key, "a single value") }
+            case .menu:
+                continue  // never reached: the whole menu section is checked above
             case .integer:
                 guard value.scalar != nil, Int(value.string ?? "") != nil else {
                     throw ConfigurationError(

@@ -52,9 +52,10 @@ public enum ManualPages {
             ),
             ("\(Daemon.ExitCode.badConfiguration)", "a refused configuration (EX_CONFIG): the message names the key"),
         ])
+        let final = [Daemon.ExitCode.usage, Daemon.ExitCode.badDatabase, Daemon.ExitCode.badConfiguration]
         page.text(
-            "systemd does not restart pizzad after 64, 65 or 78 (RestartPreventExitStatus=): a restart cannot fix them."
-        )
+            "systemd does not restart pizzad after \(final.map(String.init).joined(separator: ", ")) "
+                + "(RestartPreventExitStatus=): a restart cannot fix them.")
         page.section("SYSTEMD")
         page.text(DaemonText.systemd)
         page.section("SEE ALSO")
