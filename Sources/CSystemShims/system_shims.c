@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <unistd.h>
 #include "system_shims.h"
 
 /// Fills `address` for `path`; returns the length to pass with it, or 0 (errno ENAMETOOLONG) when it does not fit.
@@ -49,4 +50,18 @@ int pizzad_rename_noreplace(const char *source, const char *target) {
 
 int pizzad_spawn_close_from(posix_spawn_file_actions_t *actions, int lowest) {
     return posix_spawn_file_actions_addclosefrom_np(actions, lowest);
+}
+
+pid_t pizzad_lock_holder(const char *path, off_t start, off_t length) {
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return -1;
+    struct flock probe = {.l_type = F_WRLCK, .l_whence = SEEK_SET, .l_start = start, .l_len = length};
+    int result = fcntl(fd, F_GETLK, &probe);
+    int saved = errno;
+    close(fd);
+    if (result != 0) {
+        errno = saved;
+        return -1;
+    }
+    return probe.l_type == F_UNLCK ? 0 : probe.l_pid;
 }

@@ -246,7 +246,7 @@ struct CentralDatabase: Sendable {
 
     /// Runs `body`, failing with ``ReplicationError/timedOut(operation:seconds:)`` when PostgreSQL has not answered
     /// in time, and with a ``ReplicationError`` for anything else. On a closed connection it fails at once.
-    private func request<T: Sendable>(
+    func request<T: Sendable>(
         _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let connection = connection

@@ -20,4 +20,11 @@ int pizzad_connect_unix(int fd, const char *path);
 int pizzad_bind_unix(int fd, const char *path);
 ssize_t pizzad_sendto_unix(int fd, const void *message, size_t length, int flags, const char *path);
 
+/// The process that holds a POSIX record lock on bytes [start, start + length) of the file at `path`, found with
+/// F_GETLK (which takes nothing): its pid, 0 when no other process holds one (this process's own locks never
+/// show), or -1 with errno set when the file cannot be opened. SQLite's connections hold such locks for as long as
+/// they are open (in WAL mode a shared lock on the `-shm` file's DMS byte), which tells whether anyone has a
+/// database open.
+pid_t pizzad_lock_holder(const char *path, off_t start, off_t length);
+
 #endif

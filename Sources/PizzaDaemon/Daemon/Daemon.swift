@@ -20,6 +20,9 @@ public enum Daemon {
         static let failure: Int32 = 1
         static let usage: Int32 = 64
         static let badDatabase: Int32 = 65
+        static let unavailable: Int32 = 69
+        static let cannotCreate: Int32 = 73
+        static let temporaryFailure: Int32 = 75
         static let badConfiguration: Int32 = 78
     }
 
@@ -84,6 +87,8 @@ public enum Daemon {
                 return await checkConfiguration(ConfigurationLoader(flags: parsed, environment: environment))
             case .migrateCentral(let parsed):
                 return await migrateCentral(ConfigurationLoader(flags: parsed, environment: environment))
+            case .restore(let options):
+                return await Restore.run(options, environment: environment)
             }
         } catch {
             FileHandle.standardError.write(Data("pizzad: \(error)\n\(DaemonCommand.usage)\n".utf8))

@@ -1,5 +1,5 @@
 /// pizzad's command line: `pizzad [--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]`,
-/// `pizzad --check-config [--config PATH]`, `pizzad --version`, `pizzad --help`.
+/// `pizzad --check-config [--config PATH]`, `pizzad restore …`, `pizzad --version`, `pizzad --help`.
 struct DaemonCommand {
     enum Action {
         case run(ConfigurationLoader.Flags)
@@ -7,6 +7,8 @@ struct DaemonCommand {
         case checkConfiguration(ConfigurationLoader.Flags)
         /// Bring the central PostgreSQL's schema up to date as `replication.postgres.user`, then exit.
         case migrateCentral(ConfigurationLoader.Flags)
+        /// Rebuild or replace the database from a backup or from the centre, with the daemon stopped.
+        case restore(RestoreOptions)
         case version
         case help
     }
@@ -48,6 +50,8 @@ struct DaemonCommand {
         "[--config PATH] [--database PATH] [--socket PATH] [--log-level LEVEL]",
         "--check-config [--config PATH]",
         "--migrate-central [--config PATH]",
+        "restore --from-backup FILE | --from-central [--until-seq N | --until TIME] [--dry-run] [--force] "
+            + "[--if-db-not-exists] [--config PATH] [--database PATH]",
         "--version",
     ]
 
@@ -62,10 +66,16 @@ struct DaemonCommand {
             let name = option.flag + (option.value.map { " " + $0 } ?? "")
             lines.append("  " + name.padding(toLength: 19, withPad: " ", startingAt: 0) + option.help)
         }
+        lines += ["", "pizzad restore: " + RestoreOptions.summary, ""]
+        for option in RestoreOptions.options {
+            let name = option.flag + (option.value.map { " " + $0 } ?? "")
+            lines.append("  " + name.padding(toLength: 19, withPad: " ", startingAt: 0) + option.help)
+        }
         return lines.joined(separator: "\n")
     }
 
     static func parse(_ arguments: [String]) throws(UsageError) -> Action {
+        if arguments.first == "restore" { return .restore(try RestoreOptions.parse(arguments.dropFirst())) }
         var flags = ConfigurationLoader.Flags()
         var remaining = arguments[...]
         var checkOnly = false

@@ -42,6 +42,15 @@ enum DaemonText {
         ("/usr/lib/sysusers.d/pizzad.conf", "the pizzad user, and the pizzad group whose members may use the socket"),
     ]
 
+    static let restore = """
+        The copy is built beside the database (.restoring), checked as a whole (integrity_check, foreign keys, the audit \
+        chain, every order against its last entry), fsynced and renamed into place; a database it replaces is moved \
+        to <database>.replaced-<UTC time>, never deleted. From the centre, every entry's hash is recomputed from its \
+        fields and must be the centre's, the shop key is the centre's, and the shipped mark is set to the last entry \
+        restored, so shipping goes on after the restart with no diverged and no duplicate. Run as root, the new file \
+        is given to the owner of the database's folder.
+        """
+
     static let stopping = """
         Stops gracefully: STOPPING=1, new connections are refused, requests under way finish (shutdown.graceSeconds), \
         the WAL is checkpointed, exit 0.

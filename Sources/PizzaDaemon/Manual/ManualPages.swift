@@ -25,6 +25,12 @@ public enum ManualPages {
             DaemonCommand.options.map { option in
                 ("Fl " + option.flag.dropFirst() + (option.value.map { " Ar " + $0 } ?? ""), option.help)
             })
+        page.section("RESTORE")
+        page.text("pizzad restore " + RestoreOptions.summary + " " + DaemonText.restore)
+        page.list(
+            RestoreOptions.options.map { option in
+                ("Fl " + option.flag.dropFirst() + (option.value.map { " Ar " + $0 } ?? ""), option.help)
+            })
         page.section("ENVIRONMENT")
         page.list(DaemonText.environment.map { ("Ev " + $0.name, $0.text) })
         page.section("FILES")
@@ -50,8 +56,21 @@ public enum ManualPages {
                 "a database pizzad must not touch (EX_DATAERR): written by a newer pizzad, a changed migration, "
                     + "not a pizzad database"
             ),
+            (
+                "\(Daemon.ExitCode.unavailable)",
+                "restore: the centre cannot be reached or refused the login (EX_UNAVAILABLE)"
+            ),
+            (
+                "\(Daemon.ExitCode.cannotCreate)",
+                "restore: a database is in place and --force was not given (EX_CANTCREAT)"
+            ),
+            ("\(Daemon.ExitCode.temporaryFailure)", "restore: another process has the database open (EX_TEMPFAIL)"),
             ("\(Daemon.ExitCode.badConfiguration)", "a refused configuration (EX_CONFIG): the message names the key"),
         ])
+        page.text(
+            "restore also exits \(Daemon.ExitCode.badDatabase) when what it would restore from is not sound: not a pizzad "
+                + "database, damaged or truncated, a newer schema, a broken audit chain, a centre with a gap or a wrong "
+                + "hash, a shop id of another role.")
         let final = [Daemon.ExitCode.usage, Daemon.ExitCode.badDatabase, Daemon.ExitCode.badConfiguration]
         page.text(
             "systemd does not restart pizzad after \(final.map(String.init).joined(separator: ", ")) "

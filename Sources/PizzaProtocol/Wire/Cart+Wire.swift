@@ -176,6 +176,8 @@ extension PizzaFactory {
 /// An order's JSON that does not hold an order (a damaged or foreign audit entry).
 public struct WireFormError: Error, CustomStringConvertible, Sendable {
     public var description: String
+
+    public init(description: String) { self.description = description }
 }
 
 extension Cart {

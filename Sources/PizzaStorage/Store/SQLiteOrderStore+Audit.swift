@@ -31,43 +31,47 @@ extension SQLiteOrderStore {
 
     /// Walks the whole chain, then checks that every order's status is the one its last audit entry recorded
     /// (so an edit to `carts` made behind pizzad's back shows too).
-    public func verifyAudit() throws -> AuditVerification {
-        try read { db in
-            var previous = AuditLogger.genesis
-            var expectedSeq: Int64 = 1
-            var count = 0
-            var bad: (Int64, String)?
-            try db.statement("SELECT \(Self.auditColumns) FROM audit_log ORDER BY seq").forEach { row in
-                guard bad == nil else { return }
-                let entry = Self.auditEntry(row)
-                count += 1
-                if entry.seq != expectedSeq {
-                    bad = (entry.seq, "entry \(expectedSeq) is missing before entry \(entry.seq)")
-                } else if entry.prevHash != previous {
-                    bad = (entry.seq, "entry \(entry.seq) does not link to the entry before it")
-                } else if entry.computedHash != entry.hash {
-                    bad = (entry.seq, "entry \(entry.seq) was changed after it was written")
-                }
-                previous = entry.hash
-                expectedSeq = entry.seq + 1
+    public func verifyAudit() throws -> AuditVerification { try read { db in try db.verifyAuditChain() } }
+}
+
+extension Database {
+    /// ``SQLiteOrderStore/verifyAudit()`` on any connection to a pizzad database (a backup's, before a restore).
+    func verifyAuditChain() throws -> AuditVerification {
+        let db = self
+        var previous = AuditLogger.genesis
+        var expectedSeq: Int64 = 1
+        var count = 0
+        var bad: (Int64, String)?
+        try db.statement("SELECT \(SQLiteOrderStore.auditColumns) FROM audit_log ORDER BY seq").forEach { row in
+            guard bad == nil else { return }
+            let entry = SQLiteOrderStore.auditEntry(row)
+            count += 1
+            if entry.seq != expectedSeq {
+                bad = (entry.seq, "entry \(expectedSeq) is missing before entry \(entry.seq)")
+            } else if entry.prevHash != previous {
+                bad = (entry.seq, "entry \(entry.seq) does not link to the entry before it")
+            } else if entry.computedHash != entry.hash {
+                bad = (entry.seq, "entry \(entry.seq) was changed after it was written")
             }
-            if let (seq, problem) = bad {
-                return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
-            }
-            let mismatch = try db.statement(
-                """
-                SELECT c.id, c.status, a.status_after, a.seq FROM carts c
-                LEFT JOIN audit_log a ON a.seq = (SELECT max(seq) FROM audit_log WHERE order_id = c.id)
-                WHERE a.seq IS NULL OR a.status_after <> c.status ORDER BY c.id LIMIT 1
-                """
-            ).first { row in (row.int64(0), row.string(1), row.optionalString(2), row.optionalInt64(3)) }
-            if let (id, status, audited, seq) = mismatch {
-                let problem =
-                    audited.map { "order \(id) is \(status) in carts but its last audit entry says \($0)" }
-                    ?? "order \(id) has no audit entry"
-                return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
-            }
-            return AuditVerification(ok: true, entries: count, firstBad: nil, problem: nil)
+            previous = entry.hash
+            expectedSeq = entry.seq + 1
         }
+        if let (seq, problem) = bad {
+            return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
+        }
+        let mismatch = try db.statement(
+            """
+            SELECT c.id, c.status, a.status_after, a.seq FROM carts c
+            LEFT JOIN audit_log a ON a.seq = (SELECT max(seq) FROM audit_log WHERE order_id = c.id)
+            WHERE a.seq IS NULL OR a.status_after <> c.status ORDER BY c.id LIMIT 1
+            """
+        ).first { row in (row.int64(0), row.string(1), row.optionalString(2), row.optionalInt64(3)) }
+        if let (id, status, audited, seq) = mismatch {
+            let problem =
+                audited.map { "order \(id) is \(status) in carts but its last audit entry says \($0)" }
+                ?? "order \(id) has no audit entry"
+            return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
+        }
+        return AuditVerification(ok: true, entries: count, firstBad: nil, problem: nil)
     }
 }
