@@ -66,6 +66,9 @@ public final class CentralHistory: Sendable {
                 key: key, cursor: cursor, hash: hash, events: value["events"]?.intValue ?? 0,
                 lastAt: value["lastAt"]?.stringValue)
             return CentralHistory(central: central, state: state, shopID: shop)
+        } catch ReplicationError.shopCollision(let detail) {
+            await central.close()
+            throw RestoreError.otherShop(shop: configuration.shopID, detail: detail)
         } catch {
             await central.close()
             throw error

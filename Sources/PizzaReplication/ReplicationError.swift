@@ -65,7 +65,9 @@ public enum ReplicationError: Error, CustomStringConvertible, Sendable, Equatabl
                 + "(\(detail)); run `pizzad --migrate-central` once with the database owner's role"
         case .schemaMismatch(let detail): "the central schema does not match this pizzad: \(detail)"
         case .diverged(let detail):
-            "diverged: \(detail); shipping stopped, nothing central was overwritten (see OPERATIONS.md, \"Replication\")"
+            "diverged: \(detail); shipping stopped, nothing central was overwritten. The way back: stop pizzad and run "
+                + "`pizzad restore --from-central --force` (this database is kept beside it; see OPERATIONS.md, "
+                + "\"Backups and restore\")"
         case .shopCollision(let detail): "shop collision: \(detail); shipping stopped"
         case .tampered(let seq, let detail):
             "audit entry \(seq) \(detail); shipping stopped before it, everything earlier is central "

@@ -4,95 +4,6 @@ import PizzaProtocol
 import PizzaTesting
 import Testing
 
-private let postgresMissing: String? = {
-    let reason = PostgresServer.unavailableReason
-    if let reason { print("Replication tests skipped: \(reason)") }
-    return reason
-}()
-
-/// A central PostgreSQL for one test: a database `central` owned by `central_owner`, migrated by
-/// `pizzad --migrate-central`, and a login role per shop that may only call the ingest functions.
-private final class Centre: Sendable {
-    let server: PostgresServer
-    let folder: String
-
-    /// `tls`: the server also speaks TLS, with a self-signed certificate for 127.0.0.1 at `folder/server.crt`.
-    init(migrate: Bool = true, tls: Bool = false) throws {
-        folder = NSTemporaryDirectory() + "pizzad-central-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        var settings: [String] = []
-        if tls {
-            try Self.makeCertificate(in: folder)
-            settings = ["ssl = on", "ssl_cert_file = '\(folder)/server.crt'", "ssl_key_file = '\(folder)/server.key'"]
-        }
-        server = try PostgresServer(parent: folder, settings: settings)
-        try server.createDatabase("central", owner: "central_owner", password: "owner-secret")
-        if migrate {
-            let migrated = try run(
-                Binaries.pizzad, ["--migrate-central"],
-                environment: environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
-                directory: folder)
-            #expect(migrated.status == 0, "pizzad --migrate-central: \(migrated.stderr)")
-            #expect(migrated.stdout.contains("central schema at version 4"), "\(migrated.stdout)")
-        }
-    }
-
-    /// A self-signed certificate for 127.0.0.1 and its key, the key only readable by the server's user.
-    static func makeCertificate(in folder: String) throws {
-        let made = try ChildProcess.run(
-            "/usr/bin/openssl",
-            [
-                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
-                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder + "/server.key", "-out",
-                folder + "/server.crt",
-            ])
-        guard made.status == 0 else { throw HarnessError("openssl req: \(made.output)") }
-        if getuid() == 0 {
-            try FileManager.default.setAttributes(
-                [.ownerAccountName: "postgres", .posixPermissions: 0o600], ofItemAtPath: folder + "/server.key")
-        }
-    }
-
-    /// A shop role (`name`, password `<name>-secret`) and the environment a pizzad ships with as that role.
-    func shop(_ shop: String, role: String? = nil, password: String? = nil, batchSize: Int? = nil) throws -> [String:
-        String]
-    {
-        let role = role ?? "shop_" + shop.replacingOccurrences(of: "-", with: "_")
-        if try server.psql("SELECT count(*) FROM pg_roles WHERE rolname = '\(role)'") == "0" {
-            try server.createShopRole(role, password: role + "-secret")
-        }
-        var environment = environment(shop: shop, user: role, password: password ?? role + "-secret")
-        if let batchSize { environment["PIZZAD_REPLICATION_BATCH_SIZE"] = String(batchSize) }
-        return environment
-    }
-
-    func environment(shop: String, user: String, password: String, database: String = "central") -> [String: String] {
-        let passwordFile = folder + "/\(user)-\(UUID().uuidString.prefix(4)).pw"
-        _ = FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8))
-        return [
-            "PIZZAD_REPLICATION_SHOP_ID": shop, "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1",
-            "PIZZAD_REPLICATION_POSTGRES_PORT": String(server.port), "PIZZAD_REPLICATION_POSTGRES_DATABASE": database,
-            "PIZZAD_REPLICATION_POSTGRES_USER": user, "PIZZAD_REPLICATION_POSTGRES_PASSWORD_FILE": passwordFile,
-            "PIZZAD_REPLICATION_POSTGRES_TLS": "disable",
-        ]
-    }
-
-    @discardableResult
-    func sql(_ query: String) throws -> String { try server.psql(query, database: "central") }
-
-    /// `seq|hash` of every central entry of `shop`, in order.
-    func entries(_ shop: String) throws -> String {
-        try sql("SELECT seq || '|' || hash FROM order_events WHERE shop_id = '\(shop)' ORDER BY seq")
-    }
-
-    deinit {
-        // The server first: its data folder is inside `folder`, and `pg_ctl stop` needs it. Removing the folder
-        // first left the postmaster running on deleted files after every test.
-        try? server.stop(mode: "immediate")
-        try? FileManager.default.removeItem(atPath: folder)
-    }
-}
-
 /// The statements of the operator's guide's "Head-office queries" block (docs/OPERATIONS.md, "Replication").
 private func headOfficeQueries() throws -> [String] {
     let readme = try String(contentsOfFile: Binaries.repository + "/docs/OPERATIONS.md", encoding: .utf8)
@@ -102,86 +13,6 @@ private func headOfficeQueries() throws -> [String] {
     return readme[marker.upperBound..<end.lowerBound].components(separatedBy: ";\n").map {
         $0.split(separator: "\n").filter { !$0.hasPrefix("--") }.joined(separator: "\n")
     }.filter { !$0.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty }
-}
-
-/// `seq|hash` of every local audit entry, in order (what the centre must hold).
-private func localEntries(_ daemon: DaemonProcess) throws -> String {
-    try sqlite3(daemon.database, "SELECT seq || '|' || hash FROM audit_log ORDER BY seq")
-}
-
-/// `pizzactl --json replication status`, parsed.
-private func replicationStatus(_ daemon: DaemonProcess) throws -> [String: Any] {
-    let result = try daemon.pizzactl(["--json", "replication", "status"])
-    guard result.status == 0,
-        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
-    else {
-        throw HarnessError("replication status: \(result.status) \(result.stdout) \(result.stderr)")
-    }
-    return object
-}
-
-/// Waits until `daemon` has shipped everything it holds (backlog 0 and connected), or fails after `timeout`.
-private func waitUntilShipped(_ daemon: DaemonProcess, timeout: Double = 60) async throws {
-    let deadline = TimeLimit(seconds: timeout)
-    var status: [String: Any] = [:]
-    while deadline.remains {
-        status = try replicationStatus(daemon)
-        if status["backlogEvents"] as? Int == 0, status["connected"] as? Bool == true,
-            (status["latestSeq"] as? Int ?? 0) > 0
-        {
-            return
-        }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    throw HarnessError("not shipped within \(timeout) s: \(status)\n\(daemon.output.suffix(3000))")
-}
-
-/// Waits until the replication status satisfies `condition`.
-private func waitForStatus(
-    _ daemon: DaemonProcess, timeout: Double = 30, _ what: String, _ condition: ([String: Any]) -> Bool
-) async throws -> [String: Any] {
-    let deadline = TimeLimit(seconds: timeout)
-    var status: [String: Any] = [:]
-    while deadline.remains {
-        status = try replicationStatus(daemon)
-        if condition(status) { return status }
-        try await Task.sleep(for: .milliseconds(100))
-    }
-    throw HarnessError("\(what) did not happen within \(timeout) s: \(status)\n\(daemon.output.suffix(3000))")
-}
-
-/// `count` orders on `clients` connections at once, each created placed and advanced `advances` times; returns how
-/// long each create took.
-@discardableResult
-private func load(_ daemon: DaemonProcess, clients: Int = 4, orders count: Int, advances: Int = 2) async throws
-    -> [Duration]
-{
-    try await withThrowingTaskGroup(of: [Duration].self) { group in
-        for client in 0..<clients {
-            group.addTask {
-                try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(60)) { connection in
-                    var latencies: [Duration] = []
-                    for index in stride(from: client, to: count, by: clients) {
-                        let started = ContinuousClock.now
-                        let order = try await connection.call(
-                            "order.create",
-                            [
-                                ("customer", .string("guest \(index)")),
-                                ("items", [["kind": "cheese", "quantity": 2]]),
-                                ("place", true),
-                            ])
-                        latencies.append(ContinuousClock.now - started)
-                        guard let id = order["id"]?.intValue else { throw HarnessError("no id in \(order)") }
-                        for _ in 0..<(index % (advances + 1)) {
-                            _ = try await connection.call("order.advance", [("id", .int(id))])
-                        }
-                    }
-                    return latencies
-                }
-            }
-        }
-        return try await group.reduce(into: []) { $0 += $1 }
-    }
 }
 
 private func median(_ values: [Duration]) -> Duration { values.sorted()[values.count / 2] }
@@ -197,8 +28,8 @@ struct ReplicationTests {
         let centre = try Centre()
         let berlin = try DaemonProcess(environment: try centre.shop("berlin"))
         let paris = try DaemonProcess(environment: try centre.shop("paris", batchSize: 7))
-        async let a: Void = { try await load(berlin, orders: 240) }()
-        async let b: Void = { try await load(paris, orders: 180) }()
+        async let a: Void = { try await loadOrders(berlin, orders: 240) }()
+        async let b: Void = { try await loadOrders(paris, orders: 180) }()
         _ = try await (a, b)
         try await waitUntilShipped(berlin)
         try await waitUntilShipped(paris)
@@ -298,7 +129,7 @@ struct ReplicationTests {
         trusted["PIZZAD_REPLICATION_POSTGRES_TLS"] = "require"
         trusted["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = centre.folder + "/server.crt"
         let shop = try DaemonProcess(environment: trusted)
-        try await load(shop, orders: 10)
+        try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         #expect(try centre.entries("tls-trusted") == (try localEntries(shop)))
         // The shop's own session, as the server sees it: encrypted.
@@ -313,7 +144,7 @@ struct ReplicationTests {
         var untrusted = try centre.shop("tls-untrusted")
         untrusted["PIZZAD_REPLICATION_POSTGRES_TLS"] = "require"
         let refused = try DaemonProcess(environment: untrusted)
-        try await load(refused, orders: 3)
+        try await loadOrders(refused, orders: 3)
         let status = try await waitForStatus(refused, "a TLS error") { $0["lastError"] is String }
         let message = status["lastError"] as? String ?? ""
         #expect((status["lastErrorKind"] as? String) == "unreachable", "\(status)")
@@ -345,7 +176,7 @@ struct ReplicationTests {
             ANALYZE order_events;
             """)
         let shop = try DaemonProcess(environment: try centre.shop("bern", batchSize: 10))
-        try await load(shop, orders: 60)
+        try await loadOrders(shop, orders: 60)
         try await waitUntilShipped(shop)
         let local = try localEntries(shop)
         // A backend's table statistics are flushed when it ends (an idle one waits up to 10 s).
@@ -372,10 +203,10 @@ struct ReplicationTests {
         let centre = try Centre()
         let shop = try DaemonProcess(environment: try centre.shop("lyon"))
         let (up, down) = try await withMachine(heavy: false) {
-            try await load(shop, clients: 1, orders: 40)  // warm up
-            let up = median(try await load(shop, clients: 1, orders: 150))
+            try await loadOrders(shop, clients: 1, orders: 40)  // warm up
+            let up = median(try await loadOrders(shop, clients: 1, orders: 150))
             try centre.server.stop()
-            let down = median(try await load(shop, clients: 1, orders: 150))
+            let down = median(try await loadOrders(shop, clients: 1, orders: 150))
             return (up, down)
         }
         print("order.create median with the centre up: \(up), down: \(down)")
@@ -385,7 +216,7 @@ struct ReplicationTests {
         #expect((status["backlogEvents"] as? Int ?? 0) > 0, "\(status)")
         let text = try shop.pizzactl(["replication", "status"]).stdout
         #expect(text.contains("cannot reach PostgreSQL at shop_lyon@127.0.0.1"), "\(text)")
-        try await load(shop, clients: 2, orders: 60)
+        try await loadOrders(shop, clients: 2, orders: 60)
         try centre.server.start()
         try await waitUntilShipped(shop, timeout: 90)
         #expect(try centre.entries("lyon") == (try localEntries(shop)))
@@ -404,14 +235,14 @@ struct ReplicationTests {
         var environment = try centre.shop("oslo")
         environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
         let shop = try DaemonProcess(environment: environment)
-        try await load(shop, orders: 10)
+        try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
 
         try centre.server.freeze()
         var thawed = false
         defer { if !thawed { try? centre.server.thaw() } }
         let started = ContinuousClock.now
-        let frozenLatencies = try await withMachine(heavy: false) { try await load(shop, orders: 40) }
+        let frozenLatencies = try await withMachine(heavy: false) { try await loadOrders(shop, orders: 40) }
         let status = try await waitForStatus(shop, "a timeout") { $0["lastErrorKind"] as? String == "timed_out" }
         #expect(
             (status["lastError"] as? String ?? "").contains("got no answer from PostgreSQL within 2 s"), "\(status)")
@@ -425,7 +256,7 @@ struct ReplicationTests {
         #expect((later["backlogEvents"] as? Int ?? 0) > 0, "\(later)")
         #expect(median(frozenLatencies) < .milliseconds(500), "the kitchen slowed with the centre stalled")
         let elapsed = ContinuousClock.now - started
-        try await load(shop, orders: 10)
+        try await loadOrders(shop, orders: 10)
 
         try centre.server.thaw()
         thawed = true
@@ -443,7 +274,7 @@ struct ReplicationTests {
     func centralDiskFull() async throws {
         let centre = try Centre()
         let shop = try DaemonProcess(environment: try centre.shop("nantes", batchSize: 20))
-        try await load(shop, orders: 10)
+        try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
 
         // order_events moves to a tablespace on a 16 MiB tmpfs, which a filler then takes to the last few pages.
@@ -459,7 +290,7 @@ struct ReplicationTests {
         _ = try run("dd", ["if=/dev/zero", "of=\(filler)", "bs=64k", "count=1000"])  // stops at the end of the disk
         _ = try run("truncate", ["-s", "-96K", filler])
 
-        let latencies = try await load(shop, orders: 60)
+        let latencies = try await loadOrders(shop, orders: 60)
         let status = try await waitForStatus(shop, "a refused batch") { $0["lastErrorKind"] as? String == "central" }
         #expect((status["lastError"] as? String ?? "").contains("No space left on device"), "\(status)")
         #expect((status["backlogEvents"] as? Int ?? 0) > 0, "\(status)")
@@ -488,14 +319,14 @@ struct ReplicationTests {
         let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
         try centre.server.stop()
         let first = try DaemonProcess(environment: environment, directory: directory)
-        try await load(first, orders: 200)
+        try await loadOrders(first, orders: 200)
         try centre.server.start()
         // Kill it while batches of three are going out.
         let deadline = TimeLimit(seconds: 60)
         while deadline.remains, Int(try centre.sql("SELECT count(*) FROM order_events")) ?? 0 < 30 {
             try await Task.sleep(for: .milliseconds(5))
         }
-        async let more: Void = { _ = try? await load(first, clients: 2, orders: 100) }()
+        async let more: Void = { _ = try? await loadOrders(first, clients: 2, orders: 100) }()
         try await Task.sleep(for: .milliseconds(100))
         kill(first.pid, SIGKILL)
         _ = await more
@@ -505,7 +336,7 @@ struct ReplicationTests {
         print("killed with \(shippedBefore) entries central, \(markBefore) marked shipped locally")
 
         let second = try DaemonProcess(environment: environment, directory: directory)
-        try await load(second, orders: 20)
+        try await loadOrders(second, orders: 20)
         try await waitUntilShipped(second, timeout: 90)
         #expect(try centre.entries("rome") == (try localEntries(second)))
         #expect(try centre.sql("SELECT count(*) = max(seq) FROM order_events WHERE shop_id = 'rome'") == "t")
@@ -519,7 +350,7 @@ struct ReplicationTests {
     func refusals() async throws {
         let centre = try Centre()
         let wrong = try DaemonProcess(environment: try centre.shop("oslo", password: "not-the-password"))
-        try await load(wrong, orders: 5)
+        try await loadOrders(wrong, orders: 5)
         let status = try await waitForStatus(wrong, "a refused login") { $0["lastError"] is String }
         #expect((status["lastErrorKind"] as? String) == "authentication", "\(status)")
         #expect((status["lastError"] as? String ?? "").contains("refused the login"), "\(status)")
@@ -538,7 +369,7 @@ struct ReplicationTests {
         #expect(migrate.stderr.contains("already holds orders, shops that pizzad did not create"), "\(migrate.stderr)")
         foreign["PIZZAD_LOG_LEVEL"] = "info"
         let intruder = try DaemonProcess(environment: foreign)
-        try await load(intruder, orders: 3)
+        try await loadOrders(intruder, orders: 3)
         let refused = try await waitForStatus(intruder, "the foreign database refused") {
             $0["state"] as? String == "stopped"
         }
@@ -634,7 +465,7 @@ struct ReplicationTests {
 
         // A shop ships into the upgraded centre: items in the wire form, totals as the shop has them.
         let shop = try DaemonProcess(environment: try centre.shop("nice"))
-        try await load(shop, orders: 6)
+        try await loadOrders(shop, orders: 6)
         try await waitUntilShipped(shop)
         #expect(
             try centre.sql("SELECT order_id || '|' || total FROM orders WHERE shop_id = 'nice' ORDER BY order_id")
@@ -651,7 +482,7 @@ struct ReplicationTests {
         try centre.server.psql("CREATE ROLE shop_graz LOGIN PASSWORD 'shop_graz-secret'")
         let shop = try DaemonProcess(
             environment: centre.environment(shop: "graz", user: "shop_graz", password: "shop_graz-secret"))
-        try await load(shop, orders: 5)
+        try await loadOrders(shop, orders: 5)
         let status = try await waitForStatus(shop, "schema_behind") {
             $0["lastErrorKind"] as? String == "schema_behind"
         }
@@ -678,11 +509,11 @@ struct ReplicationTests {
         let environment = try centre.shop("madrid")
         let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
         let shop = try DaemonProcess(environment: environment, directory: directory)
-        try await load(shop, orders: 10)
+        try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         let backup = directory + "/old-copy.sqlite"
         #expect(try shop.pizzactl(["db", "backup", backup]).status == 0)
-        try await load(shop, orders: 10)
+        try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         #expect(try shop.stop() == 0)
         let centralBefore = try centre.entries("madrid")
@@ -691,7 +522,7 @@ struct ReplicationTests {
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: shop.database + suffix) }
         try FileManager.default.copyItem(atPath: backup, toPath: shop.database)
         let restored = try DaemonProcess(environment: environment, directory: directory)
-        try await load(restored, orders: 3)
+        try await loadOrders(restored, orders: 3)
         let status = try await waitForStatus(restored, "diverged") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "diverged", "\(status)")
         #expect((status["lastError"] as? String ?? "").contains("nothing central was overwritten"), "\(status)")
@@ -699,7 +530,7 @@ struct ReplicationTests {
         let verify = try restored.pizzactl(["replication", "verify"])
         #expect(verify.status == 1 && verify.stderr.contains("diverged"), "\(verify.stdout)\(verify.stderr)")
         // The kitchen is not affected.
-        try await load(restored, orders: 3)
+        try await loadOrders(restored, orders: 3)
         #expect(try restored.stop() == 0)
         try? FileManager.default.removeItem(atPath: directory)
     }
@@ -710,12 +541,12 @@ struct ReplicationTests {
     func centreLostBatches() async throws {
         let centre = try Centre()
         let shop = try DaemonProcess(environment: try centre.shop("vienna"))
-        try await load(shop, orders: 30)
+        try await loadOrders(shop, orders: 30)
         try await waitUntilShipped(shop)
         try centre.sql(
             "DELETE FROM order_events WHERE shop_id = 'vienna' AND seq > 10; UPDATE shops SET cursor_seq = 10 WHERE shop_id = 'vienna'"
         )
-        try await load(shop, orders: 2)
+        try await loadOrders(shop, orders: 2)
         try await waitUntilShipped(shop)
         try await Task.sleep(for: .milliseconds(300))
         #expect(try centre.entries("vienna") == (try localEntries(shop)), "set back: not healed")
@@ -724,7 +555,7 @@ struct ReplicationTests {
         try centre.sql(
             "DELETE FROM order_events WHERE shop_id = 'vienna'; DELETE FROM orders WHERE shop_id = 'vienna'; DELETE FROM shops WHERE shop_id = 'vienna'"
         )
-        try await load(shop, orders: 2)
+        try await loadOrders(shop, orders: 2)
         let deadline = TimeLimit(seconds: 60)
         while deadline.remains, try centre.entries("vienna") != (try localEntries(shop)) {
             try await Task.sleep(for: .milliseconds(100))
@@ -742,11 +573,11 @@ struct ReplicationTests {
         let centre = try Centre()
         let environment = try centre.shop("zurich")
         let first = try DaemonProcess(environment: environment)
-        try await load(first, orders: 5)
+        try await loadOrders(first, orders: 5)
         try await waitUntilShipped(first)
         let before = try centre.entries("zurich")
         let second = try DaemonProcess(environment: environment)
-        try await load(second, orders: 5)
+        try await loadOrders(second, orders: 5)
         let status = try await waitForStatus(second, "a shop collision") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "shop_collision", "\(status)")
         #expect(
@@ -766,7 +597,7 @@ struct ReplicationTests {
         let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
         // The kitchen runs without replication first, so nothing is central yet.
         let kitchen = try DaemonProcess(directory: directory)
-        try await load(kitchen, orders: 10)
+        try await loadOrders(kitchen, orders: 10)
         #expect(try kitchen.stop() == 0)
         let total = Int(try sqlite3(kitchen.database, "SELECT count(*) FROM audit_log")) ?? 0
         #expect(total > 12)
@@ -790,7 +621,7 @@ struct ReplicationTests {
                 == "6 6")
         #expect(try centre.sql("SELECT count(*) FROM order_events WHERE after::text LIKE '%forged%'") == "0")
         // The kitchen goes on taking orders.
-        try await load(shop, orders: 2)
+        try await loadOrders(shop, orders: 2)
         #expect(try shop.stop() == 0)
         try? FileManager.default.removeItem(atPath: directory)
     }

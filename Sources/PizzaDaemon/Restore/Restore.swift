@@ -255,7 +255,13 @@ enum Restore {
     static func moveAside(_ path: String, detail: String) throws -> String {
         var stamp = Timestamp.now().description
         stamp.removeAll { $0 == "-" || $0 == ":" }
-        let target = path + ".replaced-" + stamp.prefix(15) + "Z"
+        var target = path + ".replaced-" + stamp.prefix(15) + "Z"
+        // Two restores in one second: the second one's files get a number.
+        var number = 1
+        while ["", "-wal", "-shm"].contains(where: { FileManager.default.fileExists(atPath: target + $0) }) {
+            number += 1
+            target = path + ".replaced-" + stamp.prefix(15) + "Z-\(number)"
+        }
         for suffix in ["-wal", "-shm", ""] where FileManager.default.fileExists(atPath: path + suffix) {
             try DurableFiles.publish(path + suffix, as: target + suffix)
         }

@@ -13,6 +13,8 @@ public enum RestoreError: Error, CustomStringConvertible, Sendable {
     case brokenHistory(source: String, seq: Int64, problem: String)
     /// The centre does not know this shop id.
     case unknownShop(shop: String, peer: String)
+    /// The centre registered this shop id to another PostgreSQL role: this role may not read its history.
+    case otherShop(shop: String, detail: String)
     /// The source holds no entry at or before the point asked for.
     case nothingToRestore(source: String, point: String)
     /// The restored copy failed its own checks (integrity, audit chain) and was removed.
@@ -33,6 +35,9 @@ public enum RestoreError: Error, CustomStringConvertible, Sendable {
         case .unknownShop(let shop, let peer):
             "the centre at \(peer) has no shop \(shop) (check replication.shopId; a shop that never shipped "
                 + "cannot be restored from the centre)"
+        case .otherShop(let shop, let detail):
+            "the centre will not give shop \(shop)'s history to this role: \(detail) (replication.postgres.user must "
+                + "be the role the shop ships with)"
         case .nothingToRestore(let source, let point): "\(source) holds no entry \(point); nothing was restored"
         case .restoredCopyFailed(let problem): "the restored copy failed its checks (\(problem)) and was removed"
         }
@@ -47,6 +52,7 @@ public enum RestoreError: Error, CustomStringConvertible, Sendable {
         case .backupUnusable: "backup_unusable"
         case .brokenHistory: "broken_history"
         case .unknownShop: "unknown_shop"
+        case .otherShop: "other_shop"
         case .nothingToRestore: "nothing_to_restore"
         case .restoredCopyFailed: "restored_copy_failed"
         }

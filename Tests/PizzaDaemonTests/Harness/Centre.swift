@@ -1,0 +1,177 @@
+import Foundation
+import PizzaClient
+import PizzaProtocol
+import PizzaTesting
+import Testing
+
+let postgresMissing: String? = {
+    let reason = PostgresServer.unavailableReason
+    if let reason { print("Replication tests skipped: \(reason)") }
+    return reason
+}()
+
+/// A central PostgreSQL for one test: a database `central` owned by `central_owner`, migrated by
+/// `pizzad --migrate-central`, and a login role per shop that may only call the ingest functions.
+final class Centre: Sendable {
+    let server: PostgresServer
+    let folder: String
+
+    /// `tls`: the server also speaks TLS, with a self-signed certificate for 127.0.0.1 at `folder/server.crt`.
+    init(migrate: Bool = true, tls: Bool = false) throws {
+        folder = NSTemporaryDirectory() + "pizzad-central-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        var settings: [String] = []
+        if tls {
+            try Self.makeCertificate(in: folder)
+            settings = ["ssl = on", "ssl_cert_file = '\(folder)/server.crt'", "ssl_key_file = '\(folder)/server.key'"]
+        }
+        server = try PostgresServer(parent: folder, settings: settings)
+        try server.createDatabase("central", owner: "central_owner", password: "owner-secret")
+        if migrate {
+            let migrated = try run(
+                Binaries.pizzad, ["--migrate-central"],
+                environment: environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
+                directory: folder)
+            #expect(migrated.status == 0, "pizzad --migrate-central: \(migrated.stderr)")
+            #expect(migrated.stdout.contains("central schema at version 4"), "\(migrated.stdout)")
+        }
+    }
+
+    /// A self-signed certificate for 127.0.0.1 and its key, the key only readable by the server's user.
+    static func makeCertificate(in folder: String) throws {
+        let made = try ChildProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2", "-subj", "/CN=127.0.0.1",
+                "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", folder + "/server.key", "-out",
+                folder + "/server.crt",
+            ])
+        guard made.status == 0 else { throw HarnessError("openssl req: \(made.output)") }
+        if getuid() == 0 {
+            try FileManager.default.setAttributes(
+                [.ownerAccountName: "postgres", .posixPermissions: 0o600], ofItemAtPath: folder + "/server.key")
+        }
+    }
+
+    /// A shop role (`name`, password `<name>-secret`) and the environment a pizzad ships with as that role.
+    func shop(_ shop: String, role: String? = nil, password: String? = nil, batchSize: Int? = nil) throws -> [String:
+        String]
+    {
+        let role = role ?? "shop_" + shop.replacingOccurrences(of: "-", with: "_")
+        if try server.psql("SELECT count(*) FROM pg_roles WHERE rolname = '\(role)'") == "0" {
+            try server.createShopRole(role, password: role + "-secret")
+        }
+        var environment = environment(shop: shop, user: role, password: password ?? role + "-secret")
+        if let batchSize { environment["PIZZAD_REPLICATION_BATCH_SIZE"] = String(batchSize) }
+        return environment
+    }
+
+    func environment(shop: String, user: String, password: String, database: String = "central") -> [String: String] {
+        let passwordFile = folder + "/\(user)-\(UUID().uuidString.prefix(4)).pw"
+        _ = FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8))
+        return [
+            "PIZZAD_REPLICATION_SHOP_ID": shop, "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1",
+            "PIZZAD_REPLICATION_POSTGRES_PORT": String(server.port), "PIZZAD_REPLICATION_POSTGRES_DATABASE": database,
+            "PIZZAD_REPLICATION_POSTGRES_USER": user, "PIZZAD_REPLICATION_POSTGRES_PASSWORD_FILE": passwordFile,
+            "PIZZAD_REPLICATION_POSTGRES_TLS": "disable",
+        ]
+    }
+
+    @discardableResult
+    func sql(_ query: String) throws -> String { try server.psql(query, database: "central") }
+
+    /// `seq|hash` of every central entry of `shop`, in order.
+    func entries(_ shop: String) throws -> String {
+        try sql("SELECT seq || '|' || hash FROM order_events WHERE shop_id = '\(shop)' ORDER BY seq")
+    }
+
+    deinit {
+        // The server first: its data folder is inside `folder`, and `pg_ctl stop` needs it. Removing the folder
+        // first left the postmaster running on deleted files after every test.
+        try? server.stop(mode: "immediate")
+        try? FileManager.default.removeItem(atPath: folder)
+    }
+}
+
+/// `seq|hash` of every local audit entry, in order (what the centre must hold).
+func localEntries(_ daemon: DaemonProcess) throws -> String { try localEntries(daemon.database) }
+
+/// `seq|hash` of every audit entry in the database at `path`, in order.
+func localEntries(_ database: String) throws -> String {
+    try sqlite3(database, "SELECT seq || '|' || hash FROM audit_log ORDER BY seq")
+}
+
+/// `pizzactl --json replication status`, parsed.
+func replicationStatus(_ daemon: DaemonProcess) throws -> [String: Any] {
+    let result = try daemon.pizzactl(["--json", "replication", "status"])
+    guard result.status == 0,
+        let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
+    else {
+        throw HarnessError("replication status: \(result.status) \(result.stdout) \(result.stderr)")
+    }
+    return object
+}
+
+/// Waits until `daemon` has shipped everything it holds (backlog 0 and connected), or fails after `timeout`.
+func waitUntilShipped(_ daemon: DaemonProcess, timeout: Double = 60) async throws {
+    let deadline = TimeLimit(seconds: timeout)
+    var status: [String: Any] = [:]
+    while deadline.remains {
+        status = try replicationStatus(daemon)
+        if status["backlogEvents"] as? Int == 0, status["connected"] as? Bool == true,
+            (status["latestSeq"] as? Int ?? 0) > 0
+        {
+            return
+        }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw HarnessError("not shipped within \(timeout) s: \(status)\n\(daemon.output.suffix(3000))")
+}
+
+/// Waits until the replication status satisfies `condition`.
+func waitForStatus(
+    _ daemon: DaemonProcess, timeout: Double = 30, _ what: String, _ condition: ([String: Any]) -> Bool
+) async throws -> [String: Any] {
+    let deadline = TimeLimit(seconds: timeout)
+    var status: [String: Any] = [:]
+    while deadline.remains {
+        status = try replicationStatus(daemon)
+        if condition(status) { return status }
+        try await Task.sleep(for: .milliseconds(100))
+    }
+    throw HarnessError("\(what) did not happen within \(timeout) s: \(status)\n\(daemon.output.suffix(3000))")
+}
+
+/// `count` orders on `clients` connections at once, each created placed and advanced `advances` times; returns how
+/// long each create took.
+@discardableResult
+func loadOrders(_ daemon: DaemonProcess, clients: Int = 4, orders count: Int, advances: Int = 2) async throws
+    -> [Duration]
+{
+    try await withThrowingTaskGroup(of: [Duration].self) { group in
+        for client in 0..<clients {
+            group.addTask {
+                try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(60)) { connection in
+                    var latencies: [Duration] = []
+                    for index in stride(from: client, to: count, by: clients) {
+                        let started = ContinuousClock.now
+                        let order = try await connection.call(
+                            "order.create",
+                            [
+                                ("customer", .string("guest \(index)")),
+                                ("items", [["kind": "cheese", "quantity": 2]]),
+                                ("place", true),
+                            ])
+                        latencies.append(ContinuousClock.now - started)
+                        guard let id = order["id"]?.intValue else { throw HarnessError("no id in \(order)") }
+                        for _ in 0..<(index % (advances + 1)) {
+                            _ = try await connection.call("order.advance", [("id", .int(id))])
+                        }
+                    }
+                    return latencies
+                }
+            }
+        }
+        return try await group.reduce(into: []) { $0 += $1 }
+    }
+}
