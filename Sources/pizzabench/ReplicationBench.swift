@@ -142,13 +142,13 @@ enum ReplicationBench {
         )
     }
 
-    private static func status(_ daemon: BenchDaemon) async throws -> JSONValue {
+    static func status(_ daemon: BenchDaemon) async throws -> JSONValue {
         try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(30)) {
             try await $0.call("replication.status")
         }
     }
 
-    private static func waitForStatus(
+    static func waitForStatus(
         _ daemon: BenchDaemon, within limit: Double, _ what: String, _ condition: (JSONValue) -> Bool
     ) async throws -> JSONValue {
         let deadline = Bench.now() + UInt64(limit * 1e9)

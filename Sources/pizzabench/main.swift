@@ -28,6 +28,8 @@ let migrationsDirectory: String = {
 }()
 /// The sections a full run has; torture and powercut run only on their own (`--only torture`).
 let fullRun: Set<String> = ["create", "kitchen", "big", "replication", "multicast", "writer"]
+/// The sections that only run alone: long, or needing what a full run does not (Litestream, FUSE).
+let ownSections: Set<String> = ["torture", "powercut", "soak", "litestream", "restore"]
 var sections = fullRun
 var clientCounts = [1, 4, 16, 64]
 var tortureRounds: Int?
@@ -43,6 +45,8 @@ func usage() -> Never {
     print("       pizzabench --only torture [--rounds N] [--hostile-lines N]")
     print("       pizzabench --only powercut [--rounds N]")
     print("       pizzabench --only soak [--minutes N] [--clients N]")
+    print("       pizzabench --only litestream [--seconds S] [--clients N] [--rounds N]")
+    print("       pizzabench --only restore [--orders N]")
     exit(2)
 }
 /// The value after `flag` as a positive number; a missing or bad one ends the run with the usage (exit 2) instead of
@@ -64,11 +68,11 @@ while let argument = arguments.popFirst() {
         let text = arguments.popFirst() ?? ""
         let named = Set(text.split(separator: ",", omittingEmptySubsequences: false).map(String.init))
         guard !named.isEmpty,
-            named.isSubset(of: fullRun) || named == ["torture"] || named == ["powercut"] || named == ["soak"]
+            named.isSubset(of: fullRun) || named.count == 1 && ownSections.contains(named.first!)
         else {
             print(
-                "pizzabench: --only takes sections from \(fullRun.sorted().joined(separator: ",")), or torture, "
-                    + "powercut or soak alone, not '\(text)'")
+                "pizzabench: --only takes sections from \(fullRun.sorted().joined(separator: ",")), or one of "
+                    + "\(ownSections.sorted().joined(separator: ", ")) alone, not '\(text)'")
             usage()
         }
         sections = named
@@ -173,6 +177,20 @@ if sections == ["soak"] {
     let clients = clientCounts == [1, 4, 16, 64] ? 16 : clientCounts[0]
     let flat = try await Soak.run(binary: pizzad, directory: directory, minutes: soakMinutes, clients: clients)
     finish(clean: flat)
+}
+
+// Litestream beside pizzad, on its own: pizzabench --only litestream [--seconds S] [--clients N] [--rounds N].
+if sections == ["litestream"] {
+    let clients = clientCounts == [1, 4, 16, 64] ? 16 : clientCounts[0]
+    let held = try LitestreamBench.report(
+        pizzad: pizzad, work: work + "/litestream", clients: clients, seconds: seconds, rounds: tortureRounds ?? 2)
+    finish(clean: held)
+}
+
+// Restore drills, on their own: pizzabench --only restore [--orders N].
+if sections == ["restore"] {
+    let held = try await RestoreBench.report(pizzad: pizzad, work: work + "/restore", orders: bigOrders)
+    finish(clean: held)
 }
 
 // Power cuts, on their own: pizzabench --only powercut [--rounds N]. pizzad's database and backups on powercutfs

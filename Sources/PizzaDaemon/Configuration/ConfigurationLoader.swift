@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import PizzaCore
 import PizzaReplication
+import PizzaStorage
 import SQLite
 import SystemPackage
 import Yams
@@ -213,6 +214,9 @@ public struct ConfigurationLoader: Sendable {
                 return level == .full || level == .extra ? level : nil
             },
             busyTimeoutMilliseconds: try integer("database.busyTimeoutMs"),
+            checkpoints: try defaulted("database.checkpoints") {
+                SQLiteOrderStore.CheckpointPolicy(rawValue: $0.lowercased())
+            },
             socketPath: text("socket.path") ?? runtimeDirectory.map { "\($0)/pizzad.sock" } ?? ".pizzad/pizzad.sock",
             socketMode: try defaulted("socket.mode") { ConfigurationSchema.parseMode($0) },
             socketGroup: text("socket.group"),

@@ -24,6 +24,12 @@ extension ConfigurationSchema {
             defaultValue: "5000", allowed: "", applied: .onRestart,
             summary: "How long a writer waits for a lock another process holds (an sqlite3 shell, a backup)."),
         ConfigurationKey(
+            path: "database.checkpoints", kind: .text, defaultValue: "pizzad",
+            allowed: "pizzad, external", applied: .onRestart,
+            summary: "Who copies the write-ahead log back into the database file: pizzad's own checkpointer, or "
+                + "another program that reads the WAL (external: Litestream, which then checkpoints; pizzad only does "
+                + "when it stops). See OPERATIONS.md, \"Backups and restore\"."),
+        ConfigurationKey(
             path: "socket.path", kind: .text,
             defaultText: "$RUNTIME_DIRECTORY/pizzad.sock under systemd (/run/pizzad), else .pizzad/pizzad.sock",
             allowed: "a file path", applied: .onRestart,

@@ -1,6 +1,7 @@
 public import Logging
 public import PizzaCore
 public import PizzaReplication
+public import PizzaStorage
 public import SQLite
 
 /// Everything pizzad is configured with, after layering flags, environment, file and built-in defaults.
@@ -15,6 +16,8 @@ public struct DaemonConfiguration: Sendable {
     public var synchronous: ConnectionSettings.Synchronous
     /// How long the database waits for a lock, in milliseconds.
     public var busyTimeoutMilliseconds: Int
+    /// Who checkpoints the WAL (`database.checkpoints`): pizzad, or another program such as Litestream.
+    public var checkpoints: SQLiteOrderStore.CheckpointPolicy = .pizzad
     /// The control socket's path.
     public var socketPath: String
     /// The socket file's permission bits.

@@ -126,7 +126,8 @@ public enum Daemon {
                 path: configuration.databasePath, migrations: migrations,
                 settings: ConnectionSettings(
                     synchronous: configuration.synchronous,
-                    busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds)
+                    busyTimeoutMilliseconds: configuration.busyTimeoutMilliseconds),
+                checkpoints: configuration.checkpoints
             ) { [logger] pending, bytes in
                 // A migration may rebuild tables: about as long as copying the file (some 40 s for 1.4 GB here).
                 // Ask systemd for a minute plus a minute per GiB more before it gives up on the start.

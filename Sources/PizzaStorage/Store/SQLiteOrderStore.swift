@@ -15,6 +15,17 @@ public final class SQLiteOrderStore: OrderStore {
     public let schemaVersion: Int
     /// The connection settings in force.
     public let settings: ConnectionSettings
+    /// Who copies the WAL back into the database file.
+    public let checkpoints: CheckpointPolicy
+
+    /// Who checkpoints the WAL (`database.checkpoints`).
+    public enum CheckpointPolicy: String, Sendable, CaseIterable {
+        /// pizzad's own checkpointer, beside the writer (see ``Checkpointer``).
+        case pizzad
+        /// Another program (Litestream) checkpoints; pizzad never does while it runs, only when it stops. SQLite's
+        /// automatic checkpoint is off too: the WAL grows until that program copies it back.
+        case external
+    }
 
     /// The write connection; only ever used on `queue` (inside a write body or a maintenance block).
     var writer: Database { connection }
@@ -53,7 +64,8 @@ public final class SQLiteOrderStore: OrderStore {
     /// take as long as copying the file), before the first starts.
     public init(
         path: String, migrations: [Migration], settings: ConnectionSettings = ConnectionSettings(),
-        readers: Int = 4, willMigrate: (_ pending: [Migration], _ bytes: Int64) -> Void = { _, _ in }
+        checkpoints: CheckpointPolicy = .pizzad, readers: Int = 4,
+        willMigrate: (_ pending: [Migration], _ bytes: Int64) -> Void = { _, _ in }
     ) throws {
         try Migrator.checkHeader(path: path)
         let readOnlyMode = Self.readOnlyMode(of: path)
@@ -81,13 +93,60 @@ public final class SQLiteOrderStore: OrderStore {
         self.connection = writer
         self.readOnly = Locked(readOnlyMode != nil)
         self.settings = settings
+        self.checkpoints = checkpoints
+        self.walIndex = WALIndex(path: path + "-shm")
         self.schemaVersion = migrations.last?.version ?? 0
         self.readers = ReadPool(keep: readers, open: Self.reader(path: path, settings: settings, mode: readOnlyMode))
         self.checkpointer = Checkpointer(open: Self.checkpointConnection(path: path, settings: settings))
         if readOnlyMode == nil {
-            writer.onWALCommit { [checkpointer] frames in checkpointer.walCommitted(frames: frames) }
+            writer.onWALCommit(Self.walHook(checkpoints, checkpointer))
         }
     }
+
+    /// What the writer does after each commit: tell the checkpointer the WAL's length, or (left to another program)
+    /// nothing, which also keeps SQLite's automatic checkpoint off.
+    private static func walHook(_ policy: CheckpointPolicy, _ checkpointer: Checkpointer)
+        -> @Sendable (_ frames: Int) -> Bool
+    {
+        switch policy {
+        case .pizzad: { frames in checkpointer.walCommitted(frames: frames) }
+        case .external: { _ in false }
+        }
+    }
+
+    /// With checkpoints left to another program, the writer keeps the WAL from outgrowing
+    /// ``externalWALLimitFrames``: past it, it waits before its next transaction (holding no lock) until that
+    /// program has copied the whole WAL back, so that this transaction starts the WAL over. A checkpointer that
+    /// works inside a write transaction of its own (Litestream 0.5 seals the WAL so) gets the write lock at once,
+    /// where under steady load it would find one group commit after another and the WAL would grow by a quarter of
+    /// a gigabyte a second. When nothing copies it back within ``externalCheckpointPatience`` (the other program is
+    /// not running), the writer checkpoints itself, so the WAL stays bounded and the kitchen is never stopped.
+    static let externalWALLimitFrames = 12_288
+    static let externalCheckpointPatience: Duration = .seconds(2)
+    private let walIndex: WALIndex
+
+    /// Only on `queue`, before a group commit.
+    private func waitForExternalCheckpoint() {
+        guard checkpoints == .external, let now = walIndex.read(), now.frames >= Self.externalWALLimitFrames,
+            now.backfilled < now.frames
+        else { return }
+        // After a wait that nobody answered, pizzad checkpoints at once for a while instead of waiting again.
+        if ContinuousClock.now < checkpointingAlone {
+            _ = try? writer.checkpoint(truncate: false)
+            return
+        }
+        let deadline = ContinuousClock.now + Self.externalCheckpointPatience
+        while ContinuousClock.now < deadline {
+            usleep(1_000)
+            guard let index = walIndex.read(), index.frames >= Self.externalWALLimitFrames,
+                index.backfilled < index.frames
+            else { return }
+        }
+        checkpointingAlone = .now + .seconds(60)
+        _ = try? writer.checkpoint(truncate: false)
+    }
+    /// Until when the writer checkpoints the WAL itself: nothing else did within the patience. Only on `queue`.
+    private nonisolated(unsafe) var checkpointingAlone = ContinuousClock.now
 
     /// How to open the checkpointer's connection: read-write like the writer, but it never writes a row.
     private static func checkpointConnection(path: String, settings: ConnectionSettings)
@@ -160,7 +219,7 @@ public final class SQLiteOrderStore: OrderStore {
                             // Still flagged read-only: changes are refused, and the next round tries again.
                             return false
                         }
-                        writable.onWALCommit { frames in checkpointer.walCommitted(frames: frames) }
+                        writable.onWALCommit(Self.walHook(self.checkpoints, checkpointer))
                         self.readOnly.withLock { $0 = false }
                         self.clearStorageFailure()
                         return true
@@ -217,6 +276,7 @@ public final class SQLiteOrderStore: OrderStore {
                 return batch
             }
             if batch.isEmpty { return }
+            waitForExternalCheckpoint()
             commit(batch)
         }
     }
@@ -380,8 +440,14 @@ public final class SQLiteOrderStore: OrderStore {
 
     /// A passive checkpoint on the checkpointer's connection, beside the writer: the WAL's length in frames and
     /// how many of them are in the database file now (fewer when a reader still needs the rest).
+    /// Left to another program (``CheckpointPolicy/external``), no checkpoint is run: the WAL's length and how much
+    /// of it that program has copied back, from the wal-index.
     public func checkpointWAL() async throws -> (log: Int, checkpointed: Int) {
-        try await checkpointer.checkpoint()
+        guard checkpoints == .pizzad else {
+            let index = WALIndex(path: path + "-shm").read() ?? (0, 0)
+            return (index.frames, index.backfilled)
+        }
+        return try await checkpointer.checkpoint()
     }
 
     /// Checkpoints the WAL (truncating it) and closes the readers and the checkpointer; the writer closes when
