@@ -1,0 +1,103 @@
+import Foundation
+import PizzaClient
+import PizzaCore
+import PizzaProtocol
+import PizzaTesting
+import Testing
+
+private let litestreamMissing: String? = {
+    let reason = Litestream.unavailableReason
+    if let reason { print("Litestream tests skipped: \(reason)") }
+    return reason
+}()
+
+@Suite(
+    "Litestream beside pizzad: the real one, killed with pizzad under load, its replica restored",
+    .serialized, .enabled(if: litestreamMissing == nil))
+struct LitestreamTests {
+    @Test(
+        "under load with database.checkpoints: external the WAL stays under 64 MiB; after a SIGKILL of both, litestream restore gives a copy that opens in pizzad and verifies, lacking only what the last sync interval had not shipped"
+    )
+    func killedUnderLoad() async throws {
+        let shop = try DaemonProcess(config: "database:\n  checkpoints: external\n")
+        let config = shop.directory + "/litestream.yml"
+        let replica = shop.directory + "/replica"
+        try Litestream.configuration(database: shop.database, replica: replica)
+            .write(toFile: config, atomically: true, encoding: .utf8)
+        let litestream = Process()
+        litestream.executableURL = URL(fileURLWithPath: Litestream.binary)
+        litestream.arguments = ["replicate", "-config", config]
+        let log = shop.directory + "/litestream.log"
+        _ = FileManager.default.createFile(atPath: log, contents: nil)
+        litestream.standardOutput = FileHandle(forWritingAtPath: log)
+        litestream.standardError = FileHandle(forWritingAtPath: log)
+        try litestream.run()
+        let ready = TimeLimit(seconds: 20)
+        while ready.remains, (FileManager.default.subpaths(atPath: replica) ?? []).allSatisfy({ !$0.hasSuffix(".ltx") })
+        {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+
+        // Eight tills, each order with its ref; every acknowledgement kept with the moment it arrived.
+        let acknowledged = Locked<[(id: Int64, at: ContinuousClock.Instant)]>([])
+        let clients = Task {
+            await withTaskGroup(of: Void.self) { group in
+                for client in 0..<8 {
+                    group.addTask {
+                        try? await ControlClient.withConnection(socket: shop.socket, timeout: .seconds(30)) {
+                            connection in
+                            for ticket in 1... {
+                                let order = try await connection.call(
+                                    "order.create",
+                                    [
+                                        ("ref", .string("till\(client)-\(ticket)")), ("customer", "guest"),
+                                        ("items", [["kind": "cheese", "quantity": 2]]), ("place", true),
+                                    ])
+                                guard let id = order["id"]?.intValue else { return }
+                                acknowledged.withLock { $0.append((id, .now)) }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        var walPeak = 0.0
+        let load = TimeLimit(seconds: 8)
+        while load.remains {
+            try await Task.sleep(for: .milliseconds(100))
+            walPeak = max(walPeak, Litestream.walInUseMiB(shop.database))
+        }
+        let killedAt = ContinuousClock.now
+        kill(litestream.processIdentifier, SIGKILL)
+        kill(shop.pid, SIGKILL)
+        litestream.waitUntilExit()
+        _ = try shop.waitForExit()
+        await clients.value
+        let acks = acknowledged.value
+
+        let restored = shop.directory + "/restored/pizzad.sqlite"
+        try FileManager.default.createDirectory(
+            atPath: shop.directory + "/restored", withIntermediateDirectories: true)
+        let restore = try run(Litestream.binary, ["restore", "-config", config, "-o", restored, shop.database])
+        #expect(restore.status == 0, "\(restore)")
+        let newest = Int64(try sqlite3(restored, "SELECT coalesce(max(id), 0) FROM carts")) ?? -1
+        #expect(try sqlite3(restored, "SELECT count(*) FROM carts") == String(newest), "the replica is not a prefix")
+        let missing = acks.filter { $0.id > newest }.count
+        let held = acks.filter { $0.id <= newest }.map(\.at).max() ?? killedAt
+        let behind = killedAt - held
+        print(
+            "Litestream: \(acks.count) orders acknowledged in 8 s, WAL in use at most \(String(format: "%.1f", walPeak)) "
+                + "MiB; after the kill the replica lacks \(missing), the newest it holds acknowledged \(behind) before")
+        #expect(acks.count > 1_000, "too little load to say anything: \(acks.count) orders")
+        #expect(walPeak < 64, "the WAL grew to \(walPeak) MiB")
+        // One sync interval (1 s), with room for a loaded machine: everything older than that is in the replica.
+        #expect(behind < .seconds(3), "the replica lacks \(missing) orders, \(behind) of load")
+
+        let copy = try DaemonProcess(directory: shop.directory + "/restored")
+        #expect(try copy.pizzactl(["audit", "verify"]).status == 0)
+        #expect(try copy.pizzactl(["db", "check"]).status == 0)
+        #expect(try copy.pizzactl(["order", "new", "--customer", "after", "--place", "cheese"]).status == 0)
+        #expect(try copy.pizzactl(["audit", "verify"]).status == 0)
+        #expect(try copy.stop() == 0)
+    }
+}
