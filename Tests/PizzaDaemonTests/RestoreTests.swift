@@ -176,6 +176,37 @@ struct RestoreFromBackupTests {
     }
 }
 
+@Suite("pizzad restore onto a full disk", .serialized, .enabled(if: canMount))
+struct RestoreOntoFullDiskTests {
+    @Test(
+        "a restore that fills the disk fails by name, removes its partial copy and leaves the database in place as it was"
+    )
+    func fullDisk() async throws {
+        let shop = try await stoppedShop(orders: 400)
+        let backup = shop.directory + "/big.sqlite"
+        #expect(try restore(["--from-backup", shop.database, "--database", backup]).status == 0)
+        let small = shop.directory + "/small.sqlite"
+        #expect(
+            try restore(["--from-backup", shop.database, "--until-seq", "3", "--database", small]).status == 0)
+        let disk = shop.directory + "/disk"
+        try FileManager.default.createDirectory(atPath: disk, withIntermediateDirectories: true)
+        let size = (try FileManager.default.attributesOfItem(atPath: backup)[.size] as? Int ?? 0) / 1024
+        let mounted = try run("mount", ["-t", "tmpfs", "-o", "size=\(size / 2 + 200)k", "tmpfs", disk])
+        try #require(mounted.status == 0, "\(mounted)")
+        defer { _ = try? run("umount", ["-l", disk]) }
+        let database = disk + "/pizzad.sqlite"
+        try FileManager.default.copyItem(atPath: small, toPath: database)
+        let before = try snapshot(database)
+        for arguments in [["--from-backup", backup], ["--from-backup", shop.database, "--until-seq", "600"]] {
+            let full = try restore(arguments + ["--database", database, "--force"])
+            #expect(full.status == 1 && full.stderr.contains("full"), "\(full)")
+            #expect(full.stderr.contains("nothing was changed"), "\(full)")
+            #expect(try snapshot(database) == before)
+            #expect(try FileManager.default.contentsOfDirectory(atPath: disk) == ["pizzad.sqlite"])
+        }
+    }
+}
+
 @Suite(
     "pizzad restore from the centre: a dead shop rebuilt from its shipped history, shipping resumed exactly once",
     .serialized, .enabled(if: postgresMissing == nil))
