@@ -64,7 +64,46 @@ struct ManualPagesTests {
             #expect(page.contains(".It Fl \(option.flag.dropFirst())"), "\(option.flag) is not in pizzad(8)")
             #expect(DaemonCommand.usage.contains(option.flag), "\(option.flag) is not in --help")
         }
-        for code in ["64", "65", "78"] { #expect(page.contains(".It \(code)\n")) }
+        for code in ["64", "65", "69", "73", "75", "78"] { #expect(page.contains(".It \(code)\n")) }
         #expect(!page.contains("\n\n"))
+    }
+
+    @Test("pizzad(8) and --help list every option of pizzad restore")
+    func restoreOptions() {
+        let page = ManualPages.daemon(date: "November 25, 2026")
+        #expect(page.contains(".Sh RESTORE"))
+        for option in RestoreOptions.options {
+            #expect(page.contains(".It Fl \(option.flag.dropFirst())"), "\(option.flag) is not in pizzad(8)")
+            #expect(DaemonCommand.usage.contains(option.flag), "\(option.flag) is not in --help")
+        }
+    }
+
+    @Test("pizzad restore's command line: one source, one point, values checked, usage errors named")
+    func restoreParsing() throws {
+        guard case .restore(let options) = try DaemonCommand.parse(["restore", "--from-central", "--until-seq", "7"])
+        else {
+            Issue.record("not a restore")
+            return
+        }
+        #expect(options.source == .central && options.point == .seq(7) && !options.force)
+        guard
+            case .restore(let backup) = try DaemonCommand.parse([
+                "restore", "--from-backup=/b.sqlite", "--until", "2026-11-25T18:00:00Z", "--force", "--dry-run",
+                "--if-db-not-exists", "--database", "/d.sqlite",
+            ])
+        else {
+            Issue.record("not a restore")
+            return
+        }
+        #expect(backup.source == .backup("/b.sqlite") && backup.force && backup.dryRun && backup.ifNotExists)
+        #expect(backup.flags.database == "/d.sqlite")
+        for bad in [
+            ["restore"], ["restore", "--from-central", "--from-backup", "x"], ["restore", "--from-backup"],
+            ["restore", "--from-central", "--until-seq", "-1"], ["restore", "--from-central", "--until", "yesterday"],
+            ["restore", "--from-central", "--until-seq", "3", "--until", "2026-11-25"],
+            ["restore", "--from-central", "--socket", "/s"],
+        ] {
+            #expect(throws: DaemonCommand.UsageError.self, "\(bad)") { try DaemonCommand.parse(bad) }
+        }
     }
 }

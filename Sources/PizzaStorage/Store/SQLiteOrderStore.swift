@@ -119,20 +119,18 @@ public final class SQLiteOrderStore: OrderStore {
     /// program has copied the whole WAL back, so that this transaction starts the WAL over. A checkpointer that
     /// works inside a write transaction of its own (Litestream 0.5 seals the WAL so) gets the write lock at once,
     /// where under steady load it would find one group commit after another and the WAL would grow by a quarter of
-    /// a gigabyte a second. When nothing copies it back within ``externalCheckpointPatience`` (the other program is
-    /// not running), the writer checkpoints itself, so the WAL stays bounded and the kitchen is never stopped.
+    /// a gigabyte a second. When nothing copies it back within ``externalCheckpointPatience``, the writer checkpoints
+    /// itself (the other program is not running: the WAL stays bounded) and goes on (it is busy: the writer waits
+    /// again only once the WAL has grown by the limit once more), so the kitchen is never stopped for long.
     static let externalWALLimitFrames = 12_288
     static let externalCheckpointPatience: Duration = .seconds(2)
     private let walIndex: WALIndex
 
     /// Only on `queue`, before a group commit.
     private func waitForExternalCheckpoint() {
-        guard checkpoints == .external, let now = walIndex.read(), now.frames >= Self.externalWALLimitFrames,
-            now.backfilled < now.frames
-        else { return }
-        // After a wait that nobody answered, pizzad checkpoints at once for a while instead of waiting again.
-        if ContinuousClock.now < checkpointingAlone {
-            _ = try? writer.checkpoint(truncate: false)
+        guard checkpoints == .external, let now = walIndex.read() else { return }
+        if now.frames < Self.externalWALLimitFrames { nextExternalWait = 0 }
+        guard now.frames >= max(Self.externalWALLimitFrames, nextExternalWait), now.backfilled < now.frames else {
             return
         }
         let deadline = ContinuousClock.now + Self.externalCheckpointPatience
@@ -142,11 +140,16 @@ public final class SQLiteOrderStore: OrderStore {
                 index.backfilled < index.frames
             else { return }
         }
-        checkpointingAlone = .now + .seconds(60)
+        // Nothing copied the WAL back in time. With nobody reading it, pizzad's own checkpoint copies all of it
+        // and this commit starts it over. A reader that still holds it (the other program, busy) gets no second
+        // wait until the WAL has grown by the limit again: the kitchen waits at most once per 48 MiB.
         _ = try? writer.checkpoint(truncate: false)
+        if let index = walIndex.read(), index.backfilled < index.frames {
+            nextExternalWait = index.frames + Self.externalWALLimitFrames
+        }
     }
-    /// Until when the writer checkpoints the WAL itself: nothing else did within the patience. Only on `queue`.
-    private nonisolated(unsafe) var checkpointingAlone = ContinuousClock.now
+    /// The WAL's length at which the writer waits again after a wait nobody answered. Only on `queue`.
+    private nonisolated(unsafe) var nextExternalWait = 0
 
     /// How to open the checkpointer's connection: read-write like the writer, but it never writes a row.
     private static func checkpointConnection(path: String, settings: ConnectionSettings)
