@@ -187,7 +187,7 @@ public final class PostgresServer: Sendable {
     }
 
     /// A TCP port on 127.0.0.1 that nothing listens on now.
-    static func freePort() throws -> Int {
+    public static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failure("socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }

@@ -32,11 +32,15 @@ struct LitestreamTests {
         litestream.standardOutput = FileHandle(forWritingAtPath: log)
         litestream.standardError = FileHandle(forWritingAtPath: log)
         try litestream.run()
-        let ready = TimeLimit(seconds: 20)
-        while ready.remains, (FileManager.default.subpaths(atPath: replica) ?? []).allSatisfy({ !$0.hasSuffix(".ltx") })
-        {
-            try await Task.sleep(for: .milliseconds(50))
+        let ready = TimeLimit(seconds: 30)
+        func replicating() -> Bool {
+            (FileManager.default.subpaths(atPath: replica) ?? []).contains { $0.hasSuffix(".ltx") }
         }
+        while ready.remains, !replicating() { try await Task.sleep(for: .milliseconds(50)) }
+        func litestreamLog() -> String {
+            (try? String(contentsOfFile: log, encoding: .utf8))?.suffix(3000).description ?? ""
+        }
+        try #require(replicating(), "Litestream wrote no replica within 30 s:\n\(litestreamLog())")
 
         // Eight tills, each order with its ref; every acknowledgement kept with the moment it arrived.
         let acknowledged = Locked<[(id: Int64, at: ContinuousClock.Instant)]>([])
@@ -88,7 +92,9 @@ struct LitestreamTests {
         print(
             "Litestream: \(acks.count) orders acknowledged in 8 s, WAL in use at most \(String(format: "%.1f", walPeak)) "
                 + "MiB; after the kill the replica lacks \(missing), the newest it holds acknowledged \(behind) before")
-        #expect(acks.count > 1_000, "too little load to say anything: \(acks.count) orders")
+        #expect(
+            acks.count > 1_000,
+            "too little load to say anything: \(acks.count) orders\n\(shop.output.suffix(2000))\n\(litestreamLog())")
         #expect(walPeak < 64, "the WAL grew to \(walPeak) MiB")
         // One sync interval (1 s), with room for a loaded machine: everything older than that is in the replica.
         #expect(behind < .seconds(3), "the replica lacks \(missing) orders, \(behind) of load")

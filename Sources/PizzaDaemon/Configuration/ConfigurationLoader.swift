@@ -201,6 +201,24 @@ public struct ConfigurationLoader: Sendable {
                 batchSize: try integer("replication.batchSize"),
                 timeoutSeconds: try integer("replication.timeoutSeconds"))
         }
+        func board() throws -> BoardSettings {
+            var board = BoardSettings()
+            board.listen = try setting("board.listen") { ListenAddress(parsing: $0) }
+            board.showCustomer = try defaulted("board.showCustomer") { Bool($0.lowercased()) }
+            for entry in ConfigurationSchema.boardThresholdDefaults {
+                guard let status = OrderStatus(rawValue: entry.status) else { continue }
+                let warn = try integer("board.\(entry.status).warnSeconds")
+                let late = try integer("board.\(entry.status).lateSeconds")
+                let key = "board.\(entry.status).warnSeconds"
+                guard warn < late else {
+                    throw ConfigurationError(
+                        source: source(of: key, file: file), key: key, problem: "\(warn) is not below the late mark",
+                        allowed: "fewer seconds than board.\(entry.status).lateSeconds (\(late))")
+                }
+                board.thresholds[status] = (warn, late)
+            }
+            return board
+        }
         let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         let menu = try tree.map { try MenuConfiguration.menu(from: $0, file: file ?? "") } ?? Menu.standard
@@ -227,6 +245,7 @@ public struct ConfigurationLoader: Sendable {
             readers: try list("access.readers"),
             menu: menu,
             metricsListen: try setting("metrics.listen") { ListenAddress(parsing: $0) },
+            board: try board(),
             replication: try replication())
     }
 }

@@ -2,134 +2,173 @@ import Logging
 import PizzaReplication
 
 extension ConfigurationSchema {
-    /// Every key `pizzad.yaml` may hold, in the order the manual lists them.
-    static let keys: [ConfigurationKey] = [
-        ConfigurationKey(
-            path: "database.path", kind: .text,
-            defaultText: "$STATE_DIRECTORY/pizzad.sqlite under systemd (/var/lib/pizzad), else .pizzad/pizzad.sqlite",
-            allowed: "a file path", applied: .onRestart, summary: "The SQLite database file.",
-            alsoFrom: ["--database", "PIZZAD_DATABASE"]),
-        ConfigurationKey(
-            path: "database.migrations", kind: .text,
-            defaultText:
-                "../share/pizzad/migrations beside the binary (/usr/share/pizzad/migrations), else ./migrations",
-            allowed: "a folder of NNNN_name.sql files", applied: .onRestart,
-            summary: "The folder of numbered migrations applied at start.", alsoFrom: ["PIZZAD_MIGRATIONS"]),
-        ConfigurationKey(
-            path: "database.synchronous", kind: .text, defaultValue: "FULL",
-            allowed: "FULL, EXTRA (lower levels can lose acknowledged orders on power loss)", applied: .onRestart,
-            summary: "SQLite's PRAGMA synchronous. Both levels keep every acknowledged order through a power cut."),
-        ConfigurationKey(
-            path: "database.busyTimeoutMs", kind: .integer(range: 0...600_000, noun: "a whole number of milliseconds"),
-            defaultValue: "5000", allowed: "", applied: .onRestart,
-            summary: "How long a writer waits for a lock another process holds (an sqlite3 shell, a backup)."),
-        ConfigurationKey(
-            path: "database.checkpoints", kind: .text, defaultValue: "pizzad",
-            allowed: "pizzad, external", applied: .onRestart,
-            summary: "Who copies the write-ahead log back into the database file: pizzad's own checkpointer, or "
-                + "another program that reads the WAL (external: Litestream, which then checkpoints; pizzad only does "
-                + "when it stops). See OPERATIONS.md, \"Backups and restore\"."),
-        ConfigurationKey(
-            path: "socket.path", kind: .text,
-            defaultText: "$RUNTIME_DIRECTORY/pizzad.sock under systemd (/run/pizzad), else .pizzad/pizzad.sock",
-            allowed: "a file path", applied: .onRestart,
-            summary: "The control socket. Ignored when systemd passes the socket (pizzad.socket).",
-            alsoFrom: ["--socket", "PIZZAD_SOCKET"]),
-        ConfigurationKey(
-            path: "socket.mode", kind: .text, defaultValue: "0660",
-            allowed: "octal permission bits such as 0660 (from 0\(String(socketModes.lowerBound, radix: 8)) to "
-                + "0\(String(socketModes.upperBound, radix: 8)))", applied: .onRestart,
-            summary: "The socket file's permission bits."),
-        ConfigurationKey(
-            path: "socket.group", kind: .text, allowed: "a group name", applied: .onRestart,
-            summary: "Gives the socket file to this group, so that its members can connect (they still need a role)."),
-        ConfigurationKey(
-            path: "socket.maxConnections", kind: .integer(range: 1...100_000, noun: "a whole number"),
-            defaultValue: "1024", allowed: "", applied: .onRestart,
-            summary: "Connections beyond this many are answered overloaded and closed."),
-        ConfigurationKey(
-            path: "shutdown.graceSeconds", kind: .integer(range: 0...300, noun: "a whole number of seconds"),
-            defaultValue: "10", allowed: "", applied: .onRestart,
-            summary: "On SIGTERM, how long requests under way may take to finish before connections close."),
-        ConfigurationKey(
-            path: "metrics.listen", kind: .text, defaultText: "off",
-            allowed:
-                "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0: any free one)",
-            applied: .onRestart,
-            summary:
-                "The HTTP endpoint for Prometheus (GET /metrics, /healthz, /readyz). Under systemd, enable "
-                + "pizzad-metrics.socket instead."),
-        ConfigurationKey(
-            path: "log.level", kind: .text, defaultValue: "info",
-            allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "), applied: .onReload,
-            summary: "The lowest level logged.", alsoFrom: ["--log-level"]),
-        ConfigurationKey(
-            path: "access.operators", kind: .list, defaultText: "[] (root and the daemon's own user always may)",
-            allowed: "a list of user names and @group names", applied: .onReload,
-            summary: "Who may change orders and take backups."),
-        ConfigurationKey(
-            path: "access.readers", kind: .list, defaultText: "[]", allowed: "a list of user names and @group names",
-            applied: .onReload, summary: "Who may only read: orders, menu, audit, metrics, events."),
-        ConfigurationKey(
-            path: "replication.shopId", kind: .text,
-            allowed: "lowercase letters, digits, '-' and '_', at most 63, starting with a letter or digit",
-            applied: .onRestart,
-            summary: "This shop's id at the centre; required when replication.postgres.host is set."),
-        ConfigurationKey(
-            path: "replication.batchSize", kind: .integer(range: 1...10_000, noun: "a whole number of audit entries"),
-            defaultValue: "500", allowed: "", applied: .onRestart, summary: "Audit entries per central transaction."),
-        ConfigurationKey(
-            path: "replication.timeoutSeconds", kind: .integer(range: 1...600, noun: "a whole number of seconds"),
-            defaultValue: "30", allowed: "", applied: .onRestart,
-            summary: "How long connecting or one central request may take before the connection is retried."),
-        ConfigurationKey(
-            path: "replication.postgres.host", kind: .text, defaultText: "off",
-            allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
-            applied: .onRestart, summary: "The central PostgreSQL (or PgBouncer); setting it turns shipping on."),
-        ConfigurationKey(
-            path: "replication.postgres.port", kind: .integer(range: 1...65535, noun: "a TCP port"),
-            defaultValue: "5432", allowed: "", applied: .onRestart, summary: "The centre's TCP port."),
-        ConfigurationKey(
-            path: "replication.postgres.database", kind: .text,
-            allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
-            applied: .onRestart, summary: "The central database."),
-        ConfigurationKey(
-            path: "replication.postgres.user", kind: .text,
-            allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
-            applied: .onRestart, summary: "The shop's own role at the centre."),
-        ConfigurationKey(
-            path: "replication.postgres.passwordFile", kind: .text,
-            defaultText: "$CREDENTIALS_DIRECTORY/pgpassword (systemd LoadCredential=), else none",
-            allowed: "a readable file", applied: .onRestart, summary: "A file holding the role's password."),
-        ConfigurationKey(
-            path: "replication.postgres.tls", kind: .text, defaultValue: "prefer",
-            allowed: ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", "),
-            applied: .onRestart,
-            summary: "TLS to the centre; prefer and require verify the server's certificate and name."),
-        ConfigurationKey(
-            path: "replication.postgres.caFile", kind: .text, defaultText: "the system's certificate store",
-            allowed: "a readable file holding PEM certificates", applied: .onRestart,
-            summary: "Certificates to trust for the centre (a private CA, or its self-signed certificate)."),
-        ConfigurationKey(
-            path: "menu.currency", kind: .menu, defaultValue: "EUR",
-            allowed: "a three-letter ISO 4217 code such as EUR",
-            applied: .onReload, summary: "The currency; every price is a whole number of its minor units (cents)."),
-        ConfigurationKey(
-            path: "menu.crusts", kind: .menu, defaultValue: "[classic, thin, stuffed]",
-            allowed: "a non-empty list of lowercase names", applied: .onReload,
-            summary: "The crusts a pizza may have; the first is the default for kinds that name none."),
-        ConfigurationKey(
-            path: "menu.extras", kind: .menu, defaultText: "olives, mushrooms, jalapenos, bacon, extra-cheese",
-            allowed: "a mapping of name (lowercase letters, digits, '-') to a price in cents from 0 to 10000000",
-            applied: .onReload, summary: "The extras and what each adds to one pizza."),
-        ConfigurationKey(
-            path: "menu.kinds", kind: .menu, defaultText: "cheese, chicken, seafood",
-            allowed:
-                "a mapping of kind name to prices (a mapping of size S, M, L, XL to cents; a size without a price is "
-                + "not offered) and the kind's defaults: size, crust, chiliSauce, ketchup (true or false), extras",
-            applied: .onReload,
-            summary: "The kinds on the menu. A new kind is a new entry here, not code."),
+    /// How long an order may wait in each status of the board before its ticket turns yellow (warn) and red (late),
+    /// in seconds. The alert rules read the same numbers (`pizzad_board_late_seconds`), so the board and the pager
+    /// agree.
+    static let boardThresholdDefaults: [(status: String, warn: Int, late: Int)] = [
+        ("placed", 300, 600), ("preparing", 600, 900), ("baking", 900, 1200), ("boxed", 180, 300),
+        ("shipped", 1800, 2700),
     ]
+
+    static let boardThresholdKeys: [ConfigurationKey] = boardThresholdDefaults.flatMap { entry in
+        [("warn", entry.warn, "yellow"), ("late", entry.late, "red")].map { level, seconds, colour in
+            ConfigurationKey(
+                path: "board.\(entry.status).\(level)Seconds",
+                kind: .integer(range: 1...86_400, noun: "a whole number of seconds"), defaultValue: String(seconds),
+                allowed: "", applied: .onRestart,
+                summary: "After this long in \(entry.status), an order's ticket turns \(colour) on the boards"
+                    + (level == "late" ? "; the alert rules use it too." : "."))
+        }
+    }
+
+    /// Every key `pizzad.yaml` may hold, in the order the manual lists them.
+    static let keys: [ConfigurationKey] =
+        [
+            ConfigurationKey(
+                path: "database.path", kind: .text,
+                defaultText:
+                    "$STATE_DIRECTORY/pizzad.sqlite under systemd (/var/lib/pizzad), else .pizzad/pizzad.sqlite",
+                allowed: "a file path", applied: .onRestart, summary: "The SQLite database file.",
+                alsoFrom: ["--database", "PIZZAD_DATABASE"]),
+            ConfigurationKey(
+                path: "database.migrations", kind: .text,
+                defaultText:
+                    "../share/pizzad/migrations beside the binary (/usr/share/pizzad/migrations), else ./migrations",
+                allowed: "a folder of NNNN_name.sql files", applied: .onRestart,
+                summary: "The folder of numbered migrations applied at start.", alsoFrom: ["PIZZAD_MIGRATIONS"]),
+            ConfigurationKey(
+                path: "database.synchronous", kind: .text, defaultValue: "FULL",
+                allowed: "FULL, EXTRA (lower levels can lose acknowledged orders on power loss)", applied: .onRestart,
+                summary: "SQLite's PRAGMA synchronous. Both levels keep every acknowledged order through a power cut."),
+            ConfigurationKey(
+                path: "database.busyTimeoutMs",
+                kind: .integer(range: 0...600_000, noun: "a whole number of milliseconds"),
+                defaultValue: "5000", allowed: "", applied: .onRestart,
+                summary: "How long a writer waits for a lock another process holds (an sqlite3 shell, a backup)."),
+            ConfigurationKey(
+                path: "database.checkpoints", kind: .text, defaultValue: "pizzad",
+                allowed: "pizzad, external", applied: .onRestart,
+                summary: "Who copies the write-ahead log back into the database file: pizzad's own checkpointer, or "
+                    + "another program that reads the WAL (external: Litestream, which then checkpoints; pizzad only does "
+                    + "when it stops). See OPERATIONS.md, \"Backups and restore\"."),
+            ConfigurationKey(
+                path: "socket.path", kind: .text,
+                defaultText: "$RUNTIME_DIRECTORY/pizzad.sock under systemd (/run/pizzad), else .pizzad/pizzad.sock",
+                allowed: "a file path", applied: .onRestart,
+                summary: "The control socket. Ignored when systemd passes the socket (pizzad.socket).",
+                alsoFrom: ["--socket", "PIZZAD_SOCKET"]),
+            ConfigurationKey(
+                path: "socket.mode", kind: .text, defaultValue: "0660",
+                allowed: "octal permission bits such as 0660 (from 0\(String(socketModes.lowerBound, radix: 8)) to "
+                    + "0\(String(socketModes.upperBound, radix: 8)))", applied: .onRestart,
+                summary: "The socket file's permission bits."),
+            ConfigurationKey(
+                path: "socket.group", kind: .text, allowed: "a group name", applied: .onRestart,
+                summary:
+                    "Gives the socket file to this group, so that its members can connect (they still need a role)."),
+            ConfigurationKey(
+                path: "socket.maxConnections", kind: .integer(range: 1...100_000, noun: "a whole number"),
+                defaultValue: "1024", allowed: "", applied: .onRestart,
+                summary: "Connections beyond this many are answered overloaded and closed."),
+            ConfigurationKey(
+                path: "shutdown.graceSeconds", kind: .integer(range: 0...300, noun: "a whole number of seconds"),
+                defaultValue: "10", allowed: "", applied: .onRestart,
+                summary: "On SIGTERM, how long requests under way may take to finish before connections close."),
+            ConfigurationKey(
+                path: "metrics.listen", kind: .text, defaultText: "off",
+                allowed:
+                    "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9464 or [::1]:9464 (port 0: any free one)",
+                applied: .onRestart,
+                summary:
+                    "The HTTP endpoint for Prometheus (GET /metrics, /healthz, /readyz). Under systemd, enable "
+                    + "pizzad-metrics.socket instead."),
+            ConfigurationKey(
+                path: "board.listen", kind: .text, defaultText: "off",
+                allowed:
+                    "HOST:PORT with an IP address or localhost, e.g. 127.0.0.1:9465 or [::1]:9465 (port 0: any free one)",
+                applied: .onRestart,
+                summary:
+                    "The kitchen's board page (GET /board, kept live by GET /board/events), read-only. Under systemd, "
+                    + "enable pizzad-board.socket instead."),
+            ConfigurationKey(
+                path: "board.showCustomer", kind: .text, defaultValue: "true", allowed: "true, false",
+                applied: .onRestart,
+                summary: "Whether the board page shows customers' names (false for a screen that faces the room)."),
+        ] + boardThresholdKeys + [
+            ConfigurationKey(
+                path: "log.level", kind: .text, defaultValue: "info",
+                allowed: Logger.Level.allCases.map(\.rawValue).joined(separator: ", "), applied: .onReload,
+                summary: "The lowest level logged.", alsoFrom: ["--log-level"]),
+            ConfigurationKey(
+                path: "access.operators", kind: .list, defaultText: "[] (root and the daemon's own user always may)",
+                allowed: "a list of user names and @group names", applied: .onReload,
+                summary: "Who may change orders and take backups."),
+            ConfigurationKey(
+                path: "access.readers", kind: .list, defaultText: "[]",
+                allowed: "a list of user names and @group names",
+                applied: .onReload, summary: "Who may only read: orders, menu, audit, metrics, events."),
+            ConfigurationKey(
+                path: "replication.shopId", kind: .text,
+                allowed: "lowercase letters, digits, '-' and '_', at most 63, starting with a letter or digit",
+                applied: .onRestart,
+                summary: "This shop's id at the centre; required when replication.postgres.host is set."),
+            ConfigurationKey(
+                path: "replication.batchSize",
+                kind: .integer(range: 1...10_000, noun: "a whole number of audit entries"),
+                defaultValue: "500", allowed: "", applied: .onRestart, summary: "Audit entries per central transaction."
+            ),
+            ConfigurationKey(
+                path: "replication.timeoutSeconds", kind: .integer(range: 1...600, noun: "a whole number of seconds"),
+                defaultValue: "30", allowed: "", applied: .onRestart,
+                summary: "How long connecting or one central request may take before the connection is retried."),
+            ConfigurationKey(
+                path: "replication.postgres.host", kind: .text, defaultText: "off",
+                allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
+                applied: .onRestart, summary: "The central PostgreSQL (or PgBouncer); setting it turns shipping on."),
+            ConfigurationKey(
+                path: "replication.postgres.port", kind: .integer(range: 1...65535, noun: "a TCP port"),
+                defaultValue: "5432", allowed: "", applied: .onRestart, summary: "The centre's TCP port."),
+            ConfigurationKey(
+                path: "replication.postgres.database", kind: .text,
+                allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
+                applied: .onRestart, summary: "The central database."),
+            ConfigurationKey(
+                path: "replication.postgres.user", kind: .text,
+                allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
+                applied: .onRestart, summary: "The shop's own role at the centre."),
+            ConfigurationKey(
+                path: "replication.postgres.passwordFile", kind: .text,
+                defaultText: "$CREDENTIALS_DIRECTORY/pgpassword (systemd LoadCredential=), else none",
+                allowed: "a readable file", applied: .onRestart, summary: "A file holding the role's password."),
+            ConfigurationKey(
+                path: "replication.postgres.tls", kind: .text, defaultValue: "prefer",
+                allowed: ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", "),
+                applied: .onRestart,
+                summary: "TLS to the centre; prefer and require verify the server's certificate and name."),
+            ConfigurationKey(
+                path: "replication.postgres.caFile", kind: .text, defaultText: "the system's certificate store",
+                allowed: "a readable file holding PEM certificates", applied: .onRestart,
+                summary: "Certificates to trust for the centre (a private CA, or its self-signed certificate)."),
+            ConfigurationKey(
+                path: "menu.currency", kind: .menu, defaultValue: "EUR",
+                allowed: "a three-letter ISO 4217 code such as EUR",
+                applied: .onReload, summary: "The currency; every price is a whole number of its minor units (cents)."),
+            ConfigurationKey(
+                path: "menu.crusts", kind: .menu, defaultValue: "[classic, thin, stuffed]",
+                allowed: "a non-empty list of lowercase names", applied: .onReload,
+                summary: "The crusts a pizza may have; the first is the default for kinds that name none."),
+            ConfigurationKey(
+                path: "menu.extras", kind: .menu, defaultText: "olives, mushrooms, jalapenos, bacon, extra-cheese",
+                allowed: "a mapping of name (lowercase letters, digits, '-') to a price in cents from 0 to 10000000",
+                applied: .onReload, summary: "The extras and what each adds to one pizza."),
+            ConfigurationKey(
+                path: "menu.kinds", kind: .menu, defaultText: "cheese, chicken, seafood",
+                allowed:
+                    "a mapping of kind name to prices (a mapping of size S, M, L, XL to cents; a size without a price is "
+                    + "not offered) and the kind's defaults: size, crust, chiliSauce, ketchup (true or false), extras",
+                applied: .onReload,
+                summary: "The kinds on the menu. A new kind is a new entry here, not code."),
+        ]
 
     /// The key at `path`, if it is one.
     static func key(_ path: String) -> ConfigurationKey? { keysByPath[path] }

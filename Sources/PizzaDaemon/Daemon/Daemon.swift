@@ -147,16 +147,19 @@ public enum Daemon {
         let passed = SocketActivation(environment: environment)
         let state: DaemonState
         let server: ControlSocketServer
-        let metricsServer: MetricsHTTPServer?
+        let metricsServer: HTTPEndpoint?
+        let boardServer: HTTPEndpoint?
         do {
             state = try await DaemonState(
                 store: store, configuration: configuration, daemonUID: getuid(), logger: logger,
                 centralMigrations: centralMigrations, environment: environment)
             server = try await ControlSocketServer.bind(
                 configuration: configuration, state: state, group: group, passed: passed.control, logger: logger)
-            metricsServer = try await MetricsHTTPServer.bind(
+            metricsServer = try await HTTPEndpoint.metrics(
                 address: configuration.metricsListen, passed: passed.metrics, state: state, logger: logger)
             state.metricsAddress.withLock { $0 = metricsServer?.address }
+            boardServer = try await HTTPEndpoint.board(
+                settings: configuration.board, passed: passed.board, state: state, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             notifier.notify("STATUS=cannot start: \(error)")
@@ -183,6 +186,7 @@ public enum Daemon {
                     .init(service: health),
                     .init(service: reload),
                 ] + (metricsServer.map { [.init(service: $0)] } ?? [])
+                    + (boardServer.map { [.init(service: $0)] } ?? [])
                     // Shipping never takes the shop down: whatever becomes of it, the other services go on.
                     + (state.replicator.map {
                         [.init(service: $0, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore)]

@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOHTTP1
 import PizzaCore
 import PizzaProtocol
 import PizzaStorage
@@ -11,8 +12,17 @@ import PizzaStorage
 /// so a slow screen never slows the kitchen. The connection handler holds the watcher; when the connection
 /// goes, so does the subscription.
 final class EventWatcher: OrderRepositoryDelegate {
+    /// How events are written: JSON-RPC notifications on the control socket, or Server-Sent Events on the board's
+    /// HTTP listener (`id:` the sequence number, so a browser resumes with `Last-Event-ID`).
+    enum Encoding: Sendable {
+        case rpc
+        /// `hideCustomer` leaves the customer's name out of every order (`board.showCustomer: false`).
+        case serverSentEvents(hideCustomer: Bool)
+    }
+
     private let channel: any Channel
     private let status: OrderStatus?
+    private let encoding: Encoding
     private let state = Locked(State())
     private let onDrop: @Sendable (EventWatcher) -> Void
 
@@ -24,9 +34,13 @@ final class EventWatcher: OrderRepositoryDelegate {
         var dropped = false
     }
 
-    init(channel: any Channel, status: OrderStatus?, onDrop: @escaping @Sendable (EventWatcher) -> Void) {
+    init(
+        channel: any Channel, status: OrderStatus?, encoding: Encoding = .rpc,
+        onDrop: @escaping @Sendable (EventWatcher) -> Void
+    ) {
         self.channel = channel
         self.status = status
+        self.encoding = encoding
         self.onDrop = onDrop
     }
 
@@ -40,7 +54,7 @@ final class EventWatcher: OrderRepositoryDelegate {
             }
             return true
         }
-        if send { deliver(change.sequence, Self.event(for: change)) }
+        if send { deliver(change.sequence, event(for: change)) }
     }
 
     /// Sends every change after `after` from the audit log, then the live ones that arrived meanwhile.
@@ -54,10 +68,7 @@ final class EventWatcher: OrderRepositoryDelegate {
                     guard let cart = try? Cart(wire: JSONParser.parse(entry.after)) else { continue }
                     let before = entry.before.flatMap { try? JSONParser.parse($0)["status"]?.stringValue }
                     if matches(before.flatMap(OrderStatus.init(rawValue:)), cart.status) {
-                        deliver(
-                            entry.seq,
-                            RPCResponse.event(
-                                seq: entry.seq, at: entry.at, kind: entry.action, orderText: cart.wireText))
+                        deliver(entry.seq, event(seq: entry.seq, at: entry.at, kind: entry.action, cart: cart))
                     } else {
                         state.withLock { $0.lastSent = max($0.lastSent, entry.seq) }
                     }
@@ -74,10 +85,13 @@ final class EventWatcher: OrderRepositoryDelegate {
             }
             if pending.isEmpty { return }
             for change in pending.sorted(by: { $0.sequence < $1.sequence }) {
-                deliver(change.sequence, Self.event(for: change))
+                deliver(change.sequence, event(for: change))
             }
         }
     }
+
+    /// Sends nothing up to `seq`: what a snapshot sent before the stream began already holds.
+    func skip(through seq: Int64) { state.withLock { $0.lastSent = max($0.lastSent, seq) } }
 
     /// Whether the watcher was dropped for not keeping up.
     var isDropped: Bool { state.withLock { $0.dropped } }
@@ -100,25 +114,64 @@ final class EventWatcher: OrderRepositoryDelegate {
                 return !state.dropped
             }
             if first {
-                let notice = RPCResponse.notification(
-                    method: "dropped",
-                    params: ["reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(seq - 1)])
-                channel.writeAndFlush(ByteBuffer(bytes: notice)).whenComplete { [channel] _ in
-                    channel.close(promise: nil)
+                let notice: [UInt8]
+                switch encoding {
+                case .rpc:
+                    notice = RPCResponse.notification(
+                        method: "dropped",
+                        params: [
+                            "reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(seq - 1),
+                        ])
+                case .serverSentEvents:
+                    notice = Array("event: dropped\ndata: {\"lastSeq\":\(seq - 1)}\n\n".utf8)
                 }
+                write(notice).whenComplete { [channel] _ in channel.close(promise: nil) }
                 // A client that never reads would keep the notice, and the buffer before it, forever.
                 channel.eventLoop.scheduleTask(in: .seconds(10)) { [channel] in channel.close(promise: nil) }
                 onDrop(self)
             }
             return
         }
-        channel.writeAndFlush(ByteBuffer(bytes: event()), promise: nil)
+        switch encoding {
+        case .rpc: channel.writeAndFlush(ByteBuffer(bytes: event()), promise: nil)
+        case .serverSentEvents:
+            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: event()))), promise: nil)
+        }
     }
 
-    private static func event(for change: OrderChange) -> [UInt8] {
-        RPCResponse.event(
-            seq: change.sequence, at: change.atText, kind: change.kind.rawValue, orderText: change.afterWireText
-        )
+    /// Writes `bytes` to the connection: as they are on the control socket, as a part of the response's body on the
+    /// board's HTTP listener.
+    private func write(_ bytes: [UInt8]) -> EventLoopFuture<Void> {
+        switch encoding {
+        case .rpc: channel.writeAndFlush(ByteBuffer(bytes: bytes))
+        case .serverSentEvents:
+            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: bytes))))
+        }
+    }
+
+    private func event(for change: OrderChange) -> [UInt8] {
+        switch encoding {
+        case .rpc:
+            RPCResponse.event(
+                seq: change.sequence, at: change.atText, kind: change.kind.rawValue, orderText: change.afterWireText)
+        case .serverSentEvents:
+            event(seq: change.sequence, at: change.atText, kind: change.kind.rawValue, cart: change.after)
+        }
+    }
+
+    private func event(seq: Int64, at: String, kind: String, cart: Cart) -> [UInt8] {
+        switch encoding {
+        case .rpc:
+            return RPCResponse.event(seq: seq, at: at, kind: kind, orderText: cart.wireText)
+        case .serverSentEvents(let hideCustomer):
+            var cart = cart
+            if hideCustomer { cart.customer = nil }
+            // One `data:` line: the JSON has no raw newline (the writer escapes them in strings).
+            var output = Array("id: \(seq)\nevent: order\ndata: ".utf8)
+            output += RPCResponse.eventParams(seq: seq, at: at, kind: kind, orderText: cart.wireText)
+            output += Array("\n\n".utf8)
+            return output
+        }
     }
 
 }

@@ -21,6 +21,8 @@ final class DaemonMetrics: Sendable {
         case queue
         /// More HTTP connections than the metrics endpoint takes.
         case metricsConnections = "metrics_connections"
+        /// More HTTP connections than the board's listener takes.
+        case boardConnections = "board_connections"
     }
 
     /// The storage states `pizzad_storage_state` reports, one of them 1 at a time.

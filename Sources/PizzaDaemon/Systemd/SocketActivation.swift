@@ -20,6 +20,8 @@ struct SocketActivation: Sendable {
     static let firstDescriptor: Int32 = 3
     /// The name `pizzad-metrics.socket` gives its socket (`FileDescriptorName=metrics`).
     static let metricsName = "metrics"
+    /// The name `pizzad-board.socket` gives its socket (`FileDescriptorName=board`).
+    static let boardName = "board"
 
     /// Every passed listening stream socket; empty when the daemon was not socket-activated.
     let sockets: [PassedSocket]
@@ -50,11 +52,17 @@ struct SocketActivation: Sendable {
     }
 
     /// The control socket: the first Unix socket not named `metrics`.
-    var control: PassedSocket? { sockets.first { $0.isUnix && $0.name != Self.metricsName } }
+    var control: PassedSocket? {
+        sockets.first { $0.isUnix && $0.name != Self.metricsName && $0.name != Self.boardName }
+    }
+
+    /// The board's socket: the one named `board`.
+    var board: PassedSocket? { sockets.first { $0.name == Self.boardName } }
 
     /// The metrics socket: the one named `metrics`, or else the first TCP socket.
     var metrics: PassedSocket? {
-        sockets.first { $0.name == Self.metricsName } ?? sockets.first { !$0.isUnix && $0.name != "pizzad.sock" }
+        sockets.first { $0.name == Self.metricsName }
+            ?? sockets.first { !$0.isUnix && $0.name != "pizzad.sock" && $0.name != Self.boardName }
     }
 
     /// The address family of `fd` when it is a listening stream socket of a family pizzad serves, else nil.

@@ -42,6 +42,22 @@ public enum RPCResponse {
 
     /// The `event` notification of one change, `{seq, at, kind, order}`, with the order's wire text put in as it
     /// is (``OrderChange/afterWireText``: encoded once per change, however many watchers).
+    /// `{"seq":…,"at":…,"kind":…,"order":…}`: an event's params, as the board's Server-Sent Events carry them.
+    public static func eventParams(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(orderText.utf8.count + 96)
+        output.append(contentsOf: #"{"seq":"#.utf8)
+        output.append(contentsOf: String(seq).utf8)
+        output.append(contentsOf: #","at":"#.utf8)
+        JSONWriter.appendString(at, to: &output)
+        output.append(contentsOf: #","kind":"#.utf8)
+        JSONWriter.appendString(kind, to: &output)
+        output.append(contentsOf: #","order":"#.utf8)
+        output.append(contentsOf: orderText.utf8)
+        output.append(contentsOf: "}".utf8)
+        return output
+    }
+
     public static func event(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(orderText.utf8.count + 128)

@@ -5,15 +5,15 @@ import NIOPosix
 import PizzaCore
 import ServiceLifecycle
 
-/// The HTTP metrics and health endpoint (CONTRACT section 10): `GET /metrics` for Prometheus, `/healthz`, `/readyz`.
+/// An HTTP listener of pizzad's: the metrics and health endpoint (CONTRACT section 10: `GET /metrics` for
+/// Prometheus, `/healthz`, `/readyz`) and the kitchen's board (`GET /board`, `/board/events`).
 ///
-/// Off unless `metrics.listen` is set or systemd passes a socket named `metrics` (`pizzad-metrics.socket`, which
-/// lets the service keep `PrivateNetwork=yes`). It runs on an event loop of its own, so a scrape, a slow client or
-/// a flood of connections never shares a thread with the control socket, and it only reads what the daemon
-/// keeps in memory plus one index seek per status: it never waits for the writer. At most
-/// ``maximumConnections`` connections at once (more are answered 503 and closed); ``HTTPRequestGuard`` cuts off
-/// slow and oversized requests.
-final class MetricsHTTPServer: Service {
+/// Each is off unless its address is configured (`metrics.listen`, `board.listen`) or systemd passes a socket of its
+/// name (`pizzad-metrics.socket`, `pizzad-board.socket`, which let the service keep `PrivateNetwork=yes`). Each runs
+/// on an event loop of its own, so a scrape, a board, a slow client or a flood of connections never shares a thread
+/// with the control socket, and neither waits for the writer. At most ``maximumConnections`` connections at once
+/// (more are answered 503 and closed); ``HTTPRequestGuard`` cuts off slow and oversized requests.
+final class HTTPEndpoint: Service {
     /// Connections served at once; one more is answered 503 and closed.
     static let maximumConnections = 1024
 
@@ -37,13 +37,10 @@ final class MetricsHTTPServer: Service {
         address = channel.localAddress.map(Self.describe) ?? "passed socket"
     }
 
-    /// Starts listening on the socket systemd passed, else on `address`; nil when neither is given.
-    static func bind(
+    /// The metrics endpoint, on the socket systemd passed, else on `address`; nil when neither is given.
+    static func metrics(
         address: ListenAddress?, passed: SocketActivation.PassedSocket?, state: DaemonState, logger: Logger
-    ) async throws -> MetricsHTTPServer? {
-        guard address != nil || passed != nil else { return nil }
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
-        let connections = Locked<[ObjectIdentifier: any Channel]>([:])
+    ) async throws -> HTTPEndpoint? {
         let stopping = Locked(false)
         let source = MetricsHTTPHandler.Source(
             metrics: { state.renderMetrics() },
@@ -53,6 +50,30 @@ final class MetricsHTTPServer: Service {
                     "storage: \(failure)".split(whereSeparator: \.isNewline).joined(separator: " ")
                 }
             })
+        return try await bind(
+            name: "metrics", path: "/metrics", address: address, passed: passed, state: state, stopping: stopping,
+            overload: .metricsConnections, logger: logger
+        ) { MetricsHTTPHandler(source: source) }
+    }
+
+    /// The kitchen's board, on the socket systemd passed, else on `board.listen`; nil when neither is given.
+    static func board(
+        settings: BoardSettings, passed: SocketActivation.PassedSocket?, state: DaemonState, logger: Logger
+    ) async throws -> HTTPEndpoint? {
+        try await bind(
+            name: "board", path: "/board", address: settings.listen, passed: passed, state: state,
+            stopping: Locked(false), overload: .boardConnections, logger: logger
+        ) { BoardHTTPHandler(state: state, settings: settings) }
+    }
+
+    private static func bind(
+        name: String, path: String, address: ListenAddress?, passed: SocketActivation.PassedSocket?,
+        state: DaemonState, stopping: Locked<Bool>, overload: DaemonMetrics.OverloadReason, logger: Logger,
+        makeHandler: @escaping @Sendable () -> any ChannelHandler
+    ) async throws -> HTTPEndpoint? {
+        guard address != nil || passed != nil else { return nil }
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
+        let connections = Locked<[ObjectIdentifier: any Channel]>([:])
         let metrics = state.daemonMetrics
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
@@ -65,7 +86,7 @@ final class MetricsHTTPServer: Service {
                     return true
                 }
                 guard admitted else {
-                    metrics.overloaded(.metricsConnections)
+                    metrics.overloaded(overload)
                     let refusal = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
                     return channel.writeAndFlush(channel.allocator.buffer(string: refusal)).flatMap { channel.close() }
                 }
@@ -74,7 +95,7 @@ final class MetricsHTTPServer: Service {
                     let sync = channel.pipeline.syncOperations
                     try sync.addHandler(HTTPRequestGuard())
                     try sync.configureHTTPServerPipeline(withPipeliningAssistance: true, withErrorHandling: true)
-                    try sync.addHandler(MetricsHTTPHandler(source: source))
+                    try sync.addHandler(makeHandler())
                 }
             }
         let channel: any Channel
@@ -90,13 +111,13 @@ final class MetricsHTTPServer: Service {
             try? await group.shutdownGracefully()
             throw ControlSocketServer.BindError(
                 description:
-                    "cannot listen for metrics on \(address.map(\.description) ?? "the passed socket"): \(error)")
+                    "cannot listen for \(name) on \(address.map(\.description) ?? "the passed socket"): \(error)")
         }
-        let server = MetricsHTTPServer(
+        let server = HTTPEndpoint(
             channel: channel, group: group, connections: connections, stopping: stopping, logger: logger)
         logger.info(
-            passed != nil ? "serving metrics on the socket passed by systemd" : "serving metrics",
-            metadata: ["metrics": "http://\(server.address)/metrics"])
+            passed != nil ? "serving \(name) on the socket passed by systemd" : "serving \(name)",
+            metadata: [Logger.Metadata.Key(name): "http://\(server.address)\(path)"])
         return server
     }
 

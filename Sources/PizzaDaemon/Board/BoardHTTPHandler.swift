@@ -1,0 +1,175 @@
+import NIOCore
+import NIOHTTP1
+import PizzaCore
+import PizzaProtocol
+
+/// The board's listener: `GET /board` (the page), `GET /board/events` (the live stream, Server-Sent Events), and
+/// `HEAD` of each; 405 for another method on those paths, 404 for any other path. Read-only: nothing here changes
+/// an order.
+///
+/// The stream starts with a `snapshot` event (the orders on the board and the settings, with `id:` the newest
+/// sequence number they reflect), then an `order` event per change (`id:` its sequence number). A browser that
+/// reconnects sends `Last-Event-ID`, and the stream goes on from there, replayed from the audit log, with no snapshot
+/// (so no ticket is lost or doubled across a daemon restart). A `tick` event every ``heartbeat`` carries the
+/// daemon's clock (the page times tickets by it) and finds browsers that went away. A browser that does not keep up
+/// is sent `dropped` and disconnected, as an `events.watch` client is: a slow screen never slows the kitchen.
+final class BoardHTTPHandler: ChannelInboundHandler {
+    typealias InboundIn = HTTPServerRequestPart
+    typealias OutboundOut = HTTPServerResponsePart
+
+    static let paths = ["/board", "/board/events"]
+    static let heartbeat: TimeAmount = .seconds(15)
+
+    private let state: DaemonState
+    private let settings: BoardSettings
+    private var head: HTTPRequestHead?
+    private var watcher: EventWatcher?
+    private var ticker: RepeatedTask?
+
+    init(state: DaemonState, settings: BoardSettings) {
+        self.state = state
+        self.settings = settings
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        switch unwrapInboundIn(data) {
+        case .head(let head):
+            self.head = head
+            context.triggerUserOutboundEvent(HTTPRequestGuard.Event.requestHeadReceived, promise: nil)
+        case .body:
+            break
+        case .end:
+            guard let head else { return }
+            self.head = nil
+            respond(to: head, context: context)
+        }
+    }
+
+    func channelInactive(context: ChannelHandlerContext) {
+        stopStreaming()
+        context.fireChannelInactive()
+    }
+
+    func errorCaught(context: ChannelHandlerContext, error: any Error) {
+        stopStreaming()
+        context.close(promise: nil)
+    }
+
+    private func respond(to request: HTTPRequestHead, context: ChannelHandlerContext) {
+        let path = String(request.uri.prefix { $0 != "?" })
+        guard Self.paths.contains(path) else {
+            return answer(request, .notFound, "not found: the board is at /board\n", context: context)
+        }
+        guard request.method == .GET || request.method == .HEAD else {
+            var headers = HTTPHeaders()
+            headers.add(name: "Allow", value: "GET, HEAD")
+            return answer(
+                request, .methodNotAllowed, "method not allowed: \(path) takes GET and HEAD (the board is read-only)\n",
+                headers: headers, context: context)
+        }
+        if path == "/board" {
+            var headers = HTTPHeaders()
+            headers.add(name: "Content-Security-Policy", value: BoardPage.contentSecurityPolicy)
+            return answer(
+                request, .ok, BoardPage.html, contentType: "text/html; charset=utf-8", headers: headers,
+                context: context)
+        }
+        guard watcher == nil, request.method == .GET else {
+            return answer(request, .ok, "", contentType: "text/event-stream", context: context)
+        }
+        stream(request, context: context)
+    }
+
+    /// Starts the event stream: the snapshot (or the replay after `Last-Event-ID`), then every change.
+    private func stream(_ request: HTTPRequestHead, context: ChannelHandlerContext) {
+        var headers = HTTPHeaders()
+        headers.add(name: "Content-Type", value: "text/event-stream; charset=utf-8")
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "X-Accel-Buffering", value: "no")
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: .ok, headers: headers))),
+            promise: nil)
+        let channel = context.channel
+        let state = self.state
+        let watcher = EventWatcher(
+            channel: channel, status: nil, encoding: .serverSentEvents(hideCustomer: !settings.showCustomer)
+        ) { dropped in
+            state.repository.delegates.remove(dropped)
+            state.watchers.subtract(1, ordering: .relaxed)
+        }
+        self.watcher = watcher
+        state.watchers.add(1, ordering: .relaxed)
+        // Subscribed before the snapshot is read: a change in between is buffered, and skipped if the snapshot has it.
+        state.repository.delegates.add(watcher)
+        let resumeAfter = request.headers.first(name: "Last-Event-ID").flatMap { Int64($0) }
+        let settings = self.settings
+        let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
+        Task {
+            var opening = "retry: 1000\n\n"
+            var replayAfter = resumeAfter
+            let latest = (try? state.store.replicationBacklog(after: 0).latestSeq) ?? 0
+            if let after = resumeAfter, after > latest { replayAfter = nil }  // a database restored meanwhile
+            let snapshot = Result { try state.store.boardSnapshot() }
+            if case .failure(let error) = snapshot { state.logger.warning("board snapshot: \(error)") }
+            if replayAfter == nil, let snapshot = try? snapshot.get() {
+                watcher.skip(through: snapshot.seq)
+                let orders = snapshot.orders.map { order in
+                    var order = order
+                    if !settings.showCustomer { order.customer = nil }
+                    return order.wireText
+                }
+                opening +=
+                    "id: \(snapshot.seq)\nevent: snapshot\ndata: {\"seq\":\(snapshot.seq),\"now\":\"\(Timestamp.now())\","
+                    + "\"board\":\(settings.json),\"orders\":[\(orders.joined(separator: ","))]}\n\n"
+            } else {
+                opening += "event: settings\ndata: {\"now\":\"\(Timestamp.now())\",\"board\":\(settings.json)}\n\n"
+            }
+            try? await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: opening))))
+            await watcher.start(replayingAfter: replayAfter, from: state.store)
+            channel.eventLoop.execute { loopBound.value.startTicking(channel: channel) }
+        }
+    }
+
+    private func startTicking(channel: any Channel) {
+        guard watcher != nil, ticker == nil else { return }
+        ticker = channel.eventLoop.scheduleRepeatedTask(initialDelay: Self.heartbeat, delay: Self.heartbeat) { _ in
+            // Not written to a browser that stopped reading: the watcher drops it at the next change.
+            guard channel.isWritable else { return }
+            let tick = ByteBuffer(string: "event: tick\ndata: {\"now\":\"\(Timestamp.now())\"}\n\n")
+            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(tick)), promise: nil)
+        }
+    }
+
+    private func stopStreaming() {
+        ticker?.cancel()
+        ticker = nil
+        guard let watcher else { return }
+        if !watcher.isDropped { state.watchers.subtract(1, ordering: .relaxed) }
+        state.repository.delegates.remove(watcher)
+        self.watcher = nil
+    }
+
+    private func answer(
+        _ request: HTTPRequestHead, _ status: HTTPResponseStatus, _ body: String,
+        contentType: String = "text/plain; charset=utf-8", headers extra: HTTPHeaders = HTTPHeaders(),
+        context: ChannelHandlerContext
+    ) {
+        let buffer = context.channel.allocator.buffer(string: body)
+        var headers = extra
+        headers.add(name: "Content-Type", value: contentType)
+        headers.add(name: "Content-Length", value: String(buffer.readableBytes))
+        headers.add(name: "Cache-Control", value: "no-store")
+        headers.add(name: "X-Content-Type-Options", value: "nosniff")
+        let keepAlive = request.isKeepAlive
+        if !keepAlive { headers.add(name: "Connection", value: "close") }
+        context.write(
+            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))),
+            promise: nil)
+        if request.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil) }
+        let channel = context.channel
+        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
+            if !keepAlive { channel.close(promise: nil) }
+        }
+        context.triggerUserOutboundEvent(HTTPRequestGuard.Event.responseSent, promise: nil)
+    }
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/python3
+"""Drives pizzad's board page in a real headless Chromium (Debian's chromium and chromium-driver, python3-selenium).
+
+Usage: board_page.py URL PIZZACTL SOCKET SCREENSHOT FOLDER
+
+Orders are made and moved with pizzactl, as an operator would. Halfway, it writes FOLDER/restart-now and waits for
+FOLDER/restarted (the test restarts pizzad meanwhile). Prints one line per check; exits 0 when all held.
+"""
+import json
+import os
+import subprocess
+import sys
+import time
+
+from selenium import webdriver
+from selenium.webdriver.chrome.service import Service
+from selenium.webdriver.common.by import By
+
+url, pizzactl, socket, screenshot, folder = sys.argv[1:6]
+
+
+def ctl(*args):
+    out = subprocess.run([pizzactl, "--socket", socket, "--json", *args], capture_output=True, text=True, timeout=30)
+    if out.returncode != 0:
+        raise SystemExit(f"pizzactl {' '.join(args)}: {out.stderr}")
+    return json.loads(out.stdout)
+
+
+def wait(what, condition, limit):
+    started = time.monotonic()
+    while time.monotonic() - started < limit:
+        try:
+            if condition():
+                return time.monotonic() - started
+        except Exception:
+            pass
+        time.sleep(0.02)
+    raise SystemExit(f"FAILED: {what} did not happen within {limit} s")
+
+
+def in_column(order_id, column):
+    return len(driver.find_elements(By.CSS_SELECTOR, f"#column-{column} #ticket-{order_id}")) == 1
+
+
+options = webdriver.ChromeOptions()
+options.binary_location = "/usr/bin/chromium"
+for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,900"]:
+    options.add_argument(argument)
+driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+try:
+    driver.get(url)
+    wait("the page going live", lambda: driver.find_element(By.ID, "status").text == "live", 15)
+    print("loaded: live")
+
+    first = ctl("order", "new", "--customer", "Ada", "--note", "no onions", "--place",
+                "chicken:L,crust=thin,extra=olives,qty=2", "cheese")["id"]
+    took = wait("a new ticket in placed", lambda: in_column(first, "placed"), 1.0)
+    text = driver.find_element(By.ID, f"ticket-{first}").text
+    assert "2× chicken L thin +olives" in text and "Ada" in text and "no onions" in text, text
+    print(f"new ticket shown in {took * 1000:.0f} ms: {text!r}")
+
+    ctl("order", "advance", str(first))
+    took = wait("the ticket moving to preparing", lambda: in_column(first, "preparing"), 1.0)
+    print(f"advance shown in {took * 1000:.0f} ms")
+
+    ticket = lambda: driver.find_element(By.ID, f"ticket-{first}")
+    wait("the ticket turning yellow", lambda: "warn" in ticket().get_attribute("class"), 5)
+    yellow = ticket().value_of_css_property("background-color")
+    wait("the ticket turning red", lambda: "late" in ticket().get_attribute("class"), 5)
+    red = ticket().value_of_css_property("background-color")
+    assert yellow != red, (yellow, red)
+    header = driver.find_element(By.CSS_SELECTOR, "#column-preparing h2").text
+    assert header.lower() == "preparing (1)", header
+    allday = driver.find_element(By.ID, "allday").text
+    assert "2× chicken" in allday and "1× cheese" in allday, allday
+    print(f"colours past the marks: {yellow} then {red}; {allday}")
+    driver.save_screenshot(screenshot)
+
+    open(os.path.join(folder, "restart-now"), "w").close()
+    wait("the daemon's restart", lambda: os.path.exists(os.path.join(folder, "restarted")), 90)
+    wait("the page reconnecting", lambda: driver.find_element(By.ID, "status").text == "live", 15)
+    second = ctl("order", "new", "--customer", "Bo", "--place", "seafood")["id"]
+    took = wait("a ticket after the restart", lambda: in_column(second, "placed"), 1.0)
+    assert in_column(first, "preparing"), "the first ticket was lost"
+    tickets = [e.get_attribute("id") for e in driver.find_elements(By.CSS_SELECTOR, ".ticket")]
+    assert len(tickets) == len(set(tickets)) == 2, tickets
+    print(f"after the restart: reconnected, new ticket in {took * 1000:.0f} ms, tickets {tickets}")
+    errors = [entry for entry in driver.get_log("browser") if entry.get("level") == "SEVERE"
+              and "board/events" not in entry.get("message", "")]
+    assert not errors, errors
+    print("ok")
+finally:
+    driver.quit()
