@@ -96,6 +96,7 @@ final class BoardHTTPHandler: ChannelInboundHandler {
         ) { dropped in
             state.repository.delegates.remove(dropped)
             state.watchers.subtract(1, ordering: .relaxed)
+            state.logger.notice("dropped a slow board (a browser that stopped reading)")
         }
         self.watcher = watcher
         state.watchers.add(1, ordering: .relaxed)

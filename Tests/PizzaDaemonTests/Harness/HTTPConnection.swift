@@ -174,4 +174,11 @@ extension DaemonProcess {
         let match = output[range]
         return Int(match.split(separator: ":").last!.dropLast("/metrics".count))
     }
+
+    /// The board's port, from its "serving board" line.
+    var boardPort: Int? {
+        guard let range = output.range(of: #"board=http://[^ ]*:([0-9]+)/board"#, options: .regularExpression)
+        else { return nil }
+        return Int(output[range].split(separator: ":").last!.dropLast("/board".count))
+    }
 }
