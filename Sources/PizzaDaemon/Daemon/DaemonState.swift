@@ -45,7 +45,7 @@ final class DaemonState: Sendable {
         }
         self.replicator = replicator
         if let replicator { repository.delegates += replicator }
-        daemonMetrics = DaemonMetrics(collector: metrics, store: store)
+        daemonMetrics = DaemonMetrics(collector: metrics, store: store, board: configuration.board)
         store.observeGroupCommits { [metrics] changes, duration in
             metrics.groupCommitted(changes: changes, duration: duration)
         }

@@ -42,7 +42,7 @@ final class DaemonMetrics: Sendable {
     private let walBytes: Gauge
     private let oldestAge: [OrderStatus: Gauge]
 
-    init(collector: MetricsCollector, store: SQLiteOrderStore) {
+    init(collector: MetricsCollector, store: SQLiteOrderStore, board: BoardSettings = BoardSettings()) {
         self.collector = collector
         self.store = store
         let registry = collector.registry
@@ -73,6 +73,22 @@ final class DaemonMetrics: Sendable {
                 "Age of the longest-waiting order in each active status: since it entered it "
                     + "(open: since its last change); 0 when none.")
         ) { registry.makeGauge(descriptor: $0, labels: $1) }
+        // The board's marks, from the configuration: the alert rules compare the oldest ages with these, so the
+        // boards and the pager cannot disagree.
+        for (level, help) in [
+            (
+                "warn",
+                "After this long in a status an order's ticket turns yellow on the boards (board.<status>.warnSeconds)."
+            ),
+            ("late", "After this long in a status an order is late: red on the boards, and the alert rules fire."),
+        ] {
+            for (status, marks) in board.thresholds {
+                registry.makeGauge(
+                    descriptor: Self.name("pizzad_board_\(level)", "seconds", help),
+                    labels: [("status", status.rawValue)]
+                ).set(Int64(level == "warn" ? marks.warn : marks.late))
+            }
+        }
         registry.makeGauge(
             descriptor: Self.name(
                 "pizzad_build_info", "", "Always 1; the labels say which pizzad, SQLite and schema run."),
