@@ -19,8 +19,8 @@ struct Pizzactl: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            Status.self, MenuCommand.self, OrderCommand.self, Watch.self, AuditCommand.self, Metrics.self, DB.self,
-            ReplicationCommand.self,
+            Status.self, MenuCommand.self, OrderCommand.self, Watch.self, Board.self, AuditCommand.self, Metrics.self,
+            DB.self, ReplicationCommand.self,
         ]
     )
 

@@ -19,6 +19,8 @@ final class DaemonState: Sendable {
     let daemonMetrics: DaemonMetrics
     /// The shipper to the central PostgreSQL; nil when replication is off.
     let replicator: Replicator?
+    /// How the boards show tickets (`board.*`).
+    let board: BoardSettings
     let logger: Logger
     let startedAt = ContinuousClock.now
     let connections = Atomic<Int>(0)
@@ -46,6 +48,7 @@ final class DaemonState: Sendable {
         self.replicator = replicator
         if let replicator { repository.delegates += replicator }
         daemonMetrics = DaemonMetrics(collector: metrics, store: store, board: configuration.board)
+        board = configuration.board
         store.observeGroupCommits { [metrics] changes, duration in
             metrics.groupCommitted(changes: changes, duration: duration)
         }

@@ -163,6 +163,7 @@ final class RPCDispatcher: Sendable {
         addOrderMethods(to: &table, state)
         addAuditMethods(to: &table, state)
         addDatabaseMethods(to: &table, state)
+        addBoardMethods(to: &table, state)
         addReplicationMethods(to: &table, state)
         return table.methods
     }

@@ -1,0 +1,26 @@
+import PizzaCore
+import PizzaProtocol
+import PizzaStorage
+
+extension RPCDispatcher {
+    /// `board.snapshot`: what `pizzactl board` starts from: the orders on the board (placed to shipped), the newest
+    /// sequence number they reflect (follow with `events.watch` `after` it: nothing lost, nothing twice), and the
+    /// board's settings (`showCustomer`, the warn and late marks per status).
+    static func addBoardMethods(to table: inout MethodTable, _ state: DaemonState) {
+        let store = state.store
+        let settings = state.board
+        table.add("board.snapshot", .reader) { params, _ in
+            try params.onlyKnown([])
+            let snapshot = try store.boardSnapshot()
+            let orders = snapshot.orders.map { order -> JSONValue in
+                var order = order
+                if !settings.showCustomer { order.customer = nil }
+                return order.wire
+            }
+            return [
+                "seq": .int(snapshot.seq), "board": .encoded(settings.json), "orders": .array(orders),
+                "now": .string(Timestamp.now().description),
+            ]
+        }
+    }
+}

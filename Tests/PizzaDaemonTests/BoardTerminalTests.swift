@@ -1,0 +1,135 @@
+import Foundation
+import PizzaTesting
+import Testing
+
+private let tmuxMissing: String? = {
+    guard FileManager.default.isExecutableFile(atPath: "/usr/bin/tmux") else {
+        print("pizzactl board tests skipped: tmux is missing (apt install tmux)")
+        return "tmux is missing"
+    }
+    return nil
+}()
+
+/// A real terminal: a tmux server of the test's own, one session per board.
+private final class Tmux {
+    let server = "pizzad-test-" + UUID().uuidString.prefix(8)
+
+    @discardableResult
+    func tmux(_ arguments: [String]) throws -> CommandResult { try run("/usr/bin/tmux", ["-L", server] + arguments) }
+
+    func start(_ name: String, _ command: [String], columns: Int = 160, rows: Int = 40) throws {
+        let line = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
+        let started = try tmux(["new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", line])
+        guard started.status == 0 else { throw HarnessError("tmux new-session: \(started)") }
+    }
+
+    func screen(_ name: String) -> String { (try? tmux(["capture-pane", "-p", "-t", name]).stdout) ?? "" }
+
+    /// Waits until the screen of `name` satisfies `condition`; returns how long it took.
+    @discardableResult
+    func wait(_ name: String, within seconds: Double, _ what: String, _ condition: (String) -> Bool) async throws
+        -> Double
+    {
+        let watch = Stopwatch()
+        let limit = TimeLimit(seconds: seconds)
+        while limit.remains {
+            if condition(screen(name)) { return watch.seconds }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+        throw HarnessError("\(what) did not show within \(seconds) s on \(name):\n\(screen(name))")
+    }
+
+    func keys(_ name: String, _ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
+
+    deinit { _ = try? run("/usr/bin/tmux", ["-L", server, "kill-server"]) }
+}
+
+@Suite("pizzactl board in a real terminal (tmux)", .serialized, .enabled(if: tmuxMissing == nil))
+struct BoardTerminalTests {
+    static let config = "socket:\n  mode: \"0666\"\naccess:\n  readers: [nobody]\n"
+
+    @Test(
+        "a new order shows within 1 s, Enter bumps it, two boards bumping one ticket advance it once and one shows the conflict, a reader's bump is refused, a daemon restart is survived, a resize re-lays it out, q quits"
+    )
+    func kitchenBoard() async throws {
+        let directory = NSTemporaryDirectory() + "pizzad-tui-" + UUID().uuidString.prefix(8)
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        chmod(directory, 0o755)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var daemon = try DaemonProcess(config: Self.config, directory: directory)
+        let terminal = Tmux()
+        let board = [Binaries.pizzactl, "--socket", daemon.socket, "board"]
+        try terminal.start("a", board)
+        try await terminal.wait("a", within: 10, "the board") { $0.contains("live") && $0.contains("PLACED (0)") }
+
+        #expect(
+            try daemon.pizzactl(["order", "new", "--customer", "Ada", "--place", "chicken:L,extra=olives,qty=2"]).status
+                == 0)
+        let shown = try await terminal.wait("a", within: 1, "the new ticket") {
+            $0.contains("#1 Ada") && $0.contains("2× chicken L +olives")
+        }
+        print("pizzactl board: a new ticket showed in \(Int(shown * 1000)) ms")
+        try terminal.keys("a", "Enter")
+        try await terminal.wait("a", within: 2, "the bump") {
+            $0.contains("PREPARING (1)") && $0.contains("PLACED (0)")
+        }
+        #expect(try sqlite3(daemon.database, "SELECT status FROM carts WHERE id = 1") == "preparing")
+
+        // Two screens bump the same ticket at once: it moves one step, and the slower screen says so.
+        try terminal.start("b", board)
+        try await terminal.wait("b", within: 10, "the second board") { $0.contains("PREPARING (1)") }
+        for column in ["a", "b"] { try terminal.keys(column, "Right") }
+        try terminal.tmux(["send-keys", "-t", "a", "Enter", ";", "send-keys", "-t", "b", "Enter"])
+        try await terminal.wait("b", within: 3, "both boards after the bump") { $0.contains("BAKING (1)") }
+        try await Task.sleep(for: .milliseconds(500))
+        let screens = terminal.screen("a") + terminal.screen("b")
+        #expect(try sqlite3(daemon.database, "SELECT status FROM carts WHERE id = 1") == "baking")
+        #expect(screens.contains("conflict: another screen moved it first"), "\(screens)")
+        #expect(screens.contains("bumped #1 from preparing"), "\(screens)")
+
+        // A reader sees the board but may not bump.
+        try terminal.start(
+            "reader", ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + board)
+        try await terminal.wait("reader", within: 10, "the reader's board") { $0.contains("BAKING (1)") }
+        try terminal.keys("reader", "Right", "Right", "Enter")
+        try await terminal.wait("reader", within: 3, "the refusal") { $0.contains("permission denied") }
+        #expect(try sqlite3(daemon.database, "SELECT status FROM carts WHERE id = 1") == "baking")
+
+        // The daemon restarts: the board says so, comes back by itself, and goes on from where it was.
+        #expect(try daemon.stop() == 0)
+        try await terminal.wait("a", within: 5, "the lost daemon") { $0.contains("reconnecting") }
+        daemon = try DaemonProcess(config: Self.config, directory: directory)
+        try await terminal.wait("a", within: 10, "the reconnection") { $0.contains("live") && $0.contains("following") }
+        #expect(try daemon.pizzactl(["order", "new", "--customer", "Bo", "--place", "seafood"]).status == 0)
+        try await terminal.wait("a", within: 1, "a ticket after the restart") { $0.contains("#2 Bo") }
+        #expect(terminal.screen("a").contains("BAKING (1)"), "the baking ticket was lost: \(terminal.screen("a"))")
+
+        // Narrow: a list by status; wide again: columns.
+        try terminal.tmux(["resize-window", "-t", "a", "-x", "70", "-y", "40"])
+        try await terminal.wait("a", within: 3, "the narrow layout") { screen in
+            let lines = screen.split(separator: "\n")
+            return lines.contains { $0.hasPrefix("PLACED (1)") } && lines.contains { $0.hasPrefix("BAKING (1)") }
+                && !lines.contains { $0.contains("PLACED") && $0.contains("PREPARING") }
+        }
+        try terminal.tmux(["resize-window", "-t", "a", "-x", "160", "-y", "40"])
+        try await terminal.wait("a", within: 3, "the wide layout") { screen in
+            screen.split(separator: "\n").contains { $0.contains("PLACED (1)") && $0.contains("BAKING (1)") }
+        }
+
+        try terminal.keys("a", "q")
+        let gone = TimeLimit(seconds: 5)
+        while gone.remains, try terminal.tmux(["has-session", "-t", "a"]).status == 0 {
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        #expect(try terminal.tmux(["has-session", "-t", "a"]).status != 0, "q did not quit")
+        #expect(try daemon.stop() == 0)
+    }
+
+    @Test("not a terminal: pizzactl board says so and exits 2")
+    func notATerminal() throws {
+        let daemon = try DaemonProcess()
+        let result = try run(Binaries.pizzactl, ["--socket", daemon.socket, "board"])
+        #expect(result.status == 2 && result.stderr.contains("needs a terminal"), "\(result)")
+        #expect(try daemon.stop() == 0)
+    }
+}
