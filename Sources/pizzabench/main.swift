@@ -29,7 +29,7 @@ let migrationsDirectory: String = {
 /// The sections a full run has; torture and powercut run only on their own (`--only torture`).
 let fullRun: Set<String> = ["create", "kitchen", "big", "replication", "multicast", "writer"]
 /// The sections that only run alone: long, or needing what a full run does not (Litestream, FUSE).
-let ownSections: Set<String> = ["torture", "powercut", "soak", "litestream", "restore"]
+let ownSections: Set<String> = ["torture", "powercut", "soak", "litestream", "restore", "board"]
 var sections = fullRun
 var clientCounts = [1, 4, 16, 64]
 var tortureRounds: Int?
@@ -47,6 +47,7 @@ func usage() -> Never {
     print("       pizzabench --only soak [--minutes N] [--clients N]")
     print("       pizzabench --only litestream [--seconds S] [--clients N] [--rounds N]")
     print("       pizzabench --only restore [--orders N]")
+    print("       pizzabench --only board [--seconds S] [--rounds N]")
     exit(2)
 }
 /// The value after `flag` as a positive number; a missing or bad one ends the run with the usage (exit 2) instead of
@@ -184,6 +185,13 @@ if sections == ["litestream"] {
     let clients = clientCounts == [1, 4, 16, 64] ? 16 : clientCounts[0]
     let held = try LitestreamBench.report(
         pizzad: pizzad, work: work + "/litestream", clients: clients, seconds: seconds, rounds: tortureRounds ?? 2)
+    finish(clean: held)
+}
+
+// The board pages' cost, on its own: pizzabench --only board [--seconds S] [--rounds N].
+if sections == ["board"] {
+    let held = try BoardBench.report(
+        pizzad: pizzad, work: work + "/board", seconds: seconds, rounds: tortureRounds ?? 3)
     finish(clean: held)
 }
 

@@ -32,6 +32,9 @@ final class EventWatcher: OrderRepositoryDelegate {
         var buffered: [OrderChange] = []
         var lastSent: Int64 = 0
         var dropped = false
+        /// Server-Sent Events waiting for the connection's loop to write them.
+        var pending: [UInt8] = []
+        var flushScheduled = false
     }
 
     init(
@@ -108,35 +111,62 @@ final class EventWatcher: OrderRepositoryDelegate {
             return true
         }
         guard proceed else { return }
-        guard channel.isWritable else {
-            let first = state.withLock { state -> Bool in
-                defer { state.dropped = true }
-                return !state.dropped
-            }
-            if first {
-                let notice: [UInt8]
-                switch encoding {
-                case .rpc:
-                    notice = RPCResponse.notification(
-                        method: "dropped",
-                        params: [
-                            "reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(seq - 1),
-                        ])
-                case .serverSentEvents:
-                    notice = Array("event: dropped\ndata: {\"lastSeq\":\(seq - 1)}\n\n".utf8)
-                }
-                write(notice).whenComplete { [channel] _ in channel.close(promise: nil) }
-                // A client that never reads would keep the notice, and the buffer before it, forever.
-                channel.eventLoop.scheduleTask(in: .seconds(10)) { [channel] in channel.close(promise: nil) }
-                onDrop(self)
-            }
-            return
-        }
+        guard channel.isWritable else { return drop(after: seq - 1) }
         switch encoding {
         case .rpc: channel.writeAndFlush(ByteBuffer(bytes: event()), promise: nil)
         case .serverSentEvents:
-            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: event()))), promise: nil)
+            // Gathered and written by one task on the connection's loop, however many changes come meanwhile: a
+            // task per change and page queued faster than one loop thread could write them (50 pages at full speed
+            // held over a gigabyte in queued tasks).
+            let bytes = event()
+            let schedule = state.withLock { state -> Bool? in
+                if state.pending.count + bytes.count > Self.maximumPending { return nil }
+                state.pending += bytes
+                if state.flushScheduled { return false }
+                state.flushScheduled = true
+                return true
+            }
+            guard let schedule else { return drop(after: seq - 1) }
+            if schedule { channel.eventLoop.execute { self.flushPending() } }
         }
+    }
+
+    /// The most a board page may have waiting to be written before it counts as not keeping up.
+    static let maximumPending = 1 << 20
+
+    /// On the connection's loop: writes what has gathered, in one part of the response.
+    private func flushPending() {
+        let bytes = state.withLock { state -> [UInt8] in
+            defer {
+                state.pending.removeAll(keepingCapacity: true)
+                state.flushScheduled = false
+            }
+            return state.pending
+        }
+        guard !bytes.isEmpty, !isDropped else { return }
+        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: bytes))), promise: nil)
+    }
+
+    /// Tells the client it did not keep up (after event `lastSeq`), unsubscribes it and closes the connection.
+    private func drop(after lastSeq: Int64) {
+        let first = state.withLock { state -> Bool in
+            defer { state.dropped = true }
+            return !state.dropped
+        }
+        guard first else { return }
+        let notice: [UInt8]
+        switch encoding {
+        case .rpc:
+            notice = RPCResponse.notification(
+                method: "dropped",
+                params: ["reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(lastSeq)])
+        case .serverSentEvents:
+            notice = Array("event: dropped\ndata: {\"lastSeq\":\(lastSeq)}\n\n".utf8)
+        }
+        write(notice).whenComplete { [channel] _ in channel.close(promise: nil) }
+        // A client that never reads would keep the notice, and the buffer before it, forever.
+        channel.eventLoop.scheduleTask(in: .seconds(10)) { [channel] in channel.close(promise: nil) }
+        onDrop(self)
     }
 
     /// Writes `bytes` to the connection: as they are on the control socket, as a part of the response's body on the
@@ -154,9 +184,21 @@ final class EventWatcher: OrderRepositoryDelegate {
         case .rpc:
             RPCResponse.event(
                 seq: change.sequence, at: change.atText, kind: change.kind.rawValue, orderText: change.afterWireText)
-        case .serverSentEvents:
-            event(seq: change.sequence, at: change.atText, kind: change.kind.rawValue, cart: change.after)
+        case .serverSentEvents(let hideCustomer):
+            hideCustomer
+                ? event(seq: change.sequence, at: change.atText, kind: change.kind.rawValue, cart: change.after)
+                : Self.serverSentEvent(
+                    seq: change.sequence, at: change.atText, kind: change.kind.rawValue,
+                    orderText: change.afterWireText)
         }
+    }
+
+    /// One `order` event; one `data:` line, as the JSON holds no raw newline (the writer escapes them in strings).
+    private static func serverSentEvent(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
+        var output = Array("id: \(seq)\nevent: order\ndata: ".utf8)
+        output += RPCResponse.eventParams(seq: seq, at: at, kind: kind, orderText: orderText)
+        output += Array("\n\n".utf8)
+        return output
     }
 
     private func event(seq: Int64, at: String, kind: String, cart: Cart) -> [UInt8] {
@@ -166,11 +208,7 @@ final class EventWatcher: OrderRepositoryDelegate {
         case .serverSentEvents(let hideCustomer):
             var cart = cart
             if hideCustomer { cart.customer = nil }
-            // One `data:` line: the JSON has no raw newline (the writer escapes them in strings).
-            var output = Array("id: \(seq)\nevent: order\ndata: ".utf8)
-            output += RPCResponse.eventParams(seq: seq, at: at, kind: kind, orderText: cart.wireText)
-            output += Array("\n\n".utf8)
-            return output
+            return Self.serverSentEvent(seq: seq, at: at, kind: kind, orderText: cart.wireText)
         }
     }
 
