@@ -104,6 +104,30 @@ struct BoardTerminalTests {
         try await terminal.wait("a", within: 1, "a ticket after the restart") { $0.contains("#2 Bo") }
         #expect(terminal.screen("a").contains("BAKING (1)"), "the baking ticket was lost: \(terminal.screen("a"))")
 
+        // Cancel with a reason, then recall it.
+        try terminal.keys("a", "Left")
+        try terminal.keys("a", "c")
+        try await terminal.wait("a", within: 2, "the reason prompt") { $0.contains("cancel #2: reason?") }
+        try terminal.tmux(["send-keys", "-t", "a", "-l", "oven broke"])
+        try terminal.keys("a", "Enter")
+        try await terminal.wait("a", within: 2, "the cancellation") {
+            $0.contains("cancelled #2") && $0.contains("PLACED (0)")
+        }
+        #expect(
+            try sqlite3(
+                daemon.database,
+                "SELECT status || '|' || (SELECT reason FROM status_history WHERE cart_id = 2 ORDER BY id DESC LIMIT 1) FROM carts WHERE id = 2"
+            )
+                == "cancelled|oven broke")
+        try terminal.keys("a", "r")
+        try await terminal.wait("a", within: 2, "the recall") {
+            $0.contains("RECALL") && $0.contains("#2 Bo") && $0.contains("cancelled")
+        }
+        try terminal.keys("a", "r")
+        try await terminal.wait("a", within: 2, "the board again") { $0.contains("BAKING (1)") }
+        #expect(try daemon.pizzactl(["order", "new", "--customer", "Cy", "--place", "cheese"]).status == 0)
+        try await terminal.wait("a", within: 1, "a third ticket") { $0.contains("#3 Cy") }
+
         // Narrow: a list by status; wide again: columns.
         try terminal.tmux(["resize-window", "-t", "a", "-x", "70", "-y", "40"])
         try await terminal.wait("a", within: 3, "the narrow layout") { screen in

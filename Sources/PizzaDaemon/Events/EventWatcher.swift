@@ -127,9 +127,14 @@ final class EventWatcher: OrderRepositoryDelegate {
                 return true
             }
             guard let schedule else { return drop(after: seq - 1) }
-            if schedule { channel.eventLoop.execute { self.flushPending() } }
+            // A board is read by people: a change shows within ``gatherFor``, and at full speed a page gets a few
+            // dozen writes a second instead of one per change.
+            if schedule { channel.eventLoop.scheduleTask(in: Self.gatherFor) { self.flushPending() } }
         }
     }
+
+    /// How long a board page's events are gathered before they are written.
+    static let gatherFor: TimeAmount = .milliseconds(25)
 
     /// The most a board page may have waiting to be written before it counts as not keeping up.
     static let maximumPending = 1 << 20
