@@ -62,13 +62,14 @@ final class HTTPEndpoint: Service {
     ) async throws -> HTTPEndpoint? {
         try await bind(
             name: "board", path: "/board", address: settings.listen, passed: passed, state: state,
-            stopping: Locked(false), overload: .boardConnections, logger: logger
+            stopping: Locked(false), overload: .boardConnections, logger: logger, writeBuffer: (1 << 20, 4 << 20)
         ) { BoardHTTPHandler(state: state, settings: settings) }
     }
 
     private static func bind(
         name: String, path: String, address: ListenAddress?, passed: SocketActivation.PassedSocket?,
         state: DaemonState, stopping: Locked<Bool>, overload: DaemonMetrics.OverloadReason, logger: Logger,
+        writeBuffer: (low: Int, high: Int) = (32 * 1024, 64 * 1024),
         makeHandler: @escaping @Sendable () -> any ChannelHandler
     ) async throws -> HTTPEndpoint? {
         guard address != nil || passed != nil else { return nil }
@@ -78,6 +79,9 @@ final class HTTPEndpoint: Service {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 128)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            // A board page's events are written gathered, some hundred kilobytes at a time under load: it counts as
+            // not keeping up (and is dropped) only when megabytes wait, not at NIO's default 64 KiB.
+            .childChannelOption(.writeBufferWaterMark, value: .init(low: writeBuffer.low, high: writeBuffer.high))
             .childChannelInitializer { channel in
                 let id = ObjectIdentifier(channel)
                 let admitted = connections.withLock { open in
