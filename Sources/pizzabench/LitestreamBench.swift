@@ -99,10 +99,10 @@ enum LitestreamBench {
         while Double(Bench.now() - started) / 1e9 < seconds {
             Thread.sleep(forTimeInterval: 0.1)
             walPeak = max(walPeak, Soak.fileMiB(daemon.database + "-wal"))
-            walUsedPeak = max(walUsedPeak, walInUseMiB(daemon.database))
+            walUsedPeak = max(walUsedPeak, WALInUse.mebibytes(daemon.database))
             if ProcessInfo.processInfo.environment["PIZZABENCH_LITESTREAM_LOG"] != nil {
                 print(
-                    "  \(Bench.format(Double(Bench.now() - started) / 1e9, 1)) s: WAL \(Bench.format(walInUseMiB(daemon.database), 1)) MiB"
+                    "  \(Bench.format(Double(Bench.now() - started) / 1e9, 1)) s: WAL \(Bench.format(WALInUse.mebibytes(daemon.database), 1)) MiB"
                 )
             }
         }
@@ -171,18 +171,6 @@ enum LitestreamBench {
         run.restoredVerifies = (verdict.result?["ok"] as? Bool) == true
         if !run.restoredVerifies { run.problem = "audit.verify on the restored copy: \(verdict)" }
         return run
-    }
-
-    /// How much of the WAL is in use now: its frames since the last restart (`mxFrame` in the wal-index header at
-    /// the start of the `-shm` file, native byte order) times the frame size.
-    static func walInUseMiB(_ database: String) -> Double {
-        guard let handle = FileHandle(forReadingAtPath: database + "-shm"),
-            let header = try? handle.read(upToCount: 20), header.count == 20
-        else { return 0 }
-        try? handle.close()
-        let pageSize = Double(UInt16(header[14]) | UInt16(header[15]) << 8)
-        let frames = header[16..<20].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
-        return Double(frames) * ((pageSize == 1 ? 65_536 : pageSize) + 24) / 1_048_576
     }
 
     private static func logFile(_ path: String) throws -> FileHandle {

@@ -81,7 +81,7 @@ struct LitestreamTests {
         let load = TimeLimit(seconds: 8)
         while load.remains {
             try await Task.sleep(for: .milliseconds(100))
-            walPeak = max(walPeak, Litestream.walInUseMiB(shop.database))
+            walPeak = max(walPeak, WALInUse.mebibytes(shop.database))
         }
         let killedAt = ContinuousClock.now
         kill(litestream.processIdentifier, SIGKILL)

@@ -155,22 +155,8 @@ final class BoardHTTPHandler: ChannelInboundHandler {
         contentType: String = "text/plain; charset=utf-8", headers extra: HTTPHeaders = HTTPHeaders(),
         context: ChannelHandlerContext
     ) {
-        let buffer = context.channel.allocator.buffer(string: body)
         var headers = extra
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: String(buffer.readableBytes))
-        headers.add(name: "Cache-Control", value: "no-store")
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
-        let keepAlive = request.isKeepAlive
-        if !keepAlive { headers.add(name: "Connection", value: "close") }
-        context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))),
-            promise: nil)
-        if request.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil) }
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            if !keepAlive { channel.close(promise: nil) }
-        }
-        context.triggerUserOutboundEvent(HTTPRequestGuard.Event.responseSent, promise: nil)
+        HTTPAnswer.send(request, status, body: body, contentType: contentType, headers: headers, context: context)
     }
 }

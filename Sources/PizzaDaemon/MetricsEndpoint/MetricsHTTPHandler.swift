@@ -67,21 +67,7 @@ final class MetricsHTTPHandler: ChannelInboundHandler {
                 body = "ok\n"
             }
         }
-        let buffer = context.channel.allocator.buffer(string: body)
-        headers.add(name: "Content-Type", value: contentType)
-        headers.add(name: "Content-Length", value: String(buffer.readableBytes))
-        headers.add(name: "Cache-Control", value: "no-store")
-        let keepAlive = request.isKeepAlive
-        if !keepAlive { headers.add(name: "Connection", value: "close") }
-        context.write(
-            wrapOutboundOut(.head(HTTPResponseHead(version: request.version, status: status, headers: headers))),
-            promise: nil)
-        if request.method != .HEAD { context.write(wrapOutboundOut(.body(.byteBuffer(buffer))), promise: nil) }
-        let channel = context.channel
-        context.writeAndFlush(wrapOutboundOut(.end(nil))).whenComplete { _ in
-            if !keepAlive { channel.close(promise: nil) }
-        }
-        context.triggerUserOutboundEvent(HTTPRequestGuard.Event.responseSent, promise: nil)
+        HTTPAnswer.send(request, status, body: body, contentType: contentType, headers: headers, context: context)
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {

@@ -42,10 +42,26 @@ public enum RPCResponse {
 
     /// The `event` notification of one change, `{seq, at, kind, order}`, with the order's wire text put in as it
     /// is (``OrderChange/afterWireText``: encoded once per change, however many watchers).
+    public static func event(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(orderText.utf8.count + 128)
+        output.append(contentsOf: #"{"jsonrpc":"2.0","method":"event","params":"#.utf8)
+        appendEventParams(seq: seq, at: at, kind: kind, orderText: orderText, to: &output)
+        output.append(contentsOf: "}\n".utf8)
+        return output
+    }
+
     /// `{"seq":…,"at":…,"kind":…,"order":…}`: an event's params, as the board's Server-Sent Events carry them.
     public static func eventParams(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
         var output: [UInt8] = []
         output.reserveCapacity(orderText.utf8.count + 96)
+        appendEventParams(seq: seq, at: at, kind: kind, orderText: orderText, to: &output)
+        return output
+    }
+
+    private static func appendEventParams(
+        seq: Int64, at: String, kind: String, orderText: String, to output: inout [UInt8]
+    ) {
         output.append(contentsOf: #"{"seq":"#.utf8)
         output.append(contentsOf: String(seq).utf8)
         output.append(contentsOf: #","at":"#.utf8)
@@ -55,21 +71,5 @@ public enum RPCResponse {
         output.append(contentsOf: #","order":"#.utf8)
         output.append(contentsOf: orderText.utf8)
         output.append(contentsOf: "}".utf8)
-        return output
-    }
-
-    public static func event(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
-        var output: [UInt8] = []
-        output.reserveCapacity(orderText.utf8.count + 128)
-        output.append(contentsOf: #"{"jsonrpc":"2.0","method":"event","params":{"seq":"#.utf8)
-        output.append(contentsOf: String(seq).utf8)
-        output.append(contentsOf: #","at":"#.utf8)
-        JSONWriter.appendString(at, to: &output)
-        output.append(contentsOf: #","kind":"#.utf8)
-        JSONWriter.appendString(kind, to: &output)
-        output.append(contentsOf: #","order":"#.utf8)
-        output.append(contentsOf: orderText.utf8)
-        output.append(contentsOf: "}}\n".utf8)
-        return output
     }
 }

@@ -92,27 +92,7 @@ public final class AuditRebuild {
             reason: entry.reason)
         do {
             try persistence.repository(willCommit: change, in: WriteTransaction(db: db, numbers: numbers))
-            try db.execute(
-                literal: """
-                    INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after,
-                                           reason, before, after, prev_hash, hash)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ) { row in
-                row.bind(entry.seq)
-                row.bind(entry.at)
-                row.bind(entry.actor.uid)
-                row.bind(entry.actor.name)
-                row.bind(entry.actor.pid)
-                row.bind(entry.action)
-                row.bind(entry.orderID)
-                row.bind(entry.statusAfter)
-                row.bind(entry.reason)
-                row.bind(entry.before)
-                row.bind(entry.after)
-                row.bind(entry.prevHash)
-                row.bind(entry.hash)
-            }
+            try db.insertAuditEntry(entry, hash: entry.hash)
         } catch let error as SQLiteError where error.code == .constraint {
             throw broken("its rows do not fit the orders before it (\(error.message))")
         }

@@ -25,7 +25,15 @@ public final class AuditLogger: OrderRepositoryDelegate {
             after: change.afterWireText,
             prevHash: previous, hash: "")
         let hash = entry.computedHash
-        try db.execute(
+        try db.insertAuditEntry(entry, hash: hash)
+        transaction.appended(auditEntryHash: hash)
+    }
+}
+
+extension Database {
+    /// Appends `entry` to `audit_log` with `hash` (the daemon's computed one, or a restored entry's own).
+    func insertAuditEntry(_ entry: AuditEntry, hash: String) throws {
+        try execute(
             literal: """
                 INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason,
                                        before, after, prev_hash, hash)
@@ -46,6 +54,5 @@ public final class AuditLogger: OrderRepositoryDelegate {
             row.bind(entry.prevHash)
             row.bind(hash)
         }
-        transaction.appended(auditEntryHash: hash)
     }
 }

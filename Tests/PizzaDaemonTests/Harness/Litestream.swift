@@ -36,15 +36,4 @@ enum Litestream {
 
         """
     }
-
-    /// How much of the WAL is in use: `mxFrame` of the wal-index header (the `-shm` file) times the frame size.
-    static func walInUseMiB(_ database: String) -> Double {
-        guard let handle = FileHandle(forReadingAtPath: database + "-shm"),
-            let header = try? handle.read(upToCount: 20), header.count == 20
-        else { return 0 }
-        try? handle.close()
-        let pageSize = Double(UInt16(header[14]) | UInt16(header[15]) << 8)
-        let frames = header[16..<20].enumerated().reduce(UInt32(0)) { $0 | UInt32($1.element) << (8 * $1.offset) }
-        return Double(frames) * ((pageSize == 1 ? 65_536 : pageSize) + 24) / 1_048_576
-    }
 }
