@@ -70,7 +70,7 @@ struct BoardTerminalTests {
         }
         print("pizzactl board: a new ticket showed in \(Int(shown * 1000)) ms")
         try terminal.keys("a", "Enter")
-        try await terminal.wait("a", within: 2, "the bump") {
+        try await terminal.wait("a", within: 10, "the bump") {
             $0.contains("PREPARING (1)") && $0.contains("PLACED (0)")
         }
         #expect(try sqlite3(daemon.database, "SELECT status FROM carts WHERE id = 1") == "preparing")
@@ -80,9 +80,14 @@ struct BoardTerminalTests {
         try await terminal.wait("b", within: 10, "the second board") { $0.contains("PREPARING (1)") }
         for column in ["a", "b"] { try terminal.keys(column, "Right") }
         try terminal.tmux(["send-keys", "-t", "a", "Enter", ";", "send-keys", "-t", "b", "Enter"])
-        try await terminal.wait("b", within: 3, "both boards after the bump") { $0.contains("BAKING (1)") }
-        try await Task.sleep(for: .milliseconds(500))
-        let screens = terminal.screen("a") + terminal.screen("b")
+        try await terminal.wait("b", within: 10, "both boards after the bump") { $0.contains("BAKING (1)") }
+        let both = TimeLimit(seconds: 10)
+        var screens = ""
+        while both.remains {
+            screens = terminal.screen("a") + terminal.screen("b")
+            if screens.contains("conflict: another screen") && screens.contains("bumped #1 from preparing") { break }
+            try await Task.sleep(for: .milliseconds(50))
+        }
         #expect(try sqlite3(daemon.database, "SELECT status FROM carts WHERE id = 1") == "baking")
         #expect(screens.contains("conflict: another screen moved it first"), "\(screens)")
         #expect(screens.contains("bumped #1 from preparing"), "\(screens)")
@@ -92,12 +97,12 @@ struct BoardTerminalTests {
             "reader", ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + board)
         try await terminal.wait("reader", within: 10, "the reader's board") { $0.contains("BAKING (1)") }
         try terminal.keys("reader", "Right", "Right", "Enter")
-        try await terminal.wait("reader", within: 3, "the refusal") { $0.contains("permission denied") }
+        try await terminal.wait("reader", within: 10, "the refusal") { $0.contains("permission denied") }
         #expect(try sqlite3(daemon.database, "SELECT status FROM carts WHERE id = 1") == "baking")
 
         // The daemon restarts: the board says so, comes back by itself, and goes on from where it was.
         #expect(try daemon.stop() == 0)
-        try await terminal.wait("a", within: 5, "the lost daemon") { $0.contains("reconnecting") }
+        try await terminal.wait("a", within: 10, "the lost daemon") { $0.contains("reconnecting") }
         daemon = try DaemonProcess(config: Self.config, directory: directory)
         try await terminal.wait("a", within: 10, "the reconnection") { $0.contains("live") && $0.contains("following") }
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Bo", "--place", "seafood"]).status == 0)
@@ -107,10 +112,10 @@ struct BoardTerminalTests {
         // Cancel with a reason, then recall it.
         try terminal.keys("a", "Left")
         try terminal.keys("a", "c")
-        try await terminal.wait("a", within: 2, "the reason prompt") { $0.contains("cancel #2: reason?") }
+        try await terminal.wait("a", within: 10, "the reason prompt") { $0.contains("cancel #2: reason?") }
         try terminal.tmux(["send-keys", "-t", "a", "-l", "oven broke"])
         try terminal.keys("a", "Enter")
-        try await terminal.wait("a", within: 2, "the cancellation") {
+        try await terminal.wait("a", within: 10, "the cancellation") {
             $0.contains("cancelled #2") && $0.contains("PLACED (0)")
         }
         #expect(
@@ -120,23 +125,23 @@ struct BoardTerminalTests {
             )
                 == "cancelled|oven broke")
         try terminal.keys("a", "r")
-        try await terminal.wait("a", within: 2, "the recall") {
+        try await terminal.wait("a", within: 10, "the recall") {
             $0.contains("RECALL") && $0.contains("#2 Bo") && $0.contains("cancelled")
         }
         try terminal.keys("a", "r")
-        try await terminal.wait("a", within: 2, "the board again") { $0.contains("BAKING (1)") }
+        try await terminal.wait("a", within: 10, "the board again") { $0.contains("BAKING (1)") }
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Cy", "--place", "cheese"]).status == 0)
         try await terminal.wait("a", within: 1, "a third ticket") { $0.contains("#3 Cy") }
 
         // Narrow: a list by status; wide again: columns.
         try terminal.tmux(["resize-window", "-t", "a", "-x", "70", "-y", "40"])
-        try await terminal.wait("a", within: 3, "the narrow layout") { screen in
+        try await terminal.wait("a", within: 10, "the narrow layout") { screen in
             let lines = screen.split(separator: "\n")
             return lines.contains { $0.hasPrefix("PLACED (1)") } && lines.contains { $0.hasPrefix("BAKING (1)") }
                 && !lines.contains { $0.contains("PLACED") && $0.contains("PREPARING") }
         }
         try terminal.tmux(["resize-window", "-t", "a", "-x", "160", "-y", "40"])
-        try await terminal.wait("a", within: 3, "the wide layout") { screen in
+        try await terminal.wait("a", within: 10, "the wide layout") { screen in
             screen.split(separator: "\n").contains { $0.contains("PLACED (1)") && $0.contains("BAKING (1)") }
         }
 
