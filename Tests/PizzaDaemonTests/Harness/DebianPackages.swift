@@ -74,6 +74,7 @@ enum DebianPackages {
         }
         try String(changelog[changelog.index(after: start.lowerBound)...]).write(
             toFile: source + "/debian/changelog", atomically: true, encoding: .utf8)
+        try dropWhatTheOldTreeLacks(in: source)
         // No man pages (that tree has no generator for them) and no build-time checks: only what upgrades.
         let built = try run(
             "nice", ["-n", "19", "dpkg-buildpackage", "-us", "-uc", "-b"],
@@ -89,5 +90,37 @@ enum DebianPackages {
         }
         try? FileManager.default.removeItem(atPath: source)
         return deb
+    }
+
+    /// This tree's `debian/` names files a later pizzad added (a unit, an example): for the old tree, the lines that
+    /// name a file it does not have are left out, so that it packages what it had.
+    static func dropWhatTheOldTreeLacks(in source: String) throws {
+        func exists(_ path: String) -> Bool {
+            path.contains("*") || FileManager.default.fileExists(atPath: source + "/" + path)
+        }
+        for list in ["pizzad.install", "pizzad.examples", "pizzad.docs"] {
+            let path = source + "/debian/" + list
+            guard let text = try? String(contentsOfFile: path, encoding: .utf8) else { continue }
+            let kept = text.split(separator: "\n", omittingEmptySubsequences: false).filter { line in
+                guard let first = line.split(separator: " ").first else { return true }
+                // Installed paths (lib/…, usr/…) are made by debian/rules; the repository's own must exist.
+                let built = ["lib/", "usr/"].contains { first.hasPrefix($0) }
+                if built, first.hasPrefix("lib/systemd/system/") {
+                    return exists("systemd/" + (first.split(separator: "/").last.map(String.init) ?? ""))
+                }
+                return built || exists(String(first))
+            }
+            try kept.joined(separator: "\n").write(toFile: path, atomically: true, encoding: .utf8)
+        }
+        let rulesPath = source + "/debian/rules"
+        var rules = try String(contentsOfFile: rulesPath, encoding: .utf8)
+        let units = ["pizzad.service", "pizzad.socket", "pizzad-metrics.socket", "pizzad-board.socket"]
+        for unit in units where !exists("systemd/" + unit) {
+            rules = rules.replacingOccurrences(of: " " + unit + ";", with: ";")
+            rules = rules.split(separator: "\n", omittingEmptySubsequences: false)
+                .filter { !($0.contains("dh_installsystemd") && $0.hasSuffix(" " + unit)) }
+                .joined(separator: "\n")
+        }
+        try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
     }
 }
