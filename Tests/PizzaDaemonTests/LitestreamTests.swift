@@ -106,8 +106,9 @@ struct LitestreamTests {
                 + "MiB; after the kill the replica lacks \(missing), the newest it holds acknowledged \(behind) before")
         let context = "refusals \(refusals.value.prefix(5))\n\(shop.output.suffix(2000))\n\(litestreamLog())"
         // On a machine whose cores the rest of the suite fills, Litestream's own write transactions (starved of CPU
-        // while they hold the write lock) can hold pizzad back to a hundred orders in the 8 s: still load enough.
-        #expect(acks.count > 50, "too little load to say anything: \(acks.count) orders, \(context)")
+        // while they hold the write lock) held pizzad back to 104-111 orders in the 8 s (16,000 alone): what is
+        // checked here is the replica, not the rate (pizzabench --only litestream measures that).
+        #expect(acks.count > 20, "too little load to say anything: \(acks.count) orders, \(context)")
         #expect(walPeak < 64, "the WAL grew to \(walPeak) MiB")
         // One sync interval (1 s), with room for a machine the rest of the suite loads: everything older than that is
         // in the replica (alone, 75 to 900 ms here; pizzabench --only litestream measures it at full speed).
