@@ -60,7 +60,7 @@ struct BoardTerminalTests {
         let terminal = Tmux()
         let board = [Binaries.pizzactl, "--socket", daemon.socket, "board"]
         try terminal.start("a", board)
-        try await terminal.wait("a", within: 10, "the board") { $0.contains("live") && $0.contains("PLACED (0)") }
+        try await terminal.wait("a", within: 30, "the board") { $0.contains("live") && $0.contains("PLACED (0)") }
 
         #expect(
             try daemon.pizzactl(["order", "new", "--customer", "Ada", "--place", "chicken:L,extra=olives,qty=2"]).status
@@ -77,7 +77,7 @@ struct BoardTerminalTests {
 
         // Two screens bump the same ticket at once: it moves one step, and the slower screen says so.
         try terminal.start("b", board)
-        try await terminal.wait("b", within: 10, "the second board") { $0.contains("PREPARING (1)") }
+        try await terminal.wait("b", within: 30, "the second board") { $0.contains("PREPARING (1)") }
         for column in ["a", "b"] { try terminal.keys(column, "Right") }
         try terminal.tmux(["send-keys", "-t", "a", "Enter", ";", "send-keys", "-t", "b", "Enter"])
         try await terminal.wait("b", within: 10, "both boards after the bump") { $0.contains("BAKING (1)") }
@@ -95,7 +95,7 @@ struct BoardTerminalTests {
         // A reader sees the board but may not bump.
         try terminal.start(
             "reader", ["/usr/bin/setpriv", "--reuid=nobody", "--regid=nogroup", "--clear-groups"] + board)
-        try await terminal.wait("reader", within: 10, "the reader's board") { $0.contains("BAKING (1)") }
+        try await terminal.wait("reader", within: 30, "the reader's board") { $0.contains("BAKING (1)") }
         try terminal.keys("reader", "Right", "Right", "Enter")
         try await terminal.wait("reader", within: 10, "the refusal") { $0.contains("permission denied") }
         #expect(try sqlite3(daemon.database, "SELECT status FROM carts WHERE id = 1") == "baking")
@@ -106,7 +106,7 @@ struct BoardTerminalTests {
         daemon = try DaemonProcess(config: Self.config, directory: directory)
         try await terminal.wait("a", within: 10, "the reconnection") { $0.contains("live") && $0.contains("following") }
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Bo", "--place", "seafood"]).status == 0)
-        try await terminal.wait("a", within: 1, "a ticket after the restart") { $0.contains("#2 Bo") }
+        try await terminal.wait("a", within: 10, "a ticket after the restart") { $0.contains("#2 Bo") }
         #expect(terminal.screen("a").contains("BAKING (1)"), "the baking ticket was lost: \(terminal.screen("a"))")
 
         // Cancel with a reason, then recall it.
@@ -131,7 +131,7 @@ struct BoardTerminalTests {
         try terminal.keys("a", "r")
         try await terminal.wait("a", within: 10, "the board again") { $0.contains("BAKING (1)") }
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Cy", "--place", "cheese"]).status == 0)
-        try await terminal.wait("a", within: 1, "a third ticket") { $0.contains("#3 Cy") }
+        try await terminal.wait("a", within: 10, "a third ticket") { $0.contains("#3 Cy") }
 
         // Narrow: a list by status; wide again: columns.
         try terminal.tmux(["resize-window", "-t", "a", "-x", "70", "-y", "40"])
