@@ -21,6 +21,8 @@ private final class Tmux {
         let line = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         let started = try tmux(["new-session", "-d", "-s", name, "-x", "\(columns)", "-y", "\(rows)", line])
         guard started.status == 0 else { throw HarnessError("tmux new-session: \(started)") }
+        // A board that exits leaves its last screen (and "Pane is dead") to read, instead of an empty one.
+        try tmux(["set-option", "-t", name, "remain-on-exit", "on"])
     }
 
     func screen(_ name: String) -> String { (try? tmux(["capture-pane", "-p", "-t", name]).stdout) ?? "" }
@@ -146,11 +148,12 @@ struct BoardTerminalTests {
         }
 
         try terminal.keys("a", "q")
-        let gone = TimeLimit(seconds: 5)
-        while gone.remains, try terminal.tmux(["has-session", "-t", "a"]).status == 0 {
-            try await Task.sleep(for: .milliseconds(50))
+        func exited() throws -> Bool {
+            try terminal.tmux(["display-message", "-p", "-t", "a", "#{pane_dead}"]).stdout.hasPrefix("1")
         }
-        #expect(try terminal.tmux(["has-session", "-t", "a"]).status != 0, "q did not quit")
+        let gone = TimeLimit(seconds: 10)
+        while gone.remains, try !exited() { try await Task.sleep(for: .milliseconds(50)) }
+        #expect(try exited(), "q did not quit")
         #expect(try daemon.stop() == 0)
     }
 

@@ -62,7 +62,11 @@ final class Terminal: @unchecked Sendable {
             let thread = Thread {
                 var pending: [UInt8] = []
                 var byte: UInt8 = 0
-                while read(STDIN_FILENO, &byte, 1) == 1 {
+                while true {
+                    let count = read(STDIN_FILENO, &byte, 1)
+                    // A signal (a resize) interrupts the read: read again; only the end of input ends the keys.
+                    if count < 0 && errno == EINTR { continue }
+                    if count != 1 { break }
                     pending.append(byte)
                     if pending == [0x1B] {
                         // Esc alone, or the start of an arrow key's sequence: which one shows within 50 ms.
