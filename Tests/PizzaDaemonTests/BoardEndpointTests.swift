@@ -121,10 +121,14 @@ struct BoardEndpointTests {
         #expect(try httpGet(port: port, "/board").status == 200)
         #expect(try daemon.stop() == 0)
     }
+}
 
+/// In the metrics endpoint's serialized suite: its 1,000 held connections never overlap that suite's own 1,000.
+extension MetricsEndpointTests {
     @Test("1,000 idle connections and a client that never sends: the board and pizzactl go on; the silent are cut off")
-    func idleConnections() throws {
-        let (daemon, port) = try start()
+    func boardIdleConnections() throws {
+        let daemon = try DaemonProcess(config: "board:\n  listen: 127.0.0.1:0\n")
+        let port = try #require(daemon.boardPort, "no 'serving board' line in:\n\(daemon.output)")
         let first = try HTTPConnection(port: port)
         let held = try HeldConnections(port: port, count: 998)
         let slow = try HTTPConnection(port: port)
