@@ -12,10 +12,15 @@ private let tmuxMissing: String? = {
 
 /// A real terminal: a tmux server of the test's own, one session per board.
 private final class Tmux {
-    let server = "pizzad-test-" + UUID().uuidString.prefix(8)
+    /// The server's socket, in the test's own folder (not in /tmp/tmux-UID, which other programs share).
+    let socket: String
+    /// Why the last capture failed, for the failure message.
+    private(set) var lastFailure = ""
+
+    init(folder: String) { socket = folder + "/tmux.sock" }
 
     @discardableResult
-    func tmux(_ arguments: [String]) throws -> CommandResult { try run("/usr/bin/tmux", ["-L", server] + arguments) }
+    func tmux(_ arguments: [String]) throws -> CommandResult { try run("/usr/bin/tmux", ["-S", socket] + arguments) }
 
     func start(_ name: String, _ command: [String], columns: Int = 160, rows: Int = 40) throws {
         let line = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
@@ -25,7 +30,16 @@ private final class Tmux {
         try tmux(["set-option", "-t", name, "remain-on-exit", "on"])
     }
 
-    func screen(_ name: String) -> String { (try? tmux(["capture-pane", "-p", "-t", name]).stdout) ?? "" }
+    func screen(_ name: String) -> String {
+        do {
+            let captured = try tmux(["capture-pane", "-p", "-t", name])
+            if captured.status != 0 { lastFailure = "capture-pane: \(captured.status) \(captured.stderr)" }
+            return captured.stdout
+        } catch {
+            lastFailure = "capture-pane: \(error)"
+            return ""
+        }
+    }
 
     /// Waits until the screen of `name` satisfies `condition`; returns how long it took.
     @discardableResult
@@ -38,12 +52,12 @@ private final class Tmux {
             if condition(screen(name)) { return watch.seconds }
             try await Task.sleep(for: .milliseconds(20))
         }
-        throw HarnessError("\(what) did not show within \(seconds) s on \(name):\n\(screen(name))")
+        throw HarnessError("\(what) did not show within \(seconds) s on \(name) (\(lastFailure)):\n\(screen(name))")
     }
 
     func keys(_ name: String, _ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
 
-    deinit { _ = try? run("/usr/bin/tmux", ["-L", server, "kill-server"]) }
+    deinit { _ = try? run("/usr/bin/tmux", ["-S", socket, "kill-server"]) }
 }
 
 @Suite("pizzactl board in a real terminal (tmux)", .serialized, .enabled(if: tmuxMissing == nil))
@@ -59,7 +73,7 @@ struct BoardTerminalTests {
         chmod(directory, 0o755)
         defer { try? FileManager.default.removeItem(atPath: directory) }
         var daemon = try DaemonProcess(config: Self.config, directory: directory)
-        let terminal = Tmux()
+        let terminal = Tmux(folder: directory)
         let board = [Binaries.pizzactl, "--socket", daemon.socket, "board"]
         try terminal.start("a", board)
         try await terminal.wait("a", within: 30, "the board") { $0.contains("live") && $0.contains("PLACED (0)") }
