@@ -118,9 +118,9 @@ struct BoardTerminalTests {
 
         // The daemon restarts: the board says so, comes back by itself, and goes on from where it was.
         #expect(try daemon.stop() == 0)
-        try await terminal.wait("a", within: 10, "the lost daemon") { $0.contains("reconnecting") }
+        try await terminal.wait("a", within: 30, "the lost daemon") { $0.contains("reconnecting") }
         daemon = try DaemonProcess(config: Self.config, directory: directory)
-        try await terminal.wait("a", within: 10, "the reconnection") { $0.contains("live") && $0.contains("following") }
+        try await terminal.wait("a", within: 30, "the reconnection") { $0.contains("live") && $0.contains("following") }
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Bo", "--place", "seafood"]).status == 0)
         try await terminal.wait("a", within: 10, "a ticket after the restart") { $0.contains("#2 Bo") }
         #expect(terminal.screen("a").contains("BAKING (1)"), "the baking ticket was lost: \(terminal.screen("a"))")
