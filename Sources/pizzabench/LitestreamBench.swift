@@ -43,19 +43,10 @@ enum LitestreamBench {
     static func configuration(database: String, replica: String, syncInterval: String) -> String {
         // How often Litestream looks at the WAL (its default is 1 s): with pizzad waiting for its checkpoints, the
         // WAL's bound is reached within a tenth of a second at full speed (see OPERATIONS.md, "Litestream").
-        let monitor = ProcessInfo.processInfo.environment["PIZZABENCH_LITESTREAM_MONITOR"] ?? "100ms"
-        return """
-            logging:
-              level: \(ProcessInfo.processInfo.environment["PIZZABENCH_LITESTREAM_LOG"] ?? "warn")
-            dbs:
-              - path: \(database)
-                monitor-interval: \(monitor)
-                replica:
-                  type: file
-                  path: \(replica)
-                  sync-interval: \(syncInterval)
-
-            """
+        let environment = ProcessInfo.processInfo.environment
+        return LitestreamConfiguration.yaml(
+            database: database, replica: replica, monitor: environment["PIZZABENCH_LITESTREAM_MONITOR"] ?? "100ms",
+            sync: syncInterval, logLevel: environment["PIZZABENCH_LITESTREAM_LOG"] ?? "warn")
     }
 
     /// A run of `seconds` at `clients` clients: with `litestream` beside pizzad (then killed with it, restored and

@@ -24,7 +24,7 @@ struct LitestreamTests {
         let shop = try DaemonProcess(config: "database:\n  checkpoints: external\n  busyTimeoutMs: 60000\n")
         let config = shop.directory + "/litestream.yml"
         let replica = shop.directory + "/replica"
-        try Litestream.configuration(database: shop.database, replica: replica)
+        try LitestreamConfiguration.yaml(database: shop.database, replica: replica)
             .write(toFile: config, atomically: true, encoding: .utf8)
         let litestream = Process()
         litestream.executableURL = URL(fileURLWithPath: Litestream.binary)

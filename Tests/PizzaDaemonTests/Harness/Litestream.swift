@@ -17,23 +17,4 @@ enum Litestream {
         if version != pinned { print("Litestream tests: found Litestream \(version), pinned \(pinned)") }
         return nil
     }()
-
-    /// A `litestream.yml` for one database and a file replica: Litestream looks at the WAL every `monitor`, and
-    /// ships to the replica every `sync`.
-    static func configuration(database: String, replica: String, monitor: String = "100ms", sync: String = "1s")
-        -> String
-    {
-        """
-        logging:
-          level: warn
-        dbs:
-          - path: \(database)
-            monitor-interval: \(monitor)
-            replica:
-              type: file
-              path: \(replica)
-              sync-interval: \(sync)
-
-        """
-    }
 }
