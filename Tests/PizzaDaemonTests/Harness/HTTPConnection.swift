@@ -5,14 +5,18 @@ import PizzaTesting
 final class HTTPConnection {
     let descriptor: Int32
 
-    /// Connects to `host:port` (an IPv4 or IPv6 literal).
-    init(port: Int, host: String = "127.0.0.1") throws {
+    /// Connects to `host:port` (an IPv4 or IPv6 literal). `receiveBuffer`, set before connecting, caps the window
+    /// this side offers: a reader that never reads then holds little, and a sender fills it quickly.
+    init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
         let six = host.contains(":")
         // Kept only once connected: a throw after every stored property is set runs `deinit`, which would close the
         // descriptor a second time (see RawConnection).
         let descriptor = socket(
             six ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
+        if var size = receiveBuffer {
+            setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
         var storage = sockaddr_storage()
         let length = withUnsafeMutableBytes(of: &storage) { raw -> Int in
             if six {
