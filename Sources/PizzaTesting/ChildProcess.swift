@@ -38,8 +38,20 @@ public enum ChildProcess {
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer { for pointer in envp { free(pointer) } }
+        // A clean signal state: the spawning thread's mask is inherited, and a test runner's threads block most
+        // signals, so a server started here (PgBouncer) never saw the SIGTERM meant to stop it.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var none = sigset_t()
+        sigemptyset(&none)
+        var all = sigset_t()
+        sigfillset(&all)
+        posix_spawnattr_setsigmask(&attributes, &none)
+        posix_spawnattr_setsigdefault(&attributes, &all)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
         var pid: pid_t = 0
-        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, nil, argv, envp)
+        let spawned = posix_spawn(&pid, "/usr/bin/env", &actions, &attributes, argv, envp)
         guard spawned == 0 else { throw Failure(description: "\(program): \(String(cString: strerror(spawned)))") }
         let killer = DispatchWorkItem { kill(pid, SIGKILL) }
         DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
