@@ -128,4 +128,111 @@ struct ChainTests {
         #expect(try chain.centre.entries("berlin") == before)
         #expect(try berlin.stop() == 0)
     }
+
+    @Test(
+        "a centre at schema 4 is partitioned while two shops keep shipping: every row kept, the shops back up and catch up exactly once"
+    )
+    func partitionWhileShipping() async throws {
+        let centre = try Centre(migrate: false)
+        let v4 = centre.folder + "/migrations-v4"
+        try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: v4)
+        try FileManager.default.removeItem(atPath: v4 + "/central/0005_partitioned_events.sql")
+        var owner = centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret")
+        owner["PIZZAD_MIGRATIONS"] = v4
+        let first = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
+        #expect(first.status == 0 && first.stdout.contains("central schema at version 4"), "\(first)")
+        // The shops' pizzad knows schema 4 only, as it did before the head office upgraded.
+        var lyon = try centre.shop("lyon")
+        var nice = try centre.shop("nice")
+        lyon["PIZZAD_MIGRATIONS"] = v4
+        nice["PIZZAD_MIGRATIONS"] = v4
+        let shops = [("lyon", try DaemonProcess(environment: lyon)), ("nice", try DaemonProcess(environment: nice))]
+        try await loadOrders(shops[0].1, orders: 100)
+        try await loadOrders(shops[1].1, orders: 100)
+        for (_, daemon) in shops { try await waitUntilShipped(daemon) }
+        // What is there now, fingerprinted row by row (every column, the receive time included).
+        let fingerprint =
+            "SELECT count(*) || ':' || md5(string_agg(e::text, '' ORDER BY shop_id, seq)) FROM order_events e WHERE seq <= "
+        let cursors = try shops.map { shop, _ in
+            try centre.sql("SELECT cursor_seq FROM shops WHERE shop_id = '\(shop)'")
+        }
+        let before = try zip(shops, cursors).map { shop, cursor in
+            try centre.sql(fingerprint + cursor + " AND shop_id = '\(shop.0)'")
+        }
+        #expect(try centre.sql("SELECT relkind FROM pg_class WHERE relname = 'order_events'") == "r")
+
+        // The head office migrates while both kitchens take orders and ship.
+        async let a: Void = { try await loadOrders(shops[0].1, orders: 400) }()
+        async let b: Void = { try await loadOrders(shops[1].1, orders: 400) }()
+        try await Task.sleep(for: .milliseconds(300))
+        owner["PIZZAD_MIGRATIONS"] = nil
+        let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
+        #expect(second.status == 0 && second.stdout.contains("central schema at version 5"), "\(second)")
+        _ = try await (a, b)
+        for (shop, daemon) in shops {
+            try await waitUntilShipped(daemon, timeout: 120)
+            #expect(try centre.entries(shop) == localEntries(daemon), "\(shop): central entries differ")
+            #expect(
+                try centre.sql(
+                    "SELECT count(*) = max(seq) AND min(seq) = 1 FROM order_events WHERE shop_id = '\(shop)'") == "t")
+            let verify = try daemon.pizzactl(["replication", "verify"])
+            #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
+        }
+        let after = try zip(shops, cursors).map { shop, cursor in
+            try centre.sql(fingerprint + cursor + " AND shop_id = '\(shop.0)'")
+        }
+        #expect(after == before)
+        #expect(try centre.sql("SELECT relkind FROM pg_class WHERE relname = 'order_events'") == "p")
+        #expect(try centre.sql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'order_events'::regclass") == "16")
+        #expect(try centre.sql("SELECT count(*) FROM pg_class WHERE relname = 'order_events_unpartitioned'") == "0")
+        // Each shop's rows sit in one partition.
+        #expect(
+            try centre.sql(
+                "SELECT bool_and(n = 1) FROM (SELECT count(DISTINCT tableoid) AS n FROM order_events GROUP BY shop_id) p"
+            )
+                == "t")
+        for (_, daemon) in shops { #expect(try daemon.stop() == 0) }
+    }
+
+    @Test(
+        "head office's queries are index-only scans and a shop's reads touch one partition, over a million events of 1,000 shops (EXPLAIN)"
+    )
+    func headOfficePlans() throws {
+        let centre = try Centre()
+        // A million events and 200,000 orders of 1,000 shops over 60 days, as a chain's centre holds them.
+        try centre.server.psql(
+            """
+            INSERT INTO order_events (shop_id, seq, order_id, action, status_after, at, actor_uid, actor_name, actor_pid,
+                                      after, prev_hash, hash)
+            SELECT 'shop-' || lpad((n % 1000)::text, 4, '0'), n / 1000 + 1, n / 5000 + 1, 'advance', 'placed',
+                   now() - (n::double precision / 1000000) * interval '60 days', 0, 'till', 1,
+                   '{"id": 1}', repeat('0', 64), repeat('1', 64)
+            FROM generate_series(0, 999999) AS n;
+            INSERT INTO orders (shop_id, order_id, status, currency, total, items, created_at, updated_at, last_seq)
+            SELECT 'shop-' || lpad((n % 1000)::text, 4, '0'), n / 1000 + 1,
+                   (ARRAY['delivered', 'delivered', 'delivered', 'cancelled', 'placed'])[n % 5 + 1], 'EUR', 1500, '[]',
+                   now() - (n::double precision / 200000) * interval '60 days',
+                   now() - (n::double precision / 200000) * interval '60 days', 1
+            FROM generate_series(0, 199999) AS n;
+            """, database: "central")
+        // As autovacuum leaves them: statistics, and the visibility map that lets an index-only scan skip the table.
+        try centre.server.psql("VACUUM ANALYZE order_events", database: "central")
+        try centre.server.psql("VACUUM ANALYZE orders", database: "central")
+        let queries = try headOfficeQueries()
+        #expect(queries.count == 4)
+        for query in queries.prefix(3) {
+            let plan = try centre.sql("EXPLAIN " + query)
+            #expect(plan.contains("Index Only Scan") && !plan.contains("Seq Scan"), "\(query)\n\(plan)")
+        }
+        // A shop's ingest check, cursor and history read: the primary key of one partition.
+        for query in [
+            "SELECT hash FROM order_events WHERE shop_id = 'shop-0042' AND seq = 700",
+            "SELECT count(*) FROM order_events WHERE shop_id = 'shop-0042' AND seq <= 700",
+            "SELECT seq, hash FROM order_events WHERE shop_id = 'shop-0042' AND seq > 100 ORDER BY seq LIMIT 500",
+        ] {
+            let plan = try centre.sql("EXPLAIN " + query)
+            let partitions = Set(plan.matches(of: /order_events_p\d\d/).map { String($0.output) })
+            #expect(partitions.count == 1 && !plan.contains("Seq Scan"), "\(query)\n\(plan)")
+        }
+    }
 }
