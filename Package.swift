@@ -154,7 +154,11 @@ let package = Package(
             name: "pizzabench",
             dependencies: [
                 "PizzaClient", "PizzaProtocol", "PizzaCore", "PizzaStorage", "SQLite", "PizzaTesting", "CSystemShims",
+                // The chain step runs pizzad's own shipper for each of its shops, in process.
+                "PizzaReplication",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "Logging", package: "swift-log"),
             ],
             // socketwork.c and the baselines (Baselines/: samework.c, sqlite-limit.c, pg-samework.sql) are built and run by
             // pizzabench itself.

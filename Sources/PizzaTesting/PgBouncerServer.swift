@@ -132,6 +132,9 @@ public final class PgBouncerServer: Sendable {
         try start()
     }
 
+    /// CPU seconds PgBouncer has used since it last started (one process, one thread).
+    public func cpuSeconds() -> Double { (try? pid()).map(ProcessCPU.seconds) ?? 0 }
+
     private func pid() throws -> pid_t {
         let text = try String(contentsOfFile: directory + "/pgbouncer.pid", encoding: .utf8)
         guard let pid = pid_t(text.trimmingCharacters(in: .whitespacesAndNewlines)) else {

@@ -124,6 +124,21 @@ public final class PostgresServer: Sendable {
         }
     }
 
+    /// CPU time the whole server has used since it started, in seconds: the postmaster and its live children, and the
+    /// children that have ended (which the kernel adds to the postmaster's own account when it reaps them).
+    public func cpuSeconds() throws -> Double {
+        let processes = try processes()
+        var ticks = 0
+        for (index, pid) in processes.enumerated() {
+            let fields = ProcessCPU.fields(pid)
+            // After the command: utime, stime (fields 14 and 15), and for the postmaster cutime, cstime (16, 17).
+            guard fields.count > 14 else { continue }
+            ticks += (Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)
+            if index == 0 { ticks += (Int(fields[13]) ?? 0) + (Int(fields[14]) ?? 0) }
+        }
+        return Double(ticks) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+
     /// The postmaster, then its children.
     private func processes() throws -> [pid_t] {
         let postmaster = try postmasterPID()

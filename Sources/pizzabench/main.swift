@@ -29,7 +29,7 @@ let migrationsDirectory: String = {
 /// The sections a full run has; torture and powercut run only on their own (`--only torture`).
 let fullRun: Set<String> = ["create", "kitchen", "big", "replication", "multicast", "writer"]
 /// The sections that only run alone: long, or needing what a full run does not (Litestream, FUSE).
-let ownSections: Set<String> = ["torture", "powercut", "soak", "litestream", "restore", "board"]
+let ownSections: Set<String> = ["torture", "powercut", "soak", "litestream", "restore", "board", "chain"]
 var sections = fullRun
 var clientCounts = [1, 4, 16, 64]
 var tortureRounds: Int?
@@ -37,6 +37,7 @@ var tortureRounds: Int?
 var targetRounds = 3
 var hostileLines = 100_000
 var soakMinutes = 30
+var chainShops = [10, 100, 1_000]
 var arguments = CommandLine.arguments.dropFirst()
 func usage() -> Never {
     print(
@@ -48,6 +49,7 @@ func usage() -> Never {
     print("       pizzabench --only litestream [--seconds S] [--clients N] [--rounds N]")
     print("       pizzabench --only restore [--orders N]")
     print("       pizzabench --only board [--seconds S] [--rounds N]")
+    print("       pizzabench --only chain [--shops 10,100,1000] [--seconds S]")
     exit(2)
 }
 /// The value after `flag` as a positive number; a missing or bad one ends the run with the usage (exit 2) instead of
@@ -89,6 +91,14 @@ while let argument = arguments.popFirst() {
         }
         clientCounts = counts
     case "--target-rounds": targetRounds = positive(argument)
+    case "--shops":
+        let text = arguments.popFirst() ?? ""
+        let counts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+        guard !counts.isEmpty, counts.allSatisfy({ (1...1_000).contains($0) }) else {
+            print("pizzabench: --shops needs shop counts from 1 to 1000 separated by commas, not '\(text)'")
+            usage()
+        }
+        chainShops = counts
     default: usage()
     }
 }
@@ -192,6 +202,17 @@ if sections == ["litestream"] {
 if sections == ["board"] {
     let held = try BoardBench.report(
         pizzad: pizzad, work: work + "/board", seconds: seconds, rounds: tortureRounds ?? 3)
+    finish(clean: held)
+}
+
+// A chain of shops on one centre, on its own: pizzabench --only chain [--shops 10,100,1000] [--seconds S].
+if sections == ["chain"] {
+    if let reason = PgBouncerServer.unavailableReason {
+        print("chain: cannot run here: \(reason)")
+        finish(clean: false)
+    }
+    let held = try await ChainBench.report(
+        work: work + "/chain", shopCounts: chainShops, seconds: seconds == 5 ? 10 : seconds)
     finish(clean: held)
 }
 

@@ -285,7 +285,15 @@ struct ReplicationTests {
         defer { _ = try? run("umount", ["-l", tiny]) }
         _ = try run("chown", ["postgres:postgres", tiny])
         try centre.server.psql("CREATE TABLESPACE tiny LOCATION '\(tiny)'")
-        try centre.sql("ALTER TABLE order_events SET TABLESPACE tiny")
+        // Each of order_events' partitions (a partitioned table's own tablespace is only where new ones go).
+        try centre.sql(
+            """
+            DO $$ DECLARE p regclass; BEGIN
+                FOR p IN SELECT inhrelid::regclass FROM pg_inherits WHERE inhparent = 'order_events'::regclass LOOP
+                    EXECUTE format('ALTER TABLE %s SET TABLESPACE tiny', p);
+                END LOOP;
+            END $$
+            """)
         let filler = tiny + "/filler"
         _ = try run("dd", ["if=/dev/zero", "of=\(filler)", "bs=64k", "count=1000"])  // stops at the end of the disk
         _ = try run("truncate", ["-s", "-96K", filler])

@@ -1,0 +1,20 @@
+import Foundation
+
+/// CPU time of a process from `/proc/<pid>/stat`.
+public enum ProcessCPU {
+    /// The fields of `/proc/<pid>/stat` after the command's closing parenthesis (the state is the first); empty when
+    /// the process is gone.
+    static func fields(_ pid: pid_t) -> [Substring] {
+        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")")
+        else { return [] }
+        return stat[stat.index(after: close)...].split(separator: " ")
+    }
+
+    /// User and system CPU seconds `pid` has used itself; 0 when it is gone.
+    public static func seconds(_ pid: Int32) -> Double {
+        let fields = fields(pid)
+        guard fields.count > 12 else { return 0 }
+        return Double((Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+    }
+}

@@ -1,0 +1,220 @@
+import Foundation
+import PizzaCore
+import PizzaStorage
+import PizzaTesting
+
+/// A chain on one centre: N shops, each with its own SQLite database and pizzad's own shipper, fed live in this
+/// process, shipping through a real PgBouncer (transaction pooling) into one durable PostgreSQL. For each N, the
+/// shops are fed as fast as this machine allows, then drained; then a busy evening of 1,000 shops (an order every
+/// 10 s each); then PgBouncer and PostgreSQL restarted under load; and every shop's history checked at the centre.
+///
+/// `pizzabench --only chain [--shops 10,100,1000] [--seconds S]`.
+enum ChainBench {
+    struct Phase {
+        var name: String
+        var shops: Int
+        var events = 0
+        /// From the first order until the centre held the last one.
+        var seconds = 0.0
+        var postgresCPU = 0.0
+        var bouncerCPU = 0.0
+        var copyMicroseconds = 0.0
+        var lag: (p50: Double, p99: Double, max: Double, worstShopP99: Double) = (0, 0, 0, 0)
+        var waitingMax = 0
+        var errors: Int64 = 0
+
+        var perSecond: Double { Double(events) / max(seconds, 0.001) }
+        var postgresMicroseconds: Double { postgresCPU * 1e6 / Double(max(events, 1)) }
+        var bouncerMicroseconds: Double { bouncerCPU * 1e6 / Double(max(events, 1)) }
+    }
+
+    /// Runs the chain; true when every target held and every shop's history is at the centre exactly once.
+    static func report(work: String, shopCounts: [Int], seconds: Double, eveningSeconds: Double = 60) async throws
+        -> Bool
+    {
+        var limit = rlimit()
+        getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        limit.rlim_cur = limit.rlim_max
+        setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        try FileManager.default.createDirectory(atPath: work + "/shops", withIntermediateDirectories: true)
+        let migrations = try Migration.load(from: migrationsDirectory)
+        let centralMigrations = try Migration.load(from: migrationsDirectory + "/central")
+        let centre = try await ChainCentre(folder: work, centralMigrations: centralMigrations)
+        let token = LeftBehind.stopOnInterrupt {
+            try? centre.bouncer.stop()
+            try? centre.server.stop(mode: "immediate")
+        }
+        defer { LeftBehind.done(token) }
+        let version = try centre.sql("SELECT server_version")
+        print(
+            "chain: shops with pizzad's own shipper (in process, one SQLite database each) → PgBouncer "
+                + "(transaction pooling, a pool per shop role, \(ChainCentre.serverConnections) server connections) → "
+                + "PostgreSQL \(version) (fsync on), all on this machine")
+
+        var shops: [ChainShop] = []
+        func grow(to count: Int) async throws {
+            guard count > shops.count else { return }
+            try centre.addShops(shops.count..<count)
+            for index in shops.count..<count {
+                let shop = try ChainShop(
+                    index: index, folder: work + "/shops", migrations: migrations,
+                    centralMigrations: centralMigrations, port: centre.bouncer.port, password: "secret-\(index)")
+                shop.start()
+                shops.append(shop)
+            }
+        }
+        var phases: [Phase] = []
+        for count in shopCounts.sorted() {
+            try await grow(to: count)
+            phases.append(try await saturate(Array(shops.prefix(count)), centre: centre, seconds: seconds))
+        }
+        try await grow(to: 1_000)
+        let eveningPhase = try await paced(
+            "evening", shops, centre: centre, seconds: eveningSeconds, interval: 10, faults: false)
+        let faultPhase = try await paced(
+            "faults", shops, centre: centre, seconds: max(seconds * 3, 15), interval: 2, faults: true)
+        table(phases + [eveningPhase, faultPhase])
+
+        // Every shop's history at the centre: the same count, no gap, the same hashes in the same order.
+        let central = try centre.histories()
+        var exact = 0
+        for shop in shops where central[shop.id] == ChainCentre.history(try shop.hashes()) { exact += 1 }
+        for shop in shops { await shop.stop() }
+        print("exactly once: \(exact) of \(shops.count) shops (count, first and last sequence number, every hash)")
+
+        let saturated = phases.last
+        let copyRatio = (saturated?.postgresMicroseconds ?? 0) / max(saturated?.copyMicroseconds ?? 1, 0.001)
+        let eveningHeld = eveningPhase.lag.p99 < 1_000
+        let copyHeld = copyRatio <= 2
+        print(
+            "chain targets: busy evening (1,000 shops, an order every 10 s each) lag p99 "
+                + "\(Bench.format(eveningPhase.lag.p99, 0)) ms (target < 1,000): \(eveningHeld ? "held" : "NOT held"); "
+                + "at saturation (\(saturated?.shops ?? 0) shops) the centre's CPU per event "
+                + "\(Bench.format(copyRatio, 2))× COPY's (target ≤ 2): \(copyHeld ? "held" : "NOT held")")
+        return eveningHeld && copyHeld && exact == shops.count
+    }
+
+    /// Every shop fed as fast as it goes for `seconds`, then drained.
+    static func saturate(_ shops: [ChainShop], centre: ChainCentre, seconds: Double) async throws -> Phase {
+        var phase = Phase(name: "saturated", shops: shops.count)
+        let feeders = min(shops.count, 32)
+        try await measure(&phase, shops, centre: centre) {
+            let end = ContinuousClock.now + .seconds(seconds)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for feeder in 0..<feeders {
+                    group.addTask {
+                        var index = feeder
+                        while ContinuousClock.now < end {
+                            try await shops[index].order()
+                            index += feeders
+                            if index >= shops.count { index = feeder }
+                        }
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        return phase
+    }
+
+    /// Each shop an order every `interval` seconds (its first at a random moment in the first interval), for
+    /// `seconds`; with `faults`, PgBouncer is restarted a third of the way in and PostgreSQL two thirds.
+    static func paced(
+        _ name: String, _ shops: [ChainShop], centre: ChainCentre, seconds: Double, interval: Double, faults: Bool
+    ) async throws -> Phase {
+        var phase = Phase(name: name, shops: shops.count)
+        try await measure(&phase, shops, centre: centre) {
+            let start = ContinuousClock.now
+            let end = start + .seconds(seconds)
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for shop in shops {
+                    group.addTask {
+                        var next = start + .seconds(Double.random(in: 0..<interval))
+                        while next < end {
+                            try await Task.sleep(until: next, clock: .continuous)
+                            try await shop.order()
+                            next += .seconds(interval)
+                        }
+                    }
+                }
+                if faults {
+                    group.addTask {
+                        try await Task.sleep(until: start + .seconds(seconds / 3), clock: .continuous)
+                        try centre.bouncer.restart()
+                        try await Task.sleep(until: start + .seconds(seconds * 2 / 3), clock: .continuous)
+                        try centre.server.stop(mode: "fast")
+                        try centre.server.start()
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        return phase
+    }
+
+    /// Runs `load`, waits until the centre holds everything, and fills in `phase`'s figures.
+    private static func measure(
+        _ phase: inout Phase, _ shops: [ChainShop], centre: ChainCentre, load: () async throws -> Void
+    ) async throws {
+        try await drain(shops)
+        let eventsBefore = try centre.events()
+        let errorsBefore = shops.reduce(0) { $0 + $1.backlog.errors }
+        let startText = try centre.now()
+        let cpuBefore = (try centre.server.cpuSeconds(), centre.bouncer.cpuSeconds())
+        let waiting = Locked(0)
+        let sampler = Task.detached {
+            while !Task.isCancelled {
+                if let now = try? centre.bouncer.waitingClients() { waiting.withLock { $0 = Swift.max($0, now) } }
+                try? await Task.sleep(for: .milliseconds(500))
+            }
+        }
+        let started = ContinuousClock.now
+        try await load()
+        let endText = try centre.now()
+        try await drain(shops)
+        let elapsed = ContinuousClock.now - started
+        phase.seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        sampler.cancel()
+        // PostgreSQL was restarted in the faults phase: its CPU from before is gone with its processes.
+        let postgresNow = try centre.server.cpuSeconds()
+        phase.postgresCPU = postgresNow >= cpuBefore.0 ? postgresNow - cpuBefore.0 : postgresNow
+        let bouncerNow = centre.bouncer.cpuSeconds()
+        phase.bouncerCPU = bouncerNow >= cpuBefore.1 ? bouncerNow - cpuBefore.1 : bouncerNow
+        phase.events = try centre.events() - eventsBefore
+        phase.errors = shops.reduce(0) { $0 + $1.backlog.errors } - errorsBefore
+        phase.waitingMax = waiting.value
+        phase.lag = try centre.lag(from: startText, to: endText)
+        let copy = try centre.copyBaseline(since: startText)
+        phase.copyMicroseconds = copy.cpu * 1e6 / Double(max(copy.events, 1))
+    }
+
+    /// Waits until no shop has anything left to ship (at most 10 minutes).
+    static func drain(_ shops: [ChainShop]) async throws {
+        let deadline = ContinuousClock.now + .seconds(600)
+        while ContinuousClock.now < deadline {
+            if shops.allSatisfy({ $0.backlog.events == 0 }) { return }
+            try await Task.sleep(for: .milliseconds(100))
+        }
+        let behind = shops.filter { $0.backlog.events > 0 }
+        throw BenchError("\(behind.count) shops still had entries to ship after 10 minutes: \(behind.prefix(3).map(\.id))")
+    }
+
+    static func table(_ phases: [Phase]) {
+        Bench.table(
+            [
+                "load", "shops", "events", "central events/s", "PostgreSQL µs/event", "COPY µs/event", "× COPY",
+                "PgBouncer µs/event", "lag p50 ms", "p99", "max", "worst shop p99", "waiting clients max",
+                "shipper errors",
+            ],
+            phases.map { phase in
+                [
+                    phase.name, "\(phase.shops)", "\(phase.events)", Bench.format(phase.perSecond, 0),
+                    Bench.format(phase.postgresMicroseconds, 0), Bench.format(phase.copyMicroseconds, 0),
+                    Bench.format(phase.postgresMicroseconds / max(phase.copyMicroseconds, 0.001), 2),
+                    Bench.format(phase.bouncerMicroseconds, 0), Bench.format(phase.lag.p50, 1),
+                    Bench.format(phase.lag.p99, 1), Bench.format(phase.lag.max, 0),
+                    Bench.format(phase.lag.worstShopP99, 1), "\(phase.waitingMax)", "\(phase.errors)",
+                ]
+            })
+    }
+}
