@@ -208,13 +208,24 @@ struct CentralDatabase: Sendable {
 
     // MARK: Shipping
 
-    /// Ships `entries` (consecutive, oldest first) in one central transaction.
-    func ingest(shop: String, key: String, batch: Replicator.Batch) async throws -> Cursor {
+    /// Ships `entries` (consecutive, oldest first) in one central transaction. From central schema 6 the shop's own
+    /// role goes along: through a pooled role (a chain's PgBouncer) it is the one the shop is registered to; on its
+    /// own connection the centre takes the session's. Before, the three-argument form is all there is.
+    func ingest(shop: String, key: String, batch: Replicator.Batch, schema: Int) async throws -> Cursor {
         let events = batch.text
+        let role = configuration.user
         return try await answer("shipping entries \(batch.first)…\(batch.last?.seq ?? 0)") { connection, logger in
-            try await connection.query("SELECT pizzad_ingest(\(shop), \(key), \(events)::jsonb)::text", logger: logger)
+            if schema >= Self.pooledSchema {
+                return try await connection.query(
+                    "SELECT pizzad_ingest(\(shop), \(key), \(events)::jsonb, \(role))::text", logger: logger)
+            }
+            return try await connection.query(
+                "SELECT pizzad_ingest(\(shop), \(key), \(events)::jsonb)::text", logger: logger)
         }
     }
+
+    /// The central schema whose `pizzad_ingest` takes the shop's role.
+    static let pooledSchema = 6
 
     /// The shop's central cursor.
     func cursor(shop: String, key: String) async throws -> Cursor {

@@ -181,8 +181,8 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         let password = try configuration.password(environment: environment)
         let central = try await CentralDatabase.connect(configuration, password: password, logger: logger)
         do {
-            try await central.prepareSchema(migrations)
-            try await shipBatches(central, shipped: shipped)
+            let schema = try await central.prepareSchema(migrations)
+            try await shipBatches(central, schema: schema, shipped: shipped)
             await central.close()
         } catch {
             await central.close()
@@ -190,7 +190,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         }
     }
 
-    private func shipBatches(_ central: CentralDatabase, shipped: () -> Void) async throws {
+    private func shipBatches(_ central: CentralDatabase, schema: Int, shipped: () -> Void) async throws {
         let mark = try store.replicationMark()
         var position = mark.shippedSeq
         var marks = MarkWriter(store: store, recorded: mark.shippedSeq)
@@ -213,7 +213,8 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                 }
                 state.withLock { $0.state = .shipping }
                 previousStart = batch.count < configuration.batchSize ? .now : nil
-                let answer = try await central.ingest(shop: configuration.shopID, key: mark.shopKey, batch: batch)
+                let answer = try await central.ingest(
+                    shop: configuration.shopID, key: mark.shopKey, batch: batch, schema: schema)
                 if answer.rewind == true {
                     let cursor = answer.cursor ?? 0
                     logger.notice(

@@ -35,20 +35,25 @@ public final class PgBouncerServer: Sendable {
     /// `parent`. `poolSize` is each shop role's pool (`default_pool_size`), `serverConnections` the cap for the
     /// database (`max_db_connections`): a pool that needs a connection past it takes an idle one from another
     /// pool, or its clients wait.
+    /// With `pooledRole`, PgBouncer logs in to PostgreSQL as that role for every client (`user=` on the database
+    /// line: one pool for all the shops, central schema 6's pooled role); without it, as each client's own role.
     public init(
         server: PostgresServer, database: String = "central", parent: String? = nil, poolSize: Int = 2,
-        serverConnections: Int = 20, maxClients: Int = 2_000
+        serverConnections: Int = 20, maxClients: Int = 2_000, pooledRole: (user: String, password: String)? = nil
     ) throws {
         self.database = database
         asPostgres = getuid() == 0
         directory = (parent ?? NSTemporaryDirectory()) + "/pgbouncer-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         port = try PostgresServer.freePort()
-        users = Mutex([Self.adminUser: Self.adminPassword])
+        var users = [Self.adminUser: Self.adminPassword]
+        if let pooledRole { users[pooledRole.user] = pooledRole.password }
+        self.users = Mutex(users)
+        let forced = pooledRole.map { " user=\($0.user)" } ?? ""
         let configuration = """
             ;; A chain's PgBouncer in front of the central PostgreSQL (see docs/OPERATIONS.md, "A chain of shops").
             [databases]
-            \(database) = host=127.0.0.1 port=\(server.port) dbname=\(database)
+            \(database) = host=127.0.0.1 port=\(server.port) dbname=\(database)\(forced)
 
             [pgbouncer]
             listen_addr = 127.0.0.1

@@ -10,17 +10,21 @@ let pgbouncerMissing: String? = {
     return reason
 }()
 
-/// A centre with a real PgBouncer in front, in transaction pooling, as a chain runs it.
+/// A centre with a real PgBouncer in front, in transaction pooling, as a chain runs it: every shop logs in to
+/// PgBouncer as its own role, and PgBouncer logs in to PostgreSQL as one pooled role (central schema 6).
 private struct ChainCentre {
     let centre: Centre
     let bouncer: PgBouncerServer
 
-    /// `serverConnections` caps PostgreSQL's connections for the database: at 1, every shop's pool takes the one
-    /// connection from the others in turn, so no transaction can count on the session of the one before it.
+    /// `serverConnections` caps PostgreSQL's connections for the database: at 1, every shop's transactions take
+    /// turns on the one connection, so no transaction can count on the session of the one before it.
     init(serverConnections: Int = 1) throws {
         centre = try Centre()
+        try centre.server.psql(
+            "CREATE ROLE pizzad_pool LOGIN PASSWORD 'pool-secret' IN ROLE pizzad_shop, pizzad_pooled")
         bouncer = try PgBouncerServer(
-            server: centre.server, parent: centre.folder, poolSize: 1, serverConnections: serverConnections)
+            server: centre.server, parent: centre.folder, poolSize: serverConnections,
+            serverConnections: serverConnections, pooledRole: ("pizzad_pool", "pool-secret"))
     }
 
     /// The environment of a pizzad that ships as `shop` through PgBouncer.
@@ -32,13 +36,14 @@ private struct ChainCentre {
         return environment
     }
 
-    /// psql as `role` through PgBouncer: the output, or the error PostgreSQL gave.
-    func psql(as role: String, _ sql: String) throws -> (status: Int32, output: String) {
-        try ChildProcess.run(
+    /// psql as `role` (password `<role>-secret`), through PgBouncer or straight to PostgreSQL: the output, or the
+    /// error PostgreSQL gave.
+    func psql(as role: String, direct: Bool = false, _ sql: String) throws -> (status: Int32, output: String) {
+        let port = direct ? centre.server.port : bouncer.port
+        return try ChildProcess.run(
             "/usr/bin/psql",
             [
-                "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(bouncer.port), "-U", role, "-d", "central",
-                "-c", sql,
+                "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(port), "-U", role, "-d", "central", "-c", sql,
             ],
             environment: ["PGPASSWORD": role + "-secret"], timeout: 30)
     }
@@ -106,24 +111,44 @@ struct ChainTests {
                 'before', after, 'after', after, 'prevHash', hash, 'hash', repeat('f', 64)))::text
             FROM order_events WHERE shop_id = 'berlin' ORDER BY seq DESC LIMIT 1
             """)
-        // Paris's role, knowing Berlin's shop key, still cannot append to Berlin's history or read it.
+        // Through the pool, where PostgreSQL cannot tell the shops apart: without Berlin's key Paris cannot ship as
+        // Berlin, whatever role it names, and the key and the history are not handed out to a pooled session.
+        for role in ["shop_berlin", "shop_paris"] {
+            let pooled = try chain.psql(
+                as: "shop_paris", "SELECT pizzad_ingest('berlin', repeat('k', 32), '\(entry)'::jsonb, '\(role)')")
+            #expect(pooled.status != 0 && pooled.output.contains("taken by another pizzad database"), "\(pooled)")
+        }
+        let pooledState = try chain.psql(as: "shop_paris", "SELECT pizzad_shop_state('berlin')")
+        #expect(
+            pooledState.status != 0 && pooledState.output.contains("restoring shop berlin needs the shop's own role"),
+            "\(pooledState)")
+        let pooledHistory = try chain.psql(as: "shop_paris", "SELECT count(*) FROM pizzad_history('berlin', 0, 9)")
+        #expect(pooledHistory.status != 0 && pooledHistory.output.contains("is pooled"), "\(pooledHistory)")
+        // On its own connection, Paris's role, even knowing Berlin's shop key, cannot append to Berlin's history
+        // or read it.
         let ingest = try chain.psql(
-            as: "shop_paris", "SELECT pizzad_ingest('berlin', '\(key)', '\(entry)'::jsonb)")
+            as: "shop_paris", direct: true, "SELECT pizzad_ingest('berlin', '\(key)', '\(entry)'::jsonb, 'shop_paris')")
         #expect(ingest.status != 0 && ingest.output.contains("ships as role shop_berlin, not shop_paris"), "\(ingest)")
-        let state = try chain.psql(as: "shop_paris", "SELECT pizzad_shop_state('berlin')")
+        let old = try chain.psql(
+            as: "shop_paris", direct: true, "SELECT pizzad_ingest('berlin', '\(key)', '\(entry)'::jsonb)")
+        #expect(old.status != 0 && old.output.contains("ships as role shop_berlin, not shop_paris"), "\(old)")
+        let state = try chain.psql(as: "shop_paris", direct: true, "SELECT pizzad_shop_state('berlin')")
         #expect(state.status != 0 && state.output.contains("not shop_paris"), "\(state)")
-        let history = try chain.psql(as: "shop_paris", "SELECT count(*) FROM pizzad_history('berlin', 0, 100)")
+        let history = try chain.psql(
+            as: "shop_paris", direct: true, "SELECT count(*) FROM pizzad_history('berlin', 0, 100)")
         #expect(history.status != 0 && history.output.contains("not registered to role shop_paris"), "\(history)")
-        // The tables themselves are closed to every shop role.
-        for sql in [
-            "SELECT count(*) FROM order_events", "DELETE FROM order_events WHERE shop_id = 'berlin'",
-            "UPDATE shops SET role_name = 'shop_paris' WHERE shop_id = 'berlin'",
-        ] {
-            let refused = try chain.psql(as: "shop_paris", sql)
-            #expect(refused.status != 0 && refused.output.contains("permission denied"), "\(sql): \(refused)")
+        // The tables themselves are closed to every shop role and to the pooled one.
+        for (role, direct) in [("shop_paris", true), ("shop_paris", false)] {
+            for sql in [
+                "SELECT count(*) FROM order_events", "DELETE FROM order_events WHERE shop_id = 'berlin'",
+                "UPDATE shops SET role_name = 'shop_paris' WHERE shop_id = 'berlin'",
+            ] {
+                let refused = try chain.psql(as: role, direct: direct, sql)
+                #expect(refused.status != 0 && refused.output.contains("permission denied"), "\(sql): \(refused)")
+            }
         }
         // A shop that sets its role after connecting is still itself: SET ROLE needs membership, which no shop has.
-        let setRole = try chain.psql(as: "shop_paris", "SET ROLE shop_berlin")
+        let setRole = try chain.psql(as: "shop_paris", direct: true, "SET ROLE shop_berlin")
         #expect(setRole.status != 0 && setRole.output.contains("permission denied"), "\(setRole)")
         #expect(try chain.centre.entries("berlin") == before)
         #expect(try berlin.stop() == 0)
@@ -137,6 +162,7 @@ struct ChainTests {
         let v4 = centre.folder + "/migrations-v4"
         try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: v4)
         try FileManager.default.removeItem(atPath: v4 + "/central/0005_partitioned_events.sql")
+        try FileManager.default.removeItem(atPath: v4 + "/central/0006_pooled_shipping.sql")
         var owner = centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret")
         owner["PIZZAD_MIGRATIONS"] = v4
         let first = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
@@ -167,7 +193,7 @@ struct ChainTests {
         try await Task.sleep(for: .milliseconds(300))
         owner["PIZZAD_MIGRATIONS"] = nil
         let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
-        #expect(second.status == 0 && second.stdout.contains("central schema at version 5"), "\(second)")
+        #expect(second.status == 0 && second.stdout.contains("central schema at version 6"), "\(second)")
         _ = try await (a, b)
         for (shop, daemon) in shops {
             try await waitUntilShipped(daemon, timeout: 120)

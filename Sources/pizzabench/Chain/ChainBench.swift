@@ -45,7 +45,7 @@ enum ChainBench {
             try? centre.server.stop(mode: "immediate")
         }
         defer { LeftBehind.done(token) }
-        let version = try centre.sql("SELECT server_version")
+        let version = try centre.sql("SHOW server_version")
         print(
             "chain: shops with pizzad's own shipper (in process, one SQLite database each) → PgBouncer "
                 + "(transaction pooling, a pool per shop role, \(ChainCentre.serverConnections) server connections) → "

@@ -33,7 +33,7 @@ final class Centre: Sendable {
                 environment: environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
                 directory: folder)
             #expect(migrated.status == 0, "pizzad --migrate-central: \(migrated.stderr)")
-            #expect(migrated.stdout.contains("central schema at version 5"), "\(migrated.stdout)")
+            #expect(migrated.stdout.contains("central schema at version 6"), "\(migrated.stdout)")
         }
     }
 
