@@ -134,6 +134,12 @@ struct CentralDatabase: Sendable {
         let found = applied.map(\.version).max() ?? 0
         try Self.check(applied: applied, against: migrations)
         let needed = migrations.last?.version ?? 0
+        if found > needed {
+            logger.notice(
+                "the central schema is newer than this pizzad's: shipping with what it knows",
+                metadata: ["central": "\(found)", "known": "\(needed)", "peer": "\(configuration.peer)"])
+            return needed
+        }
         guard found < needed else { return found }
         do {
             try await request("migrating the central schema") { connection, logger in
@@ -185,6 +191,9 @@ struct CentralDatabase: Sendable {
         let known = Dictionary(uniqueKeysWithValues: migrations.map { ($0.version, $0) })
         for (version, checksum) in applied {
             guard let ours = known[version] else {
+                // A centre upgraded before this shop: central migrations keep the functions an older pizzad calls
+                // (schema 6 keeps the three-argument pizzad_ingest), so the shop ships on with what it knows.
+                if version > (migrations.last?.version ?? 0) { continue }
                 throw ReplicationError.schemaMismatch(
                     detail: "it has migration \(version), which this pizzad does not know (upgrade pizzad)")
             }

@@ -108,9 +108,12 @@ public final class PgBouncerServer: Sendable {
 
     /// Starts PgBouncer (again) and waits until it accepts connections.
     public func start() throws {
-        let program = asPostgres ? "/usr/sbin/runuser" : Self.binary
+        // setpriv, not runuser: runuser's PAM session sets the descriptor limit back to 1,024, and a chain's
+        // PgBouncer holds a descriptor per shop (it refused connections with "Too many open files").
+        let program = asPostgres ? "/usr/bin/setpriv" : Self.binary
         let arguments =
-            (asPostgres ? ["-u", "postgres", "--", Self.binary] : []) + ["-d", directory + "/pgbouncer.ini"]
+            (asPostgres ? ["--reuid=postgres", "--regid=postgres", "--init-groups", Self.binary] : [])
+            + ["-d", directory + "/pgbouncer.ini"]
         let started = try ChildProcess.run(program, arguments)
         guard started.status == 0 else { throw PostgresServer.Failure("pgbouncer -d: \(started.output)\n\(log)") }
         let deadline = TimeLimit(seconds: 30)

@@ -208,6 +208,15 @@ struct ChainTests {
             try centre.sql(fingerprint + cursor + " AND shop_id = '\(shop.0)'")
         }
         #expect(after == before)
+        // A shop whose pizzad knows only schema 4, restarted after the upgrade, ships on into schema 6.
+        let lyonFolder = shops[0].1.directory
+        #expect(try shops[0].1.stop() == 0)
+        let restarted = try DaemonProcess(environment: lyon, directory: lyonFolder)
+        try await loadOrders(restarted, orders: 20)
+        try await waitUntilShipped(restarted)
+        #expect(try centre.entries("lyon") == localEntries(restarted))
+        #expect(restarted.output.contains("the central schema is newer than this pizzad's"), "\(restarted.output)")
+        #expect(try restarted.stop() == 0)
         #expect(try centre.sql("SELECT relkind FROM pg_class WHERE relname = 'order_events'") == "p")
         #expect(try centre.sql("SELECT count(*) FROM pg_inherits WHERE inhparent = 'order_events'::regclass") == "16")
         #expect(try centre.sql("SELECT count(*) FROM pg_class WHERE relname = 'order_events_unpartitioned'") == "0")
@@ -217,7 +226,7 @@ struct ChainTests {
                 "SELECT bool_and(n = 1) FROM (SELECT count(DISTINCT tableoid) AS n FROM order_events GROUP BY shop_id) p"
             )
                 == "t")
-        for (_, daemon) in shops { #expect(try daemon.stop() == 0) }
+        #expect(try shops[1].1.stop() == 0)
     }
 
     @Test(

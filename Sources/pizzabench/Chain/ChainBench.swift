@@ -48,7 +48,8 @@ enum ChainBench {
         let version = try centre.sql("SHOW server_version")
         print(
             "chain: shops with pizzad's own shipper (in process, one SQLite database each) → PgBouncer "
-                + "(transaction pooling, a pool per shop role, \(ChainCentre.serverConnections) server connections) → "
+                + "(transaction pooling, each shop's own login, one pool of \(ChainCentre.serverConnections) server "
+                + "connections as a pooled role) → "
                 + "PostgreSQL \(version) (fsync on), all on this machine")
 
         var shops: [ChainShop] = []
@@ -196,7 +197,8 @@ enum ChainBench {
             try await Task.sleep(for: .milliseconds(100))
         }
         let behind = shops.filter { $0.backlog.events > 0 }
-        throw BenchError("\(behind.count) shops still had entries to ship after 10 minutes: \(behind.prefix(3).map(\.id))")
+        throw BenchError(
+            "\(behind.count) shops still had entries to ship after 10 minutes: \(behind.prefix(3).map(\.id))")
     }
 
     static func table(_ phases: [Phase]) {

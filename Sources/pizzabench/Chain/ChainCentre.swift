@@ -14,7 +14,7 @@ final class ChainCentre: Sendable {
 
     /// PgBouncer's server connections for the whole database: a chain's centre is sized for its busy hour, not
     /// for one connection per shop.
-    static let serverConnections = 40
+    static let serverConnections = 20
 
     init(folder: String, centralMigrations: [Migration]) async throws {
         self.folder = folder
@@ -27,8 +27,13 @@ final class ChainCentre: Sendable {
                 shopID: "head-office", host: "127.0.0.1", port: server.port, database: "central",
                 user: "central_owner", passwordFile: ownerPassword, tls: .disable),
             migrations: centralMigrations, environment: [:], logger: Logger(label: "chain"))
+        // PgBouncer logs in as one pooled role for every shop (central schema 6): one pool of server connections.
+        try server.psql(
+            "CREATE ROLE pizzad_pool LOGIN PASSWORD 'pool-secret' IN ROLE pizzad_shop, pizzad_pooled",
+            database: "central")
         bouncer = try PgBouncerServer(
-            server: server, parent: folder, poolSize: 2, serverConnections: Self.serverConnections, maxClients: 2_500)
+            server: server, parent: folder, poolSize: Self.serverConnections,
+            serverConnections: Self.serverConnections, maxClients: 2_500, pooledRole: ("pizzad_pool", "pool-secret"))
     }
 
     /// A login role per shop, members of `pizzad_shop` only, and PgBouncer told their passwords.
@@ -54,7 +59,8 @@ final class ChainCentre: Sendable {
 
     /// Milliseconds from each event's time in its shop to its insert at the centre, for the events made between two
     /// instants: p50, p99 and max over all of them, and the worst shop's own p99.
-    func lag(from start: String, to end: String) throws -> (p50: Double, p99: Double, max: Double, worstShopP99: Double) {
+    func lag(from start: String, to end: String) throws -> (p50: Double, p99: Double, max: Double, worstShopP99: Double)
+    {
         let window = "FROM order_events WHERE at >= '\(start)' AND at < '\(end)'"
         let ms = "extract(epoch FROM received_at - at) * 1000"
         let text = try sql(

@@ -3,8 +3,8 @@ import Logging
 import PizzaCore
 import PizzaReplication
 import PizzaStorage
-import SQLite
 import Prometheus
+import SQLite
 
 /// One shop of the chain bench: its own SQLite database with the repository every change goes through (persistence
 /// and audit subscribed, as in pizzad), and pizzad's own shipper subscribed to it, shipping to the chain's
