@@ -17,7 +17,7 @@
 --
 -- Applied in one transaction: the tables are locked first (order_events, then orders: the order ingest takes
 -- them in), so a shop's ingest waits behind the migration or times out and retries; shops back up in their own
--- audit_log and catch up when it commits. It copies every row once: about 10 s per million events on a small
+-- audit_log and catch up when it commits. It copies every row once: about 5 s per million events (645 MB) on a small
 -- server (docs/PERFORMANCE.md, "A chain of shops").
 
 LOCK TABLE order_events, orders IN ACCESS EXCLUSIVE MODE;
