@@ -147,6 +147,19 @@ struct ChainTests {
                 #expect(refused.status != 0 && refused.output.contains("permission denied"), "\(sql): \(refused)")
             }
         }
+        // Restoring Berlin through the pool is refused by name; through a connection of its own role it works.
+        var berlinEnvironment = try chain.shop("berlin")
+        let target = chain.centre.folder + "/restored-berlin.sqlite"
+        let pooledRestore = try run(
+            Binaries.pizzad, ["restore", "--from-central", "--database", target, "--dry-run"],
+            environment: PizzadEnvironment.scrubbed(overriding: berlinEnvironment), timeout: 120)
+        #expect(
+            pooledRestore.status != 0 && pooledRestore.stderr.contains("needs the shop's own role"), "\(pooledRestore)")
+        berlinEnvironment["PIZZAD_REPLICATION_POSTGRES_PORT"] = String(chain.centre.server.port)
+        let directRestore = try run(
+            Binaries.pizzad, ["restore", "--from-central", "--database", target, "--dry-run"],
+            environment: PizzadEnvironment.scrubbed(overriding: berlinEnvironment), timeout: 120)
+        #expect(directRestore.status == 0, "\(directRestore)")
         // A shop that sets its role after connecting is still itself: SET ROLE needs membership, which no shop has.
         let setRole = try chain.psql(as: "shop_paris", direct: true, "SET ROLE shop_berlin")
         #expect(setRole.status != 0 && setRole.output.contains("permission denied"), "\(setRole)")
@@ -245,7 +258,7 @@ struct ChainTests {
             FROM generate_series(0, 999999) AS n;
             INSERT INTO orders (shop_id, order_id, status, currency, total, items, created_at, updated_at, last_seq)
             SELECT 'shop-' || lpad((n % 1000)::text, 4, '0'), n / 1000 + 1,
-                   (ARRAY['delivered', 'delivered', 'delivered', 'cancelled', 'placed'])[n % 5 + 1], 'EUR', 1500, '[]',
+                   CASE WHEN n % 50 = 0 THEN 'placed' WHEN n % 10 = 1 THEN 'cancelled' ELSE 'delivered' END, 'EUR', 1500, '[]',
                    now() - (n::double precision / 200000) * interval '60 days',
                    now() - (n::double precision / 200000) * interval '60 days', 1
             FROM generate_series(0, 199999) AS n;
