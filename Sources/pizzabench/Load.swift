@@ -33,9 +33,12 @@ enum Load {
     /// little as it can, and what it does cost is measured (`clientCPU`). Every answer is checked to be a result.
     /// With `refs.replayEvery`, the replays' latencies are kept apart (`LoadResult.replays`), and each is checked to
     /// answer the order first created with that ref.
-    static func create(daemon: BenchDaemon, clients: Int, seconds: Double, refs: Refs = .fresh()) throws
-        -> LoadResult
-    {
+    ///
+    /// With `perSecond`, the clients together send at that pace instead (each its share, at even intervals, going
+    /// at once when it is behind): a shop's load below the machine's limit, where two runs do the same work.
+    static func create(
+        daemon: BenchDaemon, clients: Int, seconds: Double, refs: Refs = .fresh(), perSecond: Double? = nil
+    ) throws -> LoadResult {
         let socket = daemon.socket
         let collected = Locked<
             (count: Int, replays: Int, histogram: Histogram<UInt64>, replay: Histogram<UInt64>, failure: String?)
@@ -70,7 +73,14 @@ enum Load {
                     let connection = try RawConnection(path: socket, receiveTimeout: 30)
                     var request = 0
                     var ticket = 0
+                    let interval = perSecond.map { UInt64(Double(clients) / $0 * 1e9) }
+                    var next = Bench.now() + UInt64(client) * (interval ?? 0) / UInt64(clients)
                     while Bench.now() < deadline {
+                        if let interval {
+                            let now = Bench.now()
+                            if next > now { usleep(UInt32((next - now) / 1_000)) }
+                            next += interval
+                        }
                         request += 1
                         let replay = refs.replayEvery.map { request % $0 == 0 } ?? false && lastCreated != nil
                         if !replay { ticket += 1 }

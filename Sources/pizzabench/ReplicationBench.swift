@@ -43,9 +43,26 @@ enum ReplicationBench {
         var shippedPerSecond: Double { Double(on.events) / (on.result.seconds + on.drainSeconds) }
     }
 
+    /// The same work with shipping off and on: both runs at one pace below the machine's limit (half what the
+    /// shipping run reached flat out), off, on, off. Flat out, the run with shipping makes fewer orders (the centre
+    /// takes CPU from the same cores), so its group commits are smaller and each order costs more for that alone.
+    struct Paced {
+        var perSecond: Double
+        var offBefore: Run
+        var on: Run
+        var offAfter: Run
+        var lagP99 = 0.0
+
+        /// pizzad's CPU per order with shipping on over off (the mean of the two beside).
+        var cpuCost: Double {
+            func perOrder(_ run: Run) -> Double { run.result.daemonCPU / Double(run.result.operations) }
+            return perOrder(on) / ((perOrder(offBefore) + perOrder(offAfter)) / 2)
+        }
+    }
+
     /// Off, on, off, on with the centre niced, off: each shipping run is compared with the runs beside it.
     static func run(pizzad: String, work: String, clients: Int, seconds: Double) async throws -> (
-        runs: [(name: String, run: Run, ratio: Double?)], shipping: [Shipping]
+        runs: [(name: String, run: Run, ratio: Double?)], shipping: [Shipping], paced: Paced
     ) {
         let folder = work + "/replication"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
@@ -70,7 +87,7 @@ enum ReplicationBench {
             environment: try environment(shop: "head-office", user: "central_owner", password: "owner-secret"))
         guard migrated.status == 0 else { throw BenchError("pizzad --migrate-central: \(migrated.output)") }
 
-        func load(_ name: String, shop: String?) async throws -> Run {
+        func load(_ name: String, shop: String?, perSecond: Double? = nil) async throws -> Run {
             let directory = folder + "/" + name
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
             var shipping: [String: String] = [:]
@@ -86,7 +103,8 @@ enum ReplicationBench {
                     $0["connected"]?.boolValue == true
                 }
             }
-            var run = Run(result: try Load.create(daemon: daemon, clients: clients, seconds: seconds))
+            var run = Run(
+                result: try Load.create(daemon: daemon, clients: clients, seconds: seconds, perSecond: perSecond))
             guard let shop else { return run }
             let loadEnded = Bench.now()
             let atEnd = try await status(daemon)
@@ -122,6 +140,13 @@ enum ReplicationBench {
         try server.renice(19)
         let niced = try await load("on-niced", shop: "bench-niced")
         let off3 = try await load("off-3", shop: nil)
+        try server.renice(0)
+        let pace = (on.result.perSecond / 100).rounded() * 50
+        var paced = Paced(
+            perSecond: pace, offBefore: try await load("paced-off-1", shop: nil, perSecond: pace),
+            on: try await load("paced-on", shop: "bench-paced", perSecond: pace),
+            offAfter: try await load("paced-off-2", shop: nil, perSecond: pace))
+        paced.lagP99 = try lags("bench-paced")[1]
         let local = try lags("bench")
         let remote = try lags("bench-niced")
         let shipping = [
@@ -138,7 +163,7 @@ enum ReplicationBench {
                 ("on, centre niced", niced, shipping[1].ratio),
                 ("off", off3, nil),
             ],
-            shipping
+            shipping, paced
         )
     }
 
