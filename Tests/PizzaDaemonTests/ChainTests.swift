@@ -172,10 +172,7 @@ struct ChainTests {
     )
     func partitionWhileShipping() async throws {
         let centre = try Centre(migrate: false)
-        let v4 = centre.folder + "/migrations-v4"
-        try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: v4)
-        try FileManager.default.removeItem(atPath: v4 + "/central/0005_partitioned_events.sql")
-        try FileManager.default.removeItem(atPath: v4 + "/central/0006_pooled_shipping.sql")
+        let v4 = try centre.migrations(upTo: 4)
         var owner = centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret")
         owner["PIZZAD_MIGRATIONS"] = v4
         let first = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)

@@ -428,13 +428,7 @@ struct ReplicationTests {
     func upgradeToWireFormItems() async throws {
         let centre = try Centre(migrate: false)
         // Schema 1 only, as the previous pizzad left the centre.
-        let old = centre.folder + "/migrations-v1"
-        try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: old)
-        try FileManager.default.removeItem(atPath: old + "/central/0002_wire_form_items.sql")
-        try FileManager.default.removeItem(atPath: old + "/central/0003_items_once_per_order.sql")
-        try FileManager.default.removeItem(atPath: old + "/central/0004_history_for_restore.sql")
-        try FileManager.default.removeItem(atPath: old + "/central/0005_partitioned_events.sql")
-        try FileManager.default.removeItem(atPath: old + "/central/0006_pooled_shipping.sql")
+        let old = try centre.migrations(upTo: 1)
         var owner = centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret")
         owner["PIZZAD_MIGRATIONS"] = old
         let first = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)

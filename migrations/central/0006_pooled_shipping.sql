@@ -169,16 +169,24 @@ LANGUAGE sql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $
 $$;
 
 -- Restore reads refuse a pooled session (see above); otherwise as in schema 4.
-CREATE OR REPLACE FUNCTION pizzad_shop_state(p_shop text) RETURNS jsonb
-LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
-DECLARE
-    v_shop shops%ROWTYPE;
+CREATE FUNCTION pizzad_refuse_pooled(p_shop text) RETURNS void
+LANGUAGE plpgsql STABLE SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
     IF pizzad_pooled_session() THEN
         RAISE EXCEPTION USING ERRCODE = 'PZ003',
             MESSAGE = format('role %s is pooled: restoring shop %s needs the shop''s own role', session_user, p_shop),
             HINT = 'connect as the shop''s role to PostgreSQL, or to a PgBouncer database without user=';
     END IF;
+END
+$$;
+REVOKE ALL ON FUNCTION pizzad_refuse_pooled(text) FROM PUBLIC;
+
+CREATE OR REPLACE FUNCTION pizzad_shop_state(p_shop text) RETURNS jsonb
+LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
+DECLARE
+    v_shop shops%ROWTYPE;
+BEGIN
+    PERFORM pizzad_refuse_pooled(p_shop);
     SELECT * INTO v_shop FROM shops WHERE shop_id = p_shop;
     IF NOT FOUND THEN
         RETURN jsonb_build_object('cursor', NULL);
@@ -200,11 +208,7 @@ RETURNS TABLE (seq bigint, at_ms bigint, actor_uid bigint, actor_name text, acto
                order_id bigint, status_after text, reason text, before text, after text, prev_hash text, hash text)
 LANGUAGE plpgsql STABLE SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp AS $$
 BEGIN
-    IF pizzad_pooled_session() THEN
-        RAISE EXCEPTION USING ERRCODE = 'PZ003',
-            MESSAGE = format('role %s is pooled: restoring shop %s needs the shop''s own role', session_user, p_shop),
-            HINT = 'connect as the shop''s role to PostgreSQL, or to a PgBouncer database without user=';
-    END IF;
+    PERFORM pizzad_refuse_pooled(p_shop);
     IF NOT EXISTS (SELECT FROM shops s WHERE s.shop_id = p_shop AND s.role_name = session_user) THEN
         RAISE EXCEPTION USING ERRCODE = 'PZ003',
             MESSAGE = format('shop id %s is not registered to role %s', p_shop, session_user);

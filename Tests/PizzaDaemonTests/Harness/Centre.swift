@@ -77,6 +77,18 @@ final class Centre: Sendable {
         ]
     }
 
+    /// A copy of the repository's migrations with the central ones only up to `version`, as an older pizzad had
+    /// them (for `PIZZAD_MIGRATIONS`).
+    func migrations(upTo version: Int) throws -> String {
+        let folder = self.folder + "/migrations-v\(version)"
+        try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: folder)
+        for file in try FileManager.default.contentsOfDirectory(atPath: folder + "/central")
+        where (Int(file.prefix(4)) ?? 0) > version {
+            try FileManager.default.removeItem(atPath: folder + "/central/" + file)
+        }
+        return folder
+    }
+
     @discardableResult
     func sql(_ query: String) throws -> String { try server.psql(query, database: "central") }
 
