@@ -142,7 +142,7 @@ struct CentralDatabase: Sendable {
         }
         guard found < needed else { return found }
         do {
-            try await request("migrating the central schema") { connection, logger in
+            try await request("migrating the central schema", seconds: Self.migrationSeconds) { connection, logger in
                 try await connection.withTransaction(logger: logger) { connection in
                     // One shipper migrates; the others wait here, then find nothing left to do.
                     try await connection.query("SELECT pg_advisory_xact_lock(\(Self.migrationLock))", logger: logger)
@@ -175,6 +175,10 @@ struct CentralDatabase: Sendable {
             metadata: ["from": "\(found)", "to": "\(needed)", "peer": "\(configuration.peer)"])
         return needed
     }
+
+    /// How long a central migration may take: it may copy every event once (schema 5: 10 million events took
+    /// 46 s here), far past `timeoutSeconds`, which is for one batch.
+    static let migrationSeconds = 6 * 3600
 
     /// `pg_advisory_xact_lock` key of the central migrations ('PIZD' as a number, like the SQLite application id).
     static let migrationLock: Int64 = 1_346_984_516
@@ -266,13 +270,15 @@ struct CentralDatabase: Sendable {
 
     /// Runs `body`, failing with ``ReplicationError/timedOut(operation:seconds:)`` when PostgreSQL has not answered
     /// in time, and with a ``ReplicationError`` for anything else. On a closed connection it fails at once.
+    /// `seconds` replaces `timeoutSeconds` for a request known to take long (a migration).
     func request<T: Sendable>(
-        _ operation: String, _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
+        _ operation: String, seconds: Int? = nil,
+        _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let connection = connection
         let logger = logger
         let peer = configuration.peer
-        let seconds = configuration.timeoutSeconds
+        let seconds = seconds ?? configuration.timeoutSeconds
         guard !connection.isClosed else {
             throw ReplicationError.unreachable(peer: peer, detail: "the connection was closed (\(operation))")
         }

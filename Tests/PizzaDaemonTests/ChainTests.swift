@@ -197,6 +197,17 @@ struct ChainTests {
         }
         #expect(try centre.sql("SELECT relkind FROM pg_class WHERE relname = 'order_events'") == "r")
 
+        // A chain's history besides theirs: 400,000 events of another 1,000 shops, so that the migration takes
+        // longer than the owner's 1 s request limit (which holds for a batch, not for a migration).
+        try centre.server.psql(
+            """
+            INSERT INTO order_events (shop_id, seq, order_id, action, status_after, at, actor_uid, actor_name, actor_pid,
+                                      after, prev_hash, hash)
+            SELECT 'old-' || (n % 1000), n / 1000 + 1, n / 1000 + 1, 'create', 'placed', now(), 0, 'till', 1, '{}',
+                   repeat('0', 64), repeat('1', 64)
+            FROM generate_series(0, 399999) AS n
+            """, database: "central")
+        owner["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "1"
         // The head office migrates while both kitchens take orders and ship.
         async let a: Void = { try await loadOrders(shops[0].1, orders: 400) }()
         async let b: Void = { try await loadOrders(shops[1].1, orders: 400) }()
@@ -204,6 +215,7 @@ struct ChainTests {
         owner["PIZZAD_MIGRATIONS"] = nil
         let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
         #expect(second.status == 0 && second.stdout.contains("central schema at version 6"), "\(second)")
+        #expect(try centre.sql("SELECT count(*) FROM order_events WHERE shop_id LIKE 'old-%'") == "400000")
         _ = try await (a, b)
         for (shop, daemon) in shops {
             try await waitUntilShipped(daemon, timeout: 120)
