@@ -206,6 +206,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                 }
                 guard let last = batch.last else {
                     try await marks.flush()
+                    recovered()
                     state.withLock { $0.state = .idle }
                     await doorbell.wait(timeout: Self.idleCheck)
                     if try store.replicationBacklog(after: position).latestSeq == position { try await central.ping() }
@@ -235,6 +236,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                     $0.events += Int64(batch.count)
                 }
                 metrics.shippedBatch(events: batch.count)
+                recovered()
                 shipped()
             }
             try? await marks.flush()
@@ -327,18 +329,24 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         return nil
     }
 
+    /// Connected and the schema checked. The last error stays until something works (``recovered()``): a batch
+    /// the centre refuses at every attempt (its disk full) is then said once, not once per reconnection.
     private func connected() {
-        let recovered = state.withLock { progress -> ReplicationError? in
+        let after = state.withLock { progress -> ReplicationError? in
             progress.connected = true
             progress.state = .shipping
+            return progress.lastError
+        }
+        if after == nil { logger.info("replication connected") }
+    }
+
+    /// A batch went in, or there was nothing to send: whatever went wrong before is over.
+    private func recovered() {
+        let after = state.withLock { progress -> ReplicationError? in
             defer { progress.lastError = nil }
             return progress.lastError
         }
-        if let recovered {
-            logger.notice("replication connected again", metadata: ["after": "\(recovered.name)"])
-        } else {
-            logger.info("replication connected")
-        }
+        if let after { logger.notice("replication connected again", metadata: ["after": "\(after.name)"]) }
     }
 
     private func report(_ error: ReplicationError) {
