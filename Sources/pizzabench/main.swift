@@ -566,7 +566,7 @@ if sections.contains("replication") {
             "(lag: the entry's commit time in the shop to its insert at the centre; shipped/s: entries over load plus catch-up time)"
         )
         // What a shop pays for shipping is its own CPU per order, and how late the centre hears: the order rate
-        // with the centre on the same two cores is shown, not targeted (issue 44 replaced that target). The CPU is
+        // with the centre on the same two cores is shown, not targeted. The CPU is
         // compared at one pace (the same work); flat out it is shown too.
         for run in shipping {
             print(
