@@ -15,7 +15,7 @@ let package = Package(
         .executable(name: "pizzactl", targets: ["pizzactl"]),
         .library(name: "PizzaCore", targets: ["PizzaCore"]),
         // For Tests/Fuzz/: the request decoder and what it needs, as one product the fuzzing package depends on.
-        .library(name: "PizzaProtocolForFuzzing", targets: ["PizzaProtocol", "PizzaCore"]),
+        .library(name: "PizzaProtocolForFuzzing", targets: ["PizzaProtocol", "PizzaWire", "PizzaCore"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -56,7 +56,7 @@ let package = Package(
         .target(
             name: "PizzaStorage",
             dependencies: [
-                "PizzaCore", "PizzaProtocol", "SQLite", "CSystemShims",
+                "PizzaCore", "PizzaWire", "SQLite", "CSystemShims",
                 .product(name: "Crypto", package: "swift-crypto"),
             ],
             swiftSettings: strict
@@ -71,10 +71,13 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The wire protocol shared by pizzad and pizzactl: JSON-RPC envelopes, error codes, DTOs.
+        // An order's wire form and the JSON it is written in: what `order.get` answers, the audit log keeps and the
+        // centre receives. Storage and protocol both use it; it needs only the domain.
+        .target(name: "PizzaWire", dependencies: ["PizzaCore"], swiftSettings: strict),
+        // The wire protocol shared by pizzad and pizzactl: JSON-RPC envelopes, error codes, line framing.
         .target(
             name: "PizzaProtocol",
-            dependencies: ["PizzaCore", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["PizzaCore", "PizzaWire", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict,
             plugins: ["VersionPlugin"]
         ),
@@ -88,7 +91,7 @@ let package = Package(
         .target(
             name: "PizzaClient",
             dependencies: [
-                "PizzaProtocol",
+                "PizzaProtocol", "PizzaWire",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
@@ -98,7 +101,7 @@ let package = Package(
         .target(
             name: "PizzaReplication",
             dependencies: [
-                "PizzaCore", "PizzaStorage", "PizzaProtocol",
+                "PizzaCore", "PizzaStorage", "PizzaProtocol", "PizzaWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -113,7 +116,7 @@ let package = Package(
         .target(
             name: "PizzaDaemon",
             dependencies: [
-                "PizzaCore", "PizzaStorage", "PizzaMetrics", "PizzaProtocol", "PizzaReplication", "SQLite",
+                "PizzaCore", "PizzaStorage", "PizzaMetrics", "PizzaProtocol", "PizzaWire", "PizzaReplication", "SQLite",
                 "CSystemShims",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -139,7 +142,7 @@ let package = Package(
         .executableTarget(
             name: "pizzactl",
             dependencies: [
-                "PizzaClient", "PizzaProtocol", "PizzaCore",
+                "PizzaClient", "PizzaProtocol", "PizzaWire", "PizzaCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
@@ -153,7 +156,7 @@ let package = Package(
         .executableTarget(
             name: "pizzabench",
             dependencies: [
-                "PizzaClient", "PizzaProtocol", "PizzaCore", "PizzaStorage", "SQLite", "PizzaTesting", "CSystemShims",
+                "PizzaClient", "PizzaProtocol", "PizzaWire", "PizzaCore", "PizzaStorage", "SQLite", "PizzaTesting", "CSystemShims",
                 // The chain step runs pizzad's own shipper for each of its shops, in process.
                 "PizzaReplication",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -168,7 +171,7 @@ let package = Package(
         // What tests and the full crash runs share: a raw socket connection, hostile request lines, the power-cut file
         // system's driver and the power-cut rounds.
         .target(
-            name: "PizzaTesting", dependencies: ["PizzaClient", "PizzaProtocol", "SQLite", "CSystemShims"],
+            name: "PizzaTesting", dependencies: ["PizzaClient", "PizzaProtocol", "PizzaWire", "SQLite", "CSystemShims"],
             swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "PizzaTesting"], swiftSettings: strict),
@@ -176,19 +179,19 @@ let package = Package(
         .testTarget(
             name: "PizzaProtocolTests",
             dependencies: [
-                "PizzaProtocol", "PizzaCore", .product(name: "NIOCore", package: "swift-nio"),
+                "PizzaProtocol", "PizzaWire", "PizzaCore", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
             ],
             swiftSettings: strict
         ),
         .testTarget(
             name: "PizzaStorageTests",
-            dependencies: ["PizzaStorage", "PizzaCore", "PizzaProtocol", "PizzaMetrics", "SQLite"],
+            dependencies: ["PizzaStorage", "PizzaCore", "PizzaProtocol", "PizzaWire", "PizzaMetrics", "SQLite"],
             swiftSettings: strict
         ),
         .testTarget(
             name: "PizzaDaemonTests",
-            dependencies: ["PizzaProtocol", "PizzaClient", "PizzaCore", "PizzaTesting"],
+            dependencies: ["PizzaProtocol", "PizzaWire", "PizzaClient", "PizzaCore", "PizzaTesting"],
             // The browser's side of the board page test, run with Debian's python3.
             exclude: ["Browser"],
             swiftSettings: strict

@@ -1,6 +1,7 @@
 import NIOCore
 import NIOPosix
 import PizzaProtocol
+import PizzaWire
 
 #if canImport(Glibc)
     import Glibc

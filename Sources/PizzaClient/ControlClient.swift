@@ -1,6 +1,7 @@
 public import NIOCore
 import NIOPosix
-public import PizzaProtocol
+import PizzaProtocol
+public import PizzaWire
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,7 @@ import NIOPosix
 import NIOSSL
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaStorage
 import PostgresNIO
 

@@ -1,6 +1,7 @@
 public import Logging
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 public import PizzaStorage
 import PostgresNIO
 

@@ -1,4 +1,5 @@
 import PizzaProtocol
+import PizzaWire
 import PizzaStorage
 
 /// A batch of audit entries as `pizzad_ingest` reads it: a JSON array of

@@ -2,6 +2,7 @@ import Foundation
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaTesting
 
 /// Hostile clients against a live daemon while legitimate ones work: random and mutated lines over many

@@ -1,6 +1,7 @@
 import Foundation
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaTesting
 
 /// Litestream beside pizzad, measured with the real one: pizzad under `order.create` load with Litestream

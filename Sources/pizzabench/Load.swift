@@ -3,6 +3,7 @@ import Histogram
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaTesting
 
 enum Load {

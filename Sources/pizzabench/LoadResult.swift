@@ -3,6 +3,7 @@ import Histogram
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaTesting
 
 /// One measured load: how many operations, how fast, how long each took.

@@ -2,6 +2,7 @@ import Foundation
 import Histogram
 import PizzaClient
 import PizzaProtocol
+import PizzaWire
 import PizzaTesting
 
 /// Shipping to a central PostgreSQL under the `order.create` load: pizzad's own rate with replication off, on, off

@@ -1,6 +1,7 @@
 import Foundation
 import Histogram
 import PizzaProtocol
+import PizzaWire
 import PizzaTesting
 import SQLite
 

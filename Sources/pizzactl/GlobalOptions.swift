@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PizzaClient
 import PizzaProtocol
+import PizzaWire
 
 /// The options every command takes, written anywhere on the command line (`pizzactl --json order show 1` or
 /// `pizzactl order show 1 --json`); the root command holds them and every command reads them through

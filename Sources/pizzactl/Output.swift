@@ -1,6 +1,7 @@
 import Foundation
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 
 /// How pizzactl shows things to people: aligned tables, money with its currency, local times.
 enum Output {

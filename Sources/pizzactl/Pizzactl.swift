@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PizzaClient
 import PizzaProtocol
+import PizzaWire
 
 /// pizzactl: the operator's command line for pizzad (CONTRACT section 5).
 @main

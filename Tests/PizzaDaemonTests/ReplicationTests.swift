@@ -1,6 +1,7 @@
 import Foundation
 import PizzaClient
 import PizzaProtocol
+import PizzaWire
 import PizzaTesting
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaTesting
 import Synchronization
 import Testing

@@ -1,4 +1,5 @@
 import PizzaProtocol
+import PizzaWire
 import Testing
 
 @Suite("The request decoder")

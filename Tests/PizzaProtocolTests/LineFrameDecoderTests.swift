@@ -1,6 +1,7 @@
 import NIOCore
 import NIOEmbedded
 import PizzaProtocol
+import PizzaWire
 import Testing
 
 @Suite("The line decoder")

@@ -2,6 +2,7 @@ import NIOCore
 import NIOHTTP1
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 
 /// The board's listener: `GET /board` (the page), `GET /board/events` (the live stream, Server-Sent Events), and
 /// `HEAD` of each; 405 for another method on those paths, 404 for any other path. Read-only: nothing here changes

@@ -3,6 +3,7 @@ import Logging
 import NIOPosix
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaReplication
 import PizzaStorage
 import SQLite

@@ -2,6 +2,7 @@ import Logging
 import PizzaCore
 import PizzaMetrics
 import PizzaProtocol
+import PizzaWire
 import PizzaReplication
 import PizzaStorage
 import Synchronization

@@ -3,6 +3,7 @@ import NIOCore
 import NIOHTTP1
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaStorage
 
 /// One `events.watch` connection, subscribed to the repository as one more weak delegate.

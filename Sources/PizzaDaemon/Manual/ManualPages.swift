@@ -1,4 +1,5 @@
 import PizzaProtocol
+import PizzaWire
 
 /// `pizzad(8)` and `pizzad.yaml(5)`, written from the code they describe: the command line from
 /// `DaemonCommand.options`, the exit codes from `Daemon.ExitCode`, every key from ``ConfigurationSchema/keys``.

@@ -1,4 +1,5 @@
 import PizzaProtocol
+import PizzaWire
 
 /// A man page being written in mdoc(7), the language man-db and mandoc render: requests and escaped text.
 struct ManualText {

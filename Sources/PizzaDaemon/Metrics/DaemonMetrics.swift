@@ -2,6 +2,7 @@ import Foundation
 import PizzaCore
 import PizzaMetrics
 import PizzaProtocol
+import PizzaWire
 import PizzaStorage
 import Prometheus
 import SQLite

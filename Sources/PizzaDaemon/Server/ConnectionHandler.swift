@@ -1,6 +1,7 @@
 import Logging
 import NIOCore
 import PizzaProtocol
+import PizzaWire
 
 #if canImport(Glibc)
     import Glibc

@@ -5,6 +5,7 @@ import NIOCore
 import NIOPosix
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import ServiceLifecycle
 
 #if canImport(Glibc)

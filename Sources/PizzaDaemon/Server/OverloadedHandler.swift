@@ -2,6 +2,7 @@ import Logging
 import NIOCore
 import NIOPosix
 import PizzaProtocol
+import PizzaWire
 
 #if canImport(Glibc)
     import Glibc

@@ -2,6 +2,7 @@ import Foundation
 import Logging
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaReplication
 import PizzaStorage
 import SQLite

@@ -1,4 +1,5 @@
 public import PizzaCore
+public import PizzaWire
 
 /// A request's params, with typed accessors that throw `invalid_params` naming the field.
 public struct Params: Sendable {

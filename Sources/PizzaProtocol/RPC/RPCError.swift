@@ -1,4 +1,5 @@
 public import PizzaCore
+public import PizzaWire
 
 /// An error as the control socket sends it: `{"code", "message", "data"}`.
 public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {

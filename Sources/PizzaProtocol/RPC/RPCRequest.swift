@@ -1,3 +1,5 @@
+public import PizzaWire
+
 /// A JSON-RPC 2.0 request read from one line.
 public struct RPCRequest: Sendable {
     /// The request's id; nil for a notification (which gets no response).

@@ -1,3 +1,5 @@
+public import PizzaWire
+
 /// A JSON-RPC 2.0 response.
 public enum RPCResponse {
     /// The line for a successful result.

@@ -1,6 +1,6 @@
 import Foundation
 public import PizzaCore
-import PizzaProtocol
+import PizzaWire
 import SQLite
 
 /// One entry of a history being restored: the audit entry as stored (its texts and hash) and the orders it holds.

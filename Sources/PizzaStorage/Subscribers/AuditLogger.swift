@@ -1,5 +1,5 @@
 public import PizzaCore
-import PizzaProtocol
+import PizzaWire
 import SQLite
 
 /// Appends a hash-chained entry for every change to `audit_log`, inside the change's transaction.

@@ -1,6 +1,7 @@
 import Foundation
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 
 /// What `pizzactl board` shows: the tickets on the board, which one is selected, the recall list, the status line.
 /// Changed only on the main actor.

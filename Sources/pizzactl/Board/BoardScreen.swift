@@ -1,5 +1,6 @@
 import Foundation
 import PizzaProtocol
+import PizzaWire
 
 /// Draws the board as one frame of text with ANSI colours: columns by status on a wide terminal (100 columns or
 /// more), a list grouped by status on a narrow one; a ticket yellow past its warn mark, red past its late mark,

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PizzaProtocol
+import PizzaWire
 
 struct AuditCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

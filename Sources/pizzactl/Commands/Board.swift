@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PizzaClient
 import PizzaProtocol
+import PizzaWire
 
 #if canImport(Glibc)
     import Glibc

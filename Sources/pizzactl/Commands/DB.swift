@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PizzaProtocol
+import PizzaWire
 
 struct DB: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

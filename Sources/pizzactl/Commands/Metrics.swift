@@ -1,5 +1,6 @@
 import ArgumentParser
 import PizzaProtocol
+import PizzaWire
 
 struct Metrics: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(

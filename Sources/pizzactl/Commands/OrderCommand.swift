@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 
 struct OrderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PizzaProtocol
+import PizzaWire
 
 struct ReplicationCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(

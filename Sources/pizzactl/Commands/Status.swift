@@ -1,5 +1,6 @@
 import ArgumentParser
 import PizzaProtocol
+import PizzaWire
 
 struct Status: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(

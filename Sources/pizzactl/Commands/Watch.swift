@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PizzaProtocol
+import PizzaWire
 
 struct Watch: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(

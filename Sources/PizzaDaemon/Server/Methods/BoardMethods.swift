@@ -1,5 +1,6 @@
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaStorage
 
 extension RPCDispatcher {

@@ -1,6 +1,7 @@
 import Foundation
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaReplication
 import PizzaStorage
 

@@ -1,5 +1,6 @@
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 import PizzaReplication
 import PizzaStorage
 

@@ -1,6 +1,7 @@
 import Glibc
 import PizzaCore
 import PizzaProtocol
+import PizzaWire
 
 /// One fuzzing input: a line a client might send.
 ///

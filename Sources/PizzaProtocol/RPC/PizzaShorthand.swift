@@ -1,3 +1,5 @@
+public import PizzaWire
+
 /// The command-line form of a pizza: `KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]`.
 ///
 /// `chicken:L,crust=thin,chili,extra=olives` becomes
