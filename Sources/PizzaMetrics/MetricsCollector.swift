@@ -25,16 +25,12 @@ public final class MetricsCollector: OrderRepositoryDelegate {
     private let counts: Locked<[OrderStatus: Int]>
 
     private struct FailureKey: Hashable {
-        var operation: String
+        var operation: OrderOperation
         var error: String
     }
 
     /// The statuses an order waits in before the kitchen moves it on: what the stage histograms are labelled by.
     public static let stages: [OrderStatus] = [.open, .placed, .preparing, .baking, .boxed, .shipped]
-    /// The operations a change can fail in (`pizzad_changes_failed_total{operation}`).
-    public static let operations = [
-        "order.create", "order.addItem", "order.removeItem", "order.place", "order.advance", "order.cancel",
-    ]
 
     /// A collector starting from the current `counts` of orders in each status.
     public init(counts: [OrderStatus: Int], registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
@@ -104,7 +100,7 @@ public final class MetricsCollector: OrderRepositoryDelegate {
             ])
         // Storage failures exist from the start, so rate() and the alert on them see a zero rather than no series;
         // the other errors appear when they first happen.
-        for operation in Self.operations {
+        for operation in OrderOperation.changes {
             failure(operation: operation, error: "storage").increment(by: Int64(0))
         }
     }
@@ -115,15 +111,15 @@ public final class MetricsCollector: OrderRepositoryDelegate {
         batchDuration.record(duration)
     }
 
-    private func failure(operation: String, error: String) -> Prometheus.Counter {
-        let key = FailureKey(operation: Self.operations.contains(operation) ? operation : "other", error: error)
+    private func failure(operation: OrderOperation, error: String) -> Prometheus.Counter {
+        let key = FailureKey(operation: operation, error: error)
         return failures.withLock { failures in
             if let counter = failures[key] { return counter }
             let counter = registry.makeCounter(
                 descriptor: MetricNameDescriptor(
                     metricName: "pizzad_changes_failed", unitName: "total",
                     helpText: "Changes refused or not stored, by operation and error name (as the socket names it)."),
-                labels: [("operation", key.operation), ("error", key.error)])
+                labels: [("operation", key.operation.rawValue), ("error", key.error)])
             failures[key] = counter
             return counter
         }
@@ -168,7 +164,7 @@ public final class MetricsCollector: OrderRepositoryDelegate {
         }
     }
 
-    public func repository(didFail operation: String, error: any Error) {
+    public func repository(didFail operation: OrderOperation, error: any Error) {
         failure(operation: operation, error: Self.errorName(error)).increment()
     }
 

@@ -8,7 +8,7 @@ public import PizzaCore
 /// and go (metrics, watchers, the replicator) are owned by whoever adds them.
 public final class OrderBook: Sendable {
     public let store: SQLiteOrderStore
-    public let repository: OrderRepository
+    public let repository: OrderRepository<SQLiteOrderStore>
     /// Writes `carts`, `pizzas` and `status_history`.
     public let persistence = PersistenceLayer()
     /// Appends the hash-chained `audit_log` entry.
@@ -18,7 +18,7 @@ public final class OrderBook: Sendable {
     public init(store: SQLiteOrderStore, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
         self.store = store
         repository = OrderRepository(store: store, clock: clock)
-        repository.delegates += persistence
-        repository.delegates += audit
+        repository.writers += persistence
+        repository.writers += audit
     }
 }

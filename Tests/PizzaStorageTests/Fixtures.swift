@@ -54,7 +54,7 @@ final class Kitchen {
     /// The store, repository and storage subscribers, wired as the daemon wires them.
     let orders: OrderBook
     var store: SQLiteOrderStore { orders.store }
-    var repository: OrderRepository { orders.repository }
+    var repository: OrderRepository<SQLiteOrderStore> { orders.repository }
     var path: String { store.path }
 
     init() throws {
@@ -74,18 +74,18 @@ final class Kitchen {
 /// `customer` only the changes to that customer's orders.
 /// Counts how often changes are announced inside a transaction: a change whose transaction is rolled back and run
 /// again is announced twice.
-final class CountingSubscriber: OrderRepositoryDelegate {
+final class CountingSubscriber<Transaction: OrderTransaction>: OrderChangeWriter {
     let announced = Locked(0)
-    func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
+    func repository(willCommit change: OrderChange, in transaction: Transaction) throws {
         announced.withLock { $0 += 1 }
     }
 }
 
-final class RefusingSubscriber: OrderRepositoryDelegate {
+final class RefusingSubscriber<Transaction: OrderTransaction>: OrderChangeWriter {
     struct Refused: Error {}
     let customer: String?
     init(customer: String? = nil) { self.customer = customer }
-    func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
+    func repository(willCommit change: OrderChange, in transaction: Transaction) throws {
         if customer == nil || change.after.customer == customer { throw Refused() }
     }
 }

@@ -44,13 +44,13 @@ struct RepositoryTests {
     @Test("a change whose audit write throws leaves no row in any table")
     func auditFailureRollsBack() async throws {
         let kitchen = try Kitchen()
-        let failing = RefusingSubscriber()
-        kitchen.repository.delegates += failing
-        await #expect(throws: RefusingSubscriber.Refused.self) { try await kitchen.newOrder() }
+        let failing = RefusingSubscriber<WriteTransaction>()
+        kitchen.repository.writers += failing
+        await #expect(throws: RefusingSubscriber<WriteTransaction>.Refused.self) { try await kitchen.newOrder() }
         for table in ["carts", "pizzas", "status_history", "audit_log"] {
             #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM \(table)") == "0", "\(table)")
         }
-        kitchen.repository.delegates -= failing
+        kitchen.repository.writers -= failing
         let cart = try await kitchen.newOrder()
         #expect(try kitchen.repository.cart(id: cart.id) == cart)
     }
@@ -169,8 +169,8 @@ struct RepositoryTests {
     func groupCommit() async throws {
         let kitchen = try Kitchen()
         let repository = kitchen.repository
-        let counting = CountingSubscriber()
-        repository.delegates += counting
+        let counting = CountingSubscriber<WriteTransaction>()
+        repository.writers += counting
         let largestCommit = Locked(0)
         kitchen.store.observeGroupCommits { changes, _ in largestCommit.withLock { $0 = max($0, changes) } }
         let good = try await withThrowingTaskGroup(of: Int64?.self) { group in
@@ -190,7 +190,7 @@ struct RepositoryTests {
             for try await id in group { if let id { ids.append(id) } }
             return ids
         }
-        repository.delegates -= counting
+        repository.writers -= counting
         #expect(good.count == 60)
         #expect(Set(good).count == 60)
         #expect(largestCommit.value > 1, "the changes went into group commits of more than one")
@@ -249,10 +249,10 @@ struct RepositoryTests {
         let repository = kitchen.repository
         // Registered after persistence and audit, so it refuses a change whose rows are already written: its group
         // commit is rolled back and its changes run again, each in a savepoint of its own.
-        let counting = CountingSubscriber()
-        repository.delegates += counting
-        let refusing = RefusingSubscriber(customer: "refuse")
-        repository.delegates += refusing
+        let counting = CountingSubscriber<WriteTransaction>()
+        repository.writers += counting
+        let refusing = RefusingSubscriber<WriteTransaction>(customer: "refuse")
+        repository.writers += refusing
         let largestCommit = Locked(0)
         kitchen.store.observeGroupCommits { changes, _ in largestCommit.withLock { $0 = max($0, changes) } }
         let created = try await withThrowingTaskGroup(of: Cart?.self) { group in
@@ -271,8 +271,8 @@ struct RepositoryTests {
             for try await cart in group { if let cart { carts.append(cart) } }
             return carts
         }
-        repository.delegates -= refusing
-        repository.delegates -= counting
+        repository.writers -= refusing
+        repository.writers -= counting
         #expect(created.count == 84)
         // A group commit with a refused change ran again from its start, each change in a savepoint of its own.
         #expect(counting.announced.value > 96, "no group commit was run again")

@@ -14,4 +14,16 @@ public enum ChangeRequest: Sendable {
     case advance(order: Int64, from: OrderStatus?)
     /// An order that has not shipped, cancelled.
     case cancel(order: Int64, reason: String)
+
+    /// The operation it is.
+    public var operation: OrderOperation {
+        switch self {
+        case .create: .create
+        case .addItem: .addItem
+        case .removeItem: .removeItem
+        case .place: .place
+        case .advance: .advance
+        case .cancel: .cancel
+        }
+    }
 }

@@ -1,18 +1,21 @@
 /// The one place every change to an order goes through.
 ///
-/// Each change is computed from the order as the write transaction sees it, announced to the subscribers
-/// inside the transaction (persistence, audit), committed, and only then acknowledged to the caller and
-/// announced again (metrics, watchers). See ``OrderRepositoryDelegate`` for the two phases.
-public final class OrderRepository: Sendable {
-    /// The subscribers, held weakly.
+/// Each change is computed from the order as the write transaction sees it, announced to the subscribers that
+/// write with it inside the transaction (``writers``: persistence, audit), committed, and only then acknowledged to
+/// the caller and announced to the others (``delegates``: metrics, watchers). See ``OrderRepositoryDelegate`` for
+/// the two phases. Generic over its store so that the writers get the store's own write handle, typed.
+public final class OrderRepository<Store: OrderStore>: Sendable {
+    /// The subscribers that write inside each change's transaction, held weakly.
+    public let writers = MulticastDelegate<any OrderChangeWriter<Store.Transaction>>()
+    /// The subscribers told after each commit or failure, held weakly.
     public let delegates = MulticastDelegate<any OrderRepositoryDelegate>()
-    private let store: any OrderStore
+    private let store: Store
     private let clock: @Sendable () -> Timestamp
     /// The refs of the orders created last, so that a retried `create` is answered without the writer.
     private let recentRefs = RecentRefs()
 
     /// A repository over `store`; `clock` gives the time changes are stamped with.
-    public init(store: any OrderStore, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
+    public init(store: Store, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
         self.store = store
         self.clock = clock
     }
@@ -36,23 +39,23 @@ public final class OrderRepository: Sendable {
                 customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
                 completion)
         case .addItem(let pizza, let id):
-            modify("order.addItem", id: id, kind: .itemAdded, by: actor, completion) { cart, tx, now in
+            modify(.addItem, id: id, kind: .itemAdded, by: actor, completion) { cart, tx, now in
                 try cart.add(pizza, itemID: try tx.nextItemIDs(count: 1), at: now)
             }
         case .removeItem(let itemID, let id):
-            modify("order.removeItem", id: id, kind: .itemRemoved, by: actor, completion) { cart, _, now in
+            modify(.removeItem, id: id, kind: .itemRemoved, by: actor, completion) { cart, _, now in
                 try cart.remove(itemID: itemID, at: now)
             }
         case .place(let id):
-            modify("order.place", id: id, kind: .placed, by: actor, completion) { cart, _, now in
+            modify(.place, id: id, kind: .placed, by: actor, completion) { cart, _, now in
                 try cart.apply(.place, by: actor, at: now)
             }
         case .advance(let id, let from):
-            modify("order.advance", id: id, kind: .advanced, by: actor, completion) { cart, _, now in
+            modify(.advance, id: id, kind: .advanced, by: actor, completion) { cart, _, now in
                 try cart.apply(.advance, expected: from, by: actor, at: now)
             }
         case .cancel(let id, let reason):
-            modify("order.cancel", id: id, kind: .cancelled, reason: reason, by: actor, completion) { cart, _, now in
+            modify(.cancel, id: id, kind: .cancelled, reason: reason, by: actor, completion) { cart, _, now in
                 try cart.apply(.cancel, reason: reason, by: actor, at: now)
             }
         }
@@ -135,7 +138,7 @@ public final class OrderRepository: Sendable {
                 completion(result)
             }
         }
-        change("order.create", answer) { tx in
+        change(.create, answer) { tx in
             if let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
             let now = clock()
             let id = try tx.nextCartID()
@@ -156,9 +159,9 @@ public final class OrderRepository: Sendable {
     }
 
     private func modify(
-        _ operation: String, id: Int64, kind: OrderChange.Kind, reason: String? = nil, by actor: ChangeActor,
+        _ operation: OrderOperation, id: Int64, kind: OrderChange.Kind, reason: String? = nil, by actor: ChangeActor,
         _ completion: @escaping Completion,
-        _ mutate: @escaping @Sendable (inout Cart, any OrderTransaction, Timestamp) throws -> Void
+        _ mutate: @escaping @Sendable (inout Cart, Store.Transaction, Timestamp) throws -> Void
     ) {
         let clock = self.clock
         change(operation, completion) { tx in
@@ -176,15 +179,16 @@ public final class OrderRepository: Sendable {
     /// Runs one change: compute it in the transaction, announce it inside, commit, announce it after, then call
     /// back. `body` returns the order and the change to announce, or nil when nothing changed.
     private func change(
-        _ operation: String, _ completion: @escaping Completion,
-        _ body: @escaping @Sendable (any OrderTransaction) throws -> (Cart, OrderChange?)
+        _ operation: OrderOperation, _ completion: @escaping Completion,
+        _ body: @escaping @Sendable (Store.Transaction) throws -> (Cart, OrderChange?)
     ) {
+        let writers = self.writers
         let delegates = self.delegates
         let started = ContinuousClock.now
         store.write { tx in
             let (result, change) = try body(tx)
             if let change {
-                try delegates.invoke { try $0.repository(willCommit: change, in: tx) }
+                try writers.invoke { try $0.repository(willCommit: change, in: tx) }
             }
             return OrderOutcome(cart: result, change: change)
         } afterCommit: { outcome in

@@ -3,6 +3,10 @@
 /// Writes run through ``write(_:afterCommit:completion:)``, which gives the body a transaction to read the current
 /// state from and calls back only once the transaction is durably committed.
 public protocol OrderStore: Sendable {
+    /// The write handle a change's body gets, and the repository hands on to the subscribers that write inside
+    /// the transaction (``OrderChangeWriter``): the store's own type, so no one casts it.
+    associatedtype Transaction: OrderTransaction
+
     /// Runs `body` in a write transaction and commits it, then calls `completion` with what `body` returned; or
     /// with what `body` threw (nothing is kept then) or a storage error. Never before the commit is durable.
     ///
@@ -14,7 +18,7 @@ public protocol OrderStore: Sendable {
     /// side of its commit, and a task and a continuation around it cost as much as the work (see
     /// ``OrderRepository/submit(_:by:completion:)``). ``write(_:afterCommit:)`` is the `async` form.
     func write<T: Sendable>(
-        _ body: @escaping @Sendable (any OrderTransaction) throws -> T,
+        _ body: @escaping @Sendable (Transaction) throws -> T,
         afterCommit: @escaping @Sendable (T) -> Void,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     )
@@ -35,7 +39,7 @@ public protocol OrderStore: Sendable {
 extension OrderStore {
     /// ``write(_:afterCommit:completion:)``, returning once the commit is durable.
     public func write<T: Sendable>(
-        _ body: @escaping @Sendable (any OrderTransaction) throws -> T,
+        _ body: @escaping @Sendable (Transaction) throws -> T,
         afterCommit: @escaping @Sendable (T) -> Void
     ) async throws -> T {
         try await withCheckedThrowingContinuation { continuation in
@@ -44,7 +48,7 @@ extension OrderStore {
     }
 
     /// ``write(_:afterCommit:)`` with nothing to do after the commit.
-    public func write<T: Sendable>(_ body: @escaping @Sendable (any OrderTransaction) throws -> T) async throws -> T {
+    public func write<T: Sendable>(_ body: @escaping @Sendable (Transaction) throws -> T) async throws -> T {
         try await write(body, afterCommit: { _ in })
     }
 }

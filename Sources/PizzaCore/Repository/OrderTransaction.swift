@@ -1,8 +1,7 @@
 /// A write transaction as the domain sees it: reads inside it, and the numbers a new change needs.
 ///
-/// The store supplies the concrete type, which is also its write handle: the repository passes the transaction to
-/// its subscribers (``OrderRepositoryDelegate/repository(willCommit:in:)``), and a storage subscriber writes its
-/// rows through it.
+/// The store supplies the concrete type (``OrderStore/Transaction``), which is also its write handle: the
+/// repository passes the transaction to the subscribers that write inside it (``OrderChangeWriter``), typed.
 public protocol OrderTransaction {
     /// The order with `id` as the transaction sees it.
     func cart(id: Int64) throws -> Cart?

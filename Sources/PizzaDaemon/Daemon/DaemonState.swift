@@ -58,7 +58,7 @@ final class DaemonState: Sendable {
             AccessPolicy(operators: configuration.operators, readers: configuration.readers, daemonUID: daemonUID))
     }
 
-    var repository: OrderRepository { orders.repository }
+    var repository: OrderRepository<SQLiteOrderStore> { orders.repository }
     var store: SQLiteOrderStore { orders.store }
 
     var factory: PizzaFactory { factoryState.withLock { $0 } }

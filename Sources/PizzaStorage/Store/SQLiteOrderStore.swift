@@ -1,4 +1,3 @@
-import Dispatch
 import Foundation
 public import PizzaCore
 public import SQLite
@@ -6,9 +5,12 @@ public import SQLite
 /// The SQLite ``OrderStore``: one writer with group commit, a pool of readers.
 ///
 /// Writes queue up while a commit is in flight and go together into the next transaction; one failing change
-/// fails alone (see `commit(_:)`). Every caller is resumed only after `COMMIT` returned, with
+/// fails alone (see ``GroupCommitWriter``). Every caller is resumed only after `COMMIT` returned, with
 /// `synchronous=FULL`, so nothing is acknowledged before it is durable.
 public final class SQLiteOrderStore: OrderStore {
+    /// The write handle a change's body and the storage's subscribers get.
+    public typealias Transaction = WriteTransaction
+
     /// Where the database file is.
     public let path: String
     /// The schema version after start-up.
@@ -27,36 +29,14 @@ public final class SQLiteOrderStore: OrderStore {
         case external
     }
 
-    /// The write connection; only ever used on `queue` (inside a write body or a maintenance block).
-    var writer: Database { connection }
-    /// `nonisolated(unsafe)` is sound because it is read and replaced only on the serial `queue` (a write body,
-    /// a maintenance block, or ``reopenIfWritable()``), never anywhere else after `init`.
-    private nonisolated(unsafe) var connection: Database
-    /// Whether the file could not be written when it was opened (and not since): changes are refused at once.
-    private let readOnly: Locked<Bool>
-    private let queue = DispatchQueue(label: "pizzad.writer", qos: .userInitiated)
-    private let pending = Locked<PendingWrites>(PendingWrites())
-    /// The numbers the last group commit left off at (see ``TransactionNumbers``), carried into the next one so that
-    /// it asks no table for them, with the writer's `PRAGMA data_version` then: when another connection has
-    /// committed since (someone's `sqlite3`), the next one reads them afresh. Nil after anything else that may
-    /// have written those tables (a failure, a rollback, a maintenance block). Only ever used on the serial
-    /// `queue`, hence `nonisolated(unsafe)`.
-    private nonisolated(unsafe) var carriedNumbers: (numbers: TransactionNumbers, dataVersion: Int64)?
-    private let readers: ReadPool
+    /// The writer, its group commit and the rules it keeps (read-only, storage failures, numbers carried over).
+    private let writer: GroupCommitWriter<OrderWriteRules>
+    private let rules: OrderWriteRules
+    private let readers: ReaderPool
     private let checkpointer: Checkpointer
-    private let storageFailure = Locked<StorageError?>(nil)
     /// The targets of the backups being written now (standardized paths): a second backup to one of them would
     /// remove the first one's `.partial` file as a leftover and both would fail, or worse.
     let backupsInFlight = Locked<Set<String>>([])
-    private let groupCommitObserver = Locked<(@Sendable (_ changes: Int, _ duration: Duration) -> Void)?>(nil)
-    /// The database file's device and inode when it was opened: a write to a file that was since removed or
-    /// replaced would be acknowledged and then lost, so writes stop when the path no longer names it.
-    private let fileIdentity: (device: UInt64, inode: UInt64)?
-
-    private struct PendingWrites {
-        var writes: [PendingWrite] = []
-        var draining = false
-    }
 
     /// Opens (creating when missing) the database at `path`, refuses a file that is not a pizzad database of a
     /// compatible version without touching it, applies pending `migrations`, and configures every connection.
@@ -88,15 +68,13 @@ public final class SQLiteOrderStore: OrderStore {
             willMigrate(todo, stat(path, &info) == 0 ? Int64(info.st_size) : 0)
         }
         try migrator.apply(todo, to: writer, at: Timestamp.now().description)
-        self.fileIdentity = Self.identity(of: path)
         self.path = path
-        self.connection = writer
-        self.readOnly = Locked(readOnlyMode != nil)
         self.settings = settings
         self.checkpoints = checkpoints
-        self.walIndex = WALIndex(path: path + "-shm")
         self.schemaVersion = migrations.last?.version ?? 0
-        self.readers = ReadPool(keep: readers, open: Self.reader(path: path, settings: settings, mode: readOnlyMode))
+        self.rules = OrderWriteRules(path: path, checkpoints: checkpoints, readOnly: readOnlyMode != nil)
+        self.writer = GroupCommitWriter(connection: writer, rules: rules, label: "pizzad.writer")
+        self.readers = ReaderPool(keep: readers, open: Self.reader(path: path, settings: settings, mode: readOnlyMode))
         self.checkpointer = Checkpointer(open: Self.checkpointConnection(path: path, settings: settings))
         if readOnlyMode == nil {
             writer.onWALCommit(Self.walHook(checkpoints, checkpointer))
@@ -113,43 +91,6 @@ public final class SQLiteOrderStore: OrderStore {
         case .external: { _ in false }
         }
     }
-
-    /// With checkpoints left to another program, the writer keeps the WAL from outgrowing
-    /// ``externalWALLimitFrames``: past it, it waits before its next transaction (holding no lock) until that
-    /// program has copied the whole WAL back, so that this transaction starts the WAL over. A checkpointer that
-    /// works inside a write transaction of its own (Litestream 0.5 seals the WAL so) gets the write lock at once,
-    /// where under steady load it would find one group commit after another and the WAL would grow by a quarter of
-    /// a gigabyte a second. When nothing copies it back within ``externalCheckpointPatience``, the writer checkpoints
-    /// itself (the other program is not running: the WAL stays bounded) and goes on (it is busy: the writer waits
-    /// again only once the WAL has grown by the limit once more), so the kitchen is never stopped for long.
-    static let externalWALLimitFrames = 12_288
-    static let externalCheckpointPatience: Duration = .seconds(2)
-    private let walIndex: WALIndex
-
-    /// Only on `queue`, before a group commit.
-    private func waitForExternalCheckpoint() {
-        guard checkpoints == .external, let now = walIndex.read() else { return }
-        if now.frames < Self.externalWALLimitFrames { nextExternalWait = 0 }
-        guard now.frames >= max(Self.externalWALLimitFrames, nextExternalWait), now.backfilled < now.frames else {
-            return
-        }
-        let deadline = ContinuousClock.now + Self.externalCheckpointPatience
-        while ContinuousClock.now < deadline {
-            usleep(1_000)
-            guard let index = walIndex.read(), index.frames >= Self.externalWALLimitFrames,
-                index.backfilled < index.frames
-            else { return }
-        }
-        // Nothing copied the WAL back in time. With nobody reading it, pizzad's own checkpoint copies all of it
-        // and this commit starts it over. A reader that still holds it (the other program, busy) gets no second
-        // wait until the WAL has grown by the limit again: the kitchen waits at most once per 48 MiB.
-        _ = try? writer.checkpoint(truncate: false)
-        if let index = walIndex.read(), index.backfilled < index.frames {
-            nextExternalWait = index.frames + Self.externalWALLimitFrames
-        }
-    }
-    /// The WAL's length at which the writer waits again after a wait nobody answered. Only on `queue`.
-    private nonisolated(unsafe) var nextExternalWait = 0
 
     /// How to open the checkpointer's connection: read-write like the writer, but it never writes a row.
     private static func checkpointConnection(path: String, settings: ConnectionSettings)
@@ -189,7 +130,7 @@ public final class SQLiteOrderStore: OrderStore {
     }
 
     /// Whether changes are refused because the file cannot be written.
-    public var isReadOnly: Bool { readOnly.value }
+    public var isReadOnly: Bool { rules.readOnly.value }
 
     /// If the database was opened read-only (or a write found it so) and its file can be written now, reopens it
     /// for writing and returns true: changes are accepted again. Runs between group commits.
@@ -206,28 +147,25 @@ public final class SQLiteOrderStore: OrderStore {
         readers.reopen(with: Self.reader(path: path, settings: settings, mode: nil))
         let checkpointer = checkpointer
         checkpointer.reopen(with: Self.checkpointConnection(path: path, settings: settings))
-        // On the writer's queue, between group commits, without holding the old writer (as `withWriter` would).
-        return try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                continuation.resume(
-                    with: Result {
-                        // Opening reads nothing yet; the old (read-only) writer is closed before the new one first reads.
-                        let writable = try Database(path: path, mode: .readWrite)
-                        self.connection = writable
-                        self.carriedNumbers = nil
-                        do {
-                            try writable.configure(settings)
-                            try writable.transaction {}
-                        } catch let error as SQLiteError where error.code == .readonly {
-                            // Still flagged read-only: changes are refused, and the next round tries again.
-                            return false
-                        }
-                        writable.onWALCommit(Self.walHook(self.checkpoints, checkpointer))
-                        self.readOnly.withLock { $0 = false }
-                        self.clearStorageFailure()
-                        return true
-                    })
+        // On the writer's queue, between group commits.
+        let rules = rules
+        let checkpoints = checkpoints
+        return try await writer.withConnection { connection in
+            // Opening reads nothing yet; the old (read-only) writer is closed before the new one first reads.
+            let writable = try Database(path: path, mode: .readWrite)
+            connection = writable
+            rules.carriedNumbers = nil
+            do {
+                try writable.configure(settings)
+                try writable.transaction {}
+            } catch let error as SQLiteError where error.code == .readonly {
+                // Still flagged read-only: changes are refused, and the next round tries again.
+                return false
             }
+            writable.onWALCommit(Self.walHook(checkpoints, checkpointer))
+            rules.readOnly.withLock { $0 = false }
+            rules.clearStorageFailure()
+            return true
         }
     }
 
@@ -235,18 +173,18 @@ public final class SQLiteOrderStore: OrderStore {
     /// `BEGIN` to the durable `COMMIT`. Called on the writer's queue after the commit, before callers resume: keep
     /// it to a few atomic updates.
     public func observeGroupCommits(_ observer: @escaping @Sendable (_ changes: Int, _ duration: Duration) -> Void) {
-        groupCommitObserver.withLock { $0 = observer }
+        rules.groupCommitObserver.withLock { $0 = observer }
     }
 
     // MARK: Writing
 
     public func write<T: Sendable>(
-        _ body: @escaping @Sendable (any OrderTransaction) throws -> T,
+        _ body: @escaping @Sendable (WriteTransaction) throws -> T,
         afterCommit: @escaping @Sendable (T) -> Void,
         completion: @escaping @Sendable (Result<T, any Error>) -> Void
     ) {
-        let write = PendingWrite { tx in
-            let value = try body(tx)
+        writer.submit { transaction in
+            let value = try body(transaction)
             return {
                 afterCommit(value)
                 completion(.success(value))
@@ -254,174 +192,24 @@ public final class SQLiteOrderStore: OrderStore {
         } fail: { error in
             completion(.failure(error))
         }
-        let startDrain = pending.withLock { pending in
-            pending.writes.append(write)
-            if pending.draining { return false }
-            pending.draining = true
-            return true
-        }
-        if startDrain { queue.async { self.drain() } }
     }
 
     /// Runs `body` on the writer connection inside the next group commit, like a change (it may run again);
     /// returns once that commit is durable. For bookkeeping rows that are not order changes.
     func enqueue(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
-        try await write({ transaction in try body(WriteTransaction(transaction).db) }, afterCommit: { _ in })
+        try await write({ transaction in try body(transaction.db) }, afterCommit: { _ in })
     }
-
-    /// Runs batches until no write is waiting. Only on `queue`.
-    private func drain() {
-        while true {
-            let batch = pending.withLock { pending in
-                let batch = pending.writes
-                pending.writes.removeAll(keepingCapacity: true)
-                if batch.isEmpty { pending.draining = false }
-                return batch
-            }
-            if batch.isEmpty { return }
-            waitForExternalCheckpoint()
-            commit(batch)
-        }
-    }
-
-    static func identity(of path: String) -> (device: UInt64, inode: UInt64)? {
-        var info = stat()
-        guard stat(path, &info) == 0 else { return nil }
-        return (UInt64(info.st_dev), UInt64(info.st_ino))
-    }
-
-    /// Whether the path still names the file the writer has open.
-    private func fileIsStillThere() -> Bool {
-        guard let fileIdentity, let now = Self.identity(of: path) else { return false }
-        return now == fileIdentity
-    }
-
-    /// One group commit: a transaction (`BEGIN IMMEDIATE`), the writes one after another, `COMMIT`, then resume
-    /// every caller in commit order. A write that fails fails alone; a failure that made SQLite roll back the whole
-    /// transaction (a full disk, an I/O error) takes the writes before it along, and the writes after it go into a
-    /// new transaction.
-    ///
-    /// A write runs without a savepoint of its own at first: a savepoint copies every page the write touches into
-    /// the statement journal, for a rollback that almost never comes (a change that is refused, such as an order
-    /// not found or a step its status does not allow, is refused before it writes a row). A write that fails
-    /// having changed no row (``Database/totalChanges`` did not move: SQLite undoes a failed statement itself)
-    /// left nothing behind, so it fails alone and the transaction goes on. Only a write that fails after it
-    /// changed rows needs undoing: then the whole transaction is rolled back and the same writes run again, each
-    /// in its own savepoint, so that one fails alone as before. Write bodies change the database only through
-    /// `INSERT`, `UPDATE` and `DELETE`, and keep nothing outside it, so running one again is the same as running it
-    /// once.
-    private func commit(_ batch: [PendingWrite]) {
-        if readOnly.value {
-            // Not recorded as the last failure: `currentStorageFailure` reports read-only from the flag itself.
-            batch.forEach { $0.fail(StorageError.readOnly(path: path)) }
-            return
-        }
-        guard fileIsStillThere() else {
-            let failure = storage(StorageError.vanished(path: path))
-            batch.forEach { $0.fail(failure) }
-            return
-        }
-        let writer = self.writer
-        var remaining = batch[...]
-        // After a write failed having changed rows: each write of this batch in its own savepoint.
-        var careful = false
-        while !remaining.isEmpty {
-            let started = ContinuousClock.now
-            let attempt = remaining
-            var began = false
-            var done: [(write: PendingWrite, resume: @Sendable () -> Void)] = []
-            var numbers = TransactionNumbers()
-            var dataVersion: Int64 = 0
-            var failedAlone = false
-            do {
-                try writer.transaction {
-                    began = true
-                    // Counted on from the last commit only while nothing else wrote since; else read afresh.
-                    dataVersion = try writer.dataVersion()
-                    if let carried = carriedNumbers, carried.dataVersion == dataVersion { numbers = carried.numbers }
-                    carriedNumbers = nil
-                    let transaction = WriteTransaction(db: writer, numbers: numbers)
-                    while let write = remaining.popFirst() {
-                        let mark = transaction.numbers.mark
-                        let changesBefore = writer.totalChanges
-                        do {
-                            let resume =
-                                careful
-                                ? try writer.savepoint { try write.run(transaction) } : try write.run(transaction)
-                            done.append((write, resume))
-                        } catch {
-                            if !careful, writer.isInTransaction, writer.totalChanges != changesBefore {
-                                throw RunAgainWithSavepoints()
-                            }
-                            transaction.numbers.rewind(to: mark)
-                            failedAlone = true
-                            let failure = storage(error)
-                            write.fail(failure)
-                            // No transaction left: the writes before this one are gone with it.
-                            if !writer.isInTransaction { throw failure }
-                        }
-                    }
-                }
-            } catch is RunAgainWithSavepoints {
-                remaining = attempt
-                careful = true
-                continue
-            } catch {
-                let failure = storage(error)
-                if !began {
-                    remaining.forEach { $0.fail(failure) }
-                    return
-                }
-                done.forEach { $0.write.fail(failure) }
-                continue
-            }
-            if !failedAlone { carriedNumbers = (numbers, dataVersion) }
-            // Only a commit that wrote something proves the storage works again: a batch whose every change failed
-            // commits an empty transaction, which succeeds even on a read-only or full disk.
-            if !done.isEmpty {
-                clearStorageFailure()
-                groupCommitObserver.value?(done.count, ContinuousClock.now - started)
-            }
-            done.forEach { $0.resume() }
-        }
-    }
-
-    /// Thrown out of a group commit's transaction (which rolls it back) when a write failed after it changed rows.
-    private struct RunAgainWithSavepoints: Error {}
-
-    private func storage(_ error: any Error) -> any Error {
-        if let failure = error as? StorageError {
-            storageFailure.withLock { $0 = failure }
-            return failure
-        }
-        guard let sqlite = error as? SQLiteError, sqlite.isStorageFailure else { return error }
-        if sqlite.code == .readonly {
-            // The file (or its mapping) cannot be written: refuse changes at once, as for a file opened read-only,
-            // and let the health check reopen it when it can be written again.
-            readOnly.withLock { $0 = true }
-            return StorageError.readOnly(path: path)
-        }
-        let failure = StorageError.unavailable(sqlite)
-        storageFailure.withLock { $0 = failure }
-        return failure
-    }
-
-    private func clearStorageFailure() { storageFailure.withLock { $0 = nil } }
 
     /// The last storage failure, until a commit succeeds again.
-    public var currentStorageFailure: StorageError? {
-        if readOnly.value { return .readOnly(path: path) }
-        return storageFailure.withLock { $0 }
-    }
+    public var currentStorageFailure: StorageError? { rules.currentStorageFailure }
 
     /// Runs `body` on the writer connection, between group commits.
     public func withWriter<T: Sendable>(_ body: @escaping @Sendable (Database) throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            queue.async {
-                // The block may write any table: the next group commit reads its numbers afresh.
-                self.carriedNumbers = nil
-                continuation.resume(with: Result { try body(self.writer) })
-            }
+        let rules = rules
+        return try await writer.withConnection { db in
+            // The block may write any table: the next group commit reads its numbers afresh.
+            rules.carriedNumbers = nil
+            return try body(db)
         }
     }
 

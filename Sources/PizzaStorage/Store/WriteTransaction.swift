@@ -1,40 +1,34 @@
-import PizzaCore
+public import PizzaCore
 import SQLite
 
 /// The ``OrderTransaction`` a write body gets, and the storage's write handle: it reads and writes through the
-/// writer connection, inside the open transaction.
-struct WriteTransaction: OrderTransaction {
+/// writer connection, inside the open transaction. The store's `Transaction`, so the repository hands it to the
+/// storage's subscribers typed: nothing is cast.
+public struct WriteTransaction: OrderTransaction {
     let db: Database
     /// What the group commit's transaction has handed out so far; shared by every write in it.
     let numbers: TransactionNumbers
+    /// The writer's `PRAGMA data_version` when the transaction began (see ``OrderWriteRules/carriedNumbers``).
+    let dataVersion: Int64
 
-    init(db: Database, numbers: TransactionNumbers) {
+    init(db: Database, numbers: TransactionNumbers, dataVersion: Int64 = 0) {
         self.db = db
         self.numbers = numbers
+        self.dataVersion = dataVersion
     }
 
-    /// The write handle behind a transaction the repository hands on: every write body gets this store's own
-    /// (see `SQLiteOrderStore.commit`), so anything else is a programming error.
-    init(_ transaction: any OrderTransaction) {
-        guard let own = transaction as? WriteTransaction else {
-            preconditionFailure(
-                "a storage subscriber was handed \(type(of: transaction)), not SQLite's write transaction")
-        }
-        self = own
-    }
+    public func cart(id: Int64) throws -> Cart? { try db.loadCart(id: id) }
+    public func cart(ref: String) throws -> Cart? { try db.loadCart(ref: ref) }
 
-    func cart(id: Int64) throws -> Cart? { try db.loadCart(id: id) }
-    func cart(ref: String) throws -> Cart? { try db.loadCart(ref: ref) }
-
-    func nextCartID() throws -> Int64 {
+    public func nextCartID() throws -> Int64 {
         try take(1, from: &numbers.next.cart, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM carts")
     }
 
-    func nextItemIDs(count: Int) throws -> Int64 {
+    public func nextItemIDs(count: Int) throws -> Int64 {
         try take(Int64(count), from: &numbers.next.item, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM pizzas")
     }
 
-    func nextSequence() throws -> Int64 {
+    public func nextSequence() throws -> Int64 {
         try take(1, from: &numbers.next.sequence, firstFree: "SELECT coalesce(max(seq), 0) + 1 FROM audit_log")
     }
 

@@ -8,14 +8,13 @@ import SQLite
 /// its wire form (the JSON `order.get` answers). Its `hash` is SHA-256 over those fields and the previous entry's hash, so an edit, insertion or deletion
 /// anywhere breaks the chain from there on; `SQLiteOrderStore.verifyAudit()` finds the first bad entry. It
 /// writes through the transaction the repository hands it; ``OrderBook`` owns it.
-public final class AuditLogger: OrderRepositoryDelegate {
+public final class AuditLogger: OrderChangeWriter {
     /// The hash before the first entry.
     public static let genesis = String(repeating: "0", count: 64)
 
     public init() {}
 
-    public func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
-        let transaction = WriteTransaction(transaction)
+    public func repository(willCommit change: OrderChange, in transaction: WriteTransaction) throws {
         let db = transaction.db
         let previous = try transaction.auditChainHead()
         let entry = AuditEntry(

@@ -4,12 +4,12 @@ import SQLite
 /// Writes each change's rows (`carts`, `pizzas`, `status_history`) inside the change's transaction.
 ///
 /// A repository subscriber: it writes the order's state after the change through the transaction the
-/// repository hands it, so the tables always hold what the repository acknowledged. ``OrderBook`` owns it.
-public final class PersistenceLayer: OrderRepositoryDelegate {
+/// repository hands it (the store's own write handle, typed), so the tables always hold what the repository acknowledged. ``OrderBook`` owns it.
+public final class PersistenceLayer: OrderChangeWriter {
     public init() {}
 
-    public func repository(willCommit change: OrderChange, in transaction: any OrderTransaction) throws {
-        let db = WriteTransaction(transaction).db
+    public func repository(willCommit change: OrderChange, in transaction: WriteTransaction) throws {
+        let db = transaction.db
         let cart = change.after
         // The change's instant as text is made once; the order's times and new history entries are that instant.
         func text(_ instant: Timestamp) -> String { instant == change.at ? change.atText : instant.description }

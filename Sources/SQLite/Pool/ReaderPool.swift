@@ -1,8 +1,8 @@
-import PizzaCore
-import SQLite
+import Synchronization
 
-/// Read-only connections, each lent to one caller at a time, so reads never wait on the writer (WAL).
-final class ReadPool: Sendable {
+/// Read connections, each lent to one caller at a time, so reads never wait on the writer (WAL).
+/// See GRDB's `DatabasePool` for the shape; this one is only the readers.
+public final class ReaderPool: Sendable {
     private struct State {
         var idle: [Database] = []
         var open: @Sendable () throws -> Database
@@ -10,18 +10,18 @@ final class ReadPool: Sendable {
         var generation = 0
     }
 
-    private let state: Locked<State>
+    private let state: Mutex<State>
     private let keep: Int
 
     /// A pool that opens connections with `open` and keeps at most `keep` idle ones.
-    init(keep: Int, open: @escaping @Sendable () throws -> Database) {
+    public init(keep: Int, open: @escaping @Sendable () throws -> Database) {
         self.keep = keep
-        self.state = Locked(State(open: open))
+        self.state = Mutex(State(open: open))
     }
 
     /// Runs `body` with a connection of its own, in one read transaction: whatever it reads (an order's row,
     /// its items and its history) belongs to the same commit.
-    func read<T>(_ body: (Database) throws -> T) throws -> T {
+    public func read<T>(_ body: (Database) throws -> T) throws -> T {
         let (reused, open, generation) = state.withLock { ($0.idle.popLast(), $0.open, $0.generation) }
         let db = try reused ?? open()
         defer {
@@ -35,7 +35,7 @@ final class ReadPool: Sendable {
     }
 
     /// From now on opens connections with `open`; the connections opened before are closed as they come back.
-    func reopen(with open: @escaping @Sendable () throws -> Database) {
+    public func reopen(with open: @escaping @Sendable () throws -> Database) {
         state.withLock { state in
             state.open = open
             state.generation += 1
@@ -44,5 +44,5 @@ final class ReadPool: Sendable {
     }
 
     /// Closes the idle connections.
-    func close() { state.withLock { $0.idle.removeAll() } }
+    public func close() { state.withLock { $0.idle.removeAll() } }
 }

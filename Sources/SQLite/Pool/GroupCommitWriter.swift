@@ -1,0 +1,151 @@
+import Dispatch
+import Synchronization
+
+/// The one connection that writes, on a serial queue of its own, with group commit: writes that arrive while a
+/// commit is in flight wait and go together into the next transaction, so one `fsync` makes many durable.
+/// See GRDB's `SerializedDatabase` for the shape; this one adds the group commit.
+///
+/// Every caller is resumed only after `COMMIT` returned, so with `synchronous=FULL` nothing is acknowledged before
+/// it is durable. One failing write fails alone (see `commit(_:)`). The owner's ``GroupCommitRules`` give the
+/// write handle, the bookkeeping to rewind and the names of storage failures.
+public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
+    /// A write waiting for the next group commit.
+    private struct PendingWrite: Sendable {
+        /// Runs the body in the open transaction; returns how to resume the caller once it committed. It may run
+        /// more than once (see `commit(_:)`); only the last run's resume is called.
+        let run: @Sendable (Rules.Transaction) throws -> @Sendable () -> Void
+        let fail: @Sendable (any Error) -> Void
+    }
+
+    private struct Pending: ~Copyable {
+        var writes: [PendingWrite] = []
+        var draining = false
+    }
+
+    private let rules: Rules
+    private let queue: DispatchQueue
+    private let pending = Mutex(Pending())
+    /// `nonisolated(unsafe)`: read and replaced only on the serial `queue`, never anywhere else after `init`.
+    private nonisolated(unsafe) var connection: Database
+
+    /// A writer on `connection`, which it owns from now on.
+    public init(connection: Database, rules: Rules, label: String) {
+        self.connection = connection
+        self.rules = rules
+        self.queue = DispatchQueue(label: label, qos: .userInitiated)
+    }
+
+    /// Queues a write for the next group commit. `run` gets the transaction's handle and returns how to resume
+    /// its caller after the commit; `fail` resumes it with the error instead. Both run on the writer's queue.
+    public func submit(
+        _ run: @escaping @Sendable (Rules.Transaction) throws -> @Sendable () -> Void,
+        fail: @escaping @Sendable (any Error) -> Void
+    ) {
+        let write = PendingWrite(run: run, fail: fail)
+        let startDrain = pending.withLock { pending in
+            pending.writes.append(write)
+            if pending.draining { return false }
+            pending.draining = true
+            return true
+        }
+        if startDrain { queue.async { self.drain() } }
+    }
+
+    /// Runs `body` on the connection between group commits; it may replace the connection (`inout`).
+    public func withConnection<T: Sendable>(_ body: @escaping @Sendable (inout Database) throws -> T) async throws
+        -> T
+    {
+        try await withCheckedThrowingContinuation { continuation in
+            queue.async { continuation.resume(with: Result { try body(&self.connection) }) }
+        }
+    }
+
+    /// Runs batches until no write is waiting. Only on `queue`.
+    private func drain() {
+        while true {
+            let batch = pending.withLock { pending in
+                let batch = pending.writes
+                pending.writes.removeAll(keepingCapacity: true)
+                if batch.isEmpty { pending.draining = false }
+                return batch
+            }
+            if batch.isEmpty { return }
+            if let refusal = rules.prepareBatch(connection) {
+                batch.forEach { $0.fail(refusal) }
+                continue
+            }
+            commit(batch)
+        }
+    }
+
+    /// One group commit: a transaction (`BEGIN IMMEDIATE`), the writes one after another, `COMMIT`, then resume
+    /// every caller in commit order. A write that fails fails alone; a failure that made SQLite roll back the whole
+    /// transaction (a full disk, an I/O error) takes the writes before it along, and the writes after it go into a
+    /// new transaction.
+    ///
+    /// A write runs without a savepoint of its own at first: a savepoint copies every page the write touches into
+    /// the statement journal, for a rollback that almost never comes (a change that is refused is refused before
+    /// it writes a row). A write that fails having changed no row (``Database/totalChanges`` did not move: SQLite
+    /// undoes a failed statement itself) left nothing behind, so it fails alone and the transaction goes on. Only
+    /// a write that fails after it changed rows needs undoing: then the whole transaction is rolled back and the
+    /// same writes run again, each in its own savepoint, so that one fails alone as before. Write bodies change
+    /// the database only through `INSERT`, `UPDATE` and `DELETE`, and keep nothing outside it, so running one
+    /// again is the same as running it once. Only on `queue`.
+    private func commit(_ batch: [PendingWrite]) {
+        let db = connection
+        var remaining = batch[...]
+        // After a write failed having changed rows: each write of this batch in its own savepoint.
+        var careful = false
+        while !remaining.isEmpty {
+            let started = ContinuousClock.now
+            let attempt = remaining
+            var transaction: Rules.Transaction?
+            var done: [(write: PendingWrite, resume: @Sendable () -> Void)] = []
+            var failedAlone = false
+            do {
+                try db.transaction {
+                    let handle = try rules.begin(db)
+                    transaction = handle
+                    while let write = remaining.popFirst() {
+                        let mark = rules.mark(handle)
+                        let changesBefore = db.totalChanges
+                        do {
+                            let resume = careful ? try db.savepoint { try write.run(handle) } : try write.run(handle)
+                            done.append((write, resume))
+                        } catch {
+                            if !careful, db.isInTransaction, db.totalChanges != changesBefore {
+                                throw RunAgainWithSavepoints()
+                            }
+                            rules.rewind(handle, to: mark)
+                            failedAlone = true
+                            let failure = rules.failure(error)
+                            write.fail(failure)
+                            // No transaction left: the writes before this one are gone with it.
+                            if !db.isInTransaction { throw failure }
+                        }
+                    }
+                }
+            } catch is RunAgainWithSavepoints {
+                remaining = attempt
+                careful = true
+                continue
+            } catch {
+                let failure = rules.failure(error)
+                guard transaction != nil else {
+                    remaining.forEach { $0.fail(failure) }
+                    return
+                }
+                done.forEach { $0.write.fail(failure) }
+                continue
+            }
+            if let transaction {
+                rules.committed(
+                    transaction, writes: done.count, failedAlone: failedAlone, duration: ContinuousClock.now - started)
+            }
+            done.forEach { $0.resume() }
+        }
+    }
+
+    /// Thrown out of a group commit's transaction (which rolls it back) when a write failed after it changed rows.
+    private struct RunAgainWithSavepoints: Error {}
+}
