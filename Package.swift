@@ -156,7 +156,8 @@ let package = Package(
         .executableTarget(
             name: "pizzabench",
             dependencies: [
-                "PizzaClient", "PizzaProtocol", "PizzaWire", "PizzaCore", "PizzaStorage", "SQLite", "PizzaTesting", "CSystemShims",
+                "PizzaClient", "PizzaProtocol", "PizzaWire", "PizzaCore", "PizzaStorage", "SQLite", "PizzaTesting",
+                "CSystemShims",
                 // The chain step runs pizzad's own shipper for each of its shops, in process.
                 "PizzaReplication",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
@@ -171,7 +172,8 @@ let package = Package(
         // What tests and the full crash runs share: a raw socket connection, hostile request lines, the power-cut file
         // system's driver and the power-cut rounds.
         .target(
-            name: "PizzaTesting", dependencies: ["PizzaClient", "PizzaProtocol", "PizzaWire", "SQLite", "CSystemShims"],
+            name: "PizzaTesting",
+            dependencies: ["PizzaClient", "PizzaProtocol", "PizzaWire", "SQLite", "CSystemShims"],
             swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "PizzaTesting"], swiftSettings: strict),

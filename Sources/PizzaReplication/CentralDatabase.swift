@@ -5,8 +5,8 @@ import NIOPosix
 import NIOSSL
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaStorage
+import PizzaWire
 import PostgresNIO
 
 /// One connection to the central PostgreSQL, and the few things a shop asks of it: the schema's state, a batch

@@ -1,8 +1,8 @@
 public import Logging
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 public import PizzaStorage
+import PizzaWire
 import PostgresNIO
 
 /// A shop's history at the centre, read back for `pizzad restore --from-central` through the functions of central

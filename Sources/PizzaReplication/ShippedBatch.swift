@@ -1,6 +1,6 @@
 import PizzaProtocol
-import PizzaWire
 import PizzaStorage
+import PizzaWire
 
 /// A batch of audit entries as `pizzad_ingest` reads it: a JSON array of
 /// `{seq, at, actor: {uid, name, pid}, action, order, status, reason, before, after, prevHash, hash}`.

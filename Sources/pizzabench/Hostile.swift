@@ -2,8 +2,8 @@ import Foundation
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 
 /// Hostile clients against a live daemon while legitimate ones work: random and mutated lines over many
 /// connections, idle and half-open connections, and a client that never reads its answers.

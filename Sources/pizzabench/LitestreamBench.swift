@@ -1,8 +1,8 @@
 import Foundation
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 
 /// Litestream beside pizzad, measured with the real one: pizzad under `order.create` load with Litestream
 /// replicating its database to a file replica, both SIGKILLed at once while the clients are still sending, then

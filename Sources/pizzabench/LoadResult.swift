@@ -3,8 +3,8 @@ import Histogram
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 
 /// One measured load: how many operations, how fast, how long each took.
 struct LoadResult {

@@ -2,8 +2,8 @@ import Foundation
 import Histogram
 import PizzaClient
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 
 /// Shipping to a central PostgreSQL under the `order.create` load: pizzad's own rate with replication off, on, off
 /// again (back to back, so the machine's drift shows), how fast the changes reach the centre and how late.

@@ -2,8 +2,8 @@ import Foundation
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 import SQLite
 
 /// The full reliability run: the crash loop (load, a fault at a random moment, SIGKILL mostly and SIGTERM

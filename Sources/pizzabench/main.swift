@@ -1,8 +1,8 @@
 import Foundation
 import Histogram
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 import SQLite
 
 // pizzabench: pizzad's throughput, latency, CPU and memory beside the SQLite limit on the same machine, in one run.

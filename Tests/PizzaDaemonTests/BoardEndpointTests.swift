@@ -2,8 +2,8 @@ import Foundation
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 import Testing
 
 /// The board's HTTP listener without a browser: what it serves, how its stream resumes, and the same hardening as

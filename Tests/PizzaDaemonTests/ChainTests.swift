@@ -1,8 +1,8 @@
 import Foundation
 import PizzaClient
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 import Testing
 
 let pgbouncerMissing: String? = {

@@ -1,8 +1,8 @@
 import Foundation
 import PizzaClient
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 import Testing
 
 /// Whether FUSE works here; prints why not when it does not (the tests are then skipped).

@@ -1,8 +1,8 @@
 import Foundation
 import PizzaClient
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 import Testing
 
 /// The statements of the operator's guide's "Head-office queries" block (docs/OPERATIONS.md, "Replication").

@@ -2,8 +2,8 @@ import Foundation
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaTesting
+import PizzaWire
 import Synchronization
 import Testing
 

@@ -3,9 +3,9 @@ import Logging
 import NIOPosix
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaReplication
 import PizzaStorage
+import PizzaWire
 import SQLite
 import ServiceLifecycle
 

@@ -2,9 +2,9 @@ import Logging
 import PizzaCore
 import PizzaMetrics
 import PizzaProtocol
-import PizzaWire
 import PizzaReplication
 import PizzaStorage
+import PizzaWire
 import Synchronization
 
 /// What every part of the running daemon shares: the repository and its subscribers, the menu and the access

@@ -3,8 +3,8 @@ import NIOCore
 import NIOHTTP1
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaStorage
+import PizzaWire
 
 /// One `events.watch` connection, subscribed to the repository as one more weak delegate.
 ///

@@ -2,8 +2,8 @@ import Foundation
 import PizzaCore
 import PizzaMetrics
 import PizzaProtocol
-import PizzaWire
 import PizzaStorage
+import PizzaWire
 import Prometheus
 import SQLite
 

@@ -2,9 +2,9 @@ import Foundation
 import Logging
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaReplication
 import PizzaStorage
+import PizzaWire
 import SQLite
 
 /// Runs control-socket methods (CONTRACT section 4), checking each caller's role first.

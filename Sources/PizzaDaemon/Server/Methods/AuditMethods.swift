@@ -1,7 +1,7 @@
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaStorage
+import PizzaWire
 
 extension RPCDispatcher {
     /// `audit.*`: the hash-chained log.

@@ -1,7 +1,7 @@
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaStorage
+import PizzaWire
 
 extension RPCDispatcher {
     /// `board.snapshot`: what `pizzactl board` starts from: the orders on the board (placed to shipped), the newest

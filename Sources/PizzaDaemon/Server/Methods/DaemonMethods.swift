@@ -1,9 +1,9 @@
 import Foundation
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaReplication
 import PizzaStorage
+import PizzaWire
 
 extension RPCDispatcher {
     /// `daemon.*`, `menu.list`, `metrics.get` and `events.watch`: the daemon itself.

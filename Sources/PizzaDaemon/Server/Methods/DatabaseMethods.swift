@@ -1,8 +1,8 @@
 import Foundation
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaStorage
+import PizzaWire
 
 extension RPCDispatcher {
     /// `db.*`: the SQLite file.

@@ -1,7 +1,7 @@
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaStorage
+import PizzaWire
 
 extension RPCDispatcher {
     /// `order.*`: every change goes through the repository (each handler says which change; the dispatcher submits

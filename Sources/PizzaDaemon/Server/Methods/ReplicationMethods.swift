@@ -1,8 +1,8 @@
 import PizzaCore
 import PizzaProtocol
-import PizzaWire
 import PizzaReplication
 import PizzaStorage
+import PizzaWire
 
 extension RPCDispatcher {
     /// `replication.*`: shipping to the central PostgreSQL.
