@@ -1,5 +1,6 @@
 import Foundation
 import PizzaClient
+import PizzaCore
 import PizzaProtocol
 import PizzaWire
 import SQLite
@@ -130,7 +131,7 @@ public final class PowerCutTrial: Sendable {
         _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(10)) { connection in
             for index in 0..<1_000_000 {
                 let created = try await connection.call(
-                    "order.create",
+                    OrderOperation.create.rawValue,
                     [
                         ("ref", .string("p\(round)-\(client)-\(index)")), ("items", [["kind": "cheese"]]),
                         ("place", true),
@@ -142,7 +143,7 @@ public final class PowerCutTrial: Sendable {
                 }
                 // Advance some orders further than others, so every status is in the file at a cut.
                 for _ in 0..<(index % 4) {
-                    let advanced = try await connection.call("order.advance", [("id", .int(id))])
+                    let advanced = try await connection.call(OrderOperation.advance.rawValue, [("id", .int(id))])
                     guard let status = advanced["status"]?.stringValue else { break }
                     state.withLock {
                         $0.orders[id] = status

@@ -52,7 +52,7 @@ enum Hostile {
                             var index = 0
                             while !stop.value {
                                 let created = try await connection.call(
-                                    "order.create",
+                                    OrderOperation.create.rawValue,
                                     [
                                         ("ref", .string("hostile-\(client)-\(index)")), ("items", [["kind": "cheese"]]),
                                         ("place", true),
@@ -60,7 +60,8 @@ enum Hostile {
                                 index += 1
                                 guard let id = created["id"]?.intValue else { continue }
                                 acknowledged.withLock { $0[id] = "placed" }
-                                let advanced = try await connection.call("order.advance", [("id", .int(id))])
+                                let advanced = try await connection.call(
+                                    OrderOperation.advance.rawValue, [("id", .int(id))])
                                 if let status = advanced["status"]?.stringValue {
                                     acknowledged.withLock { $0[id] = status }
                                 }

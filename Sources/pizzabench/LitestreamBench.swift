@@ -204,7 +204,7 @@ final class AcknowledgedLoad: @unchecked Sendable {
                     while !stopping.value {
                         ticket += 1
                         let line = RPCRequest(
-                            id: .int(Int64(ticket)), method: "order.create",
+                            id: .int(Int64(ticket)), method: OrderOperation.create.rawValue,
                             params: Params([
                                 ("ref", .string("\(run)c\(client)-\(ticket)")), ("customer", "bench"),
                                 ("items", Load.twoPizzas), ("place", true),

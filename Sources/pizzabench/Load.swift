@@ -62,7 +62,7 @@ enum Load {
                 var failure: String?
                 // The request cut where the ref goes and where the id goes: `… "params":{"ref":"` REF `",…,"id":` N `}`.
                 let line = RPCRequest(
-                    id: nil, method: "order.create",
+                    id: nil, method: OrderOperation.create.rawValue,
                     params: Params([("customer", "bench"), ("items", twoPizzas), ("place", true)])
                 ).line
                 guard let params = line.range(of: #""params":{"#) else { fatalError("no params in \(line)") }
@@ -198,16 +198,19 @@ enum Load {
                         while Bench.now() < deadline {
                             ticket += 1
                             let order = try await timed(
-                                "create", "order.create",
+                                "create", OrderOperation.create.rawValue,
                                 [
                                     ("customer", "kitchen"), ("ref", .string("\(run)k\(till)-\(ticket)")),
                                     ("items", twoPizzas),
                                 ])
                             let id = order["id"]!
-                            _ = try await timed("place", "order.place", [("id", id)])
-                            for _ in 0..<5 { _ = try await timed("advance", "order.advance", [("id", id)]) }
-                            _ = try await timed("get", "order.get", [("id", id)])
-                            _ = try await timed("list", "order.list", [("status", "placed"), ("limit", 50)])
+                            _ = try await timed("place", OrderOperation.place.rawValue, [("id", id)])
+                            for _ in 0..<5 {
+                                _ = try await timed("advance", OrderOperation.advance.rawValue, [("id", id)])
+                            }
+                            _ = try await timed("get", OrderOperation.get.rawValue, [("id", id)])
+                            _ = try await timed(
+                                "list", OrderOperation.list.rawValue, [("status", "placed"), ("limit", 50)])
                         }
                         return (count, histograms)
                     }
@@ -226,7 +229,7 @@ enum Load {
         // Wake the watcher once its time is up, so it sees the deadline and returns.
         try await Task.sleep(for: .milliseconds(600))
         _ = try await ControlClient.withConnection(socket: socket) {
-            try await $0.call("order.create", [("customer", "last")])
+            try await $0.call(OrderOperation.create.rawValue, [("customer", "last")])
         }
         var all = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
         for histogram in outcome.1.values { all.add(histogram) }

@@ -40,7 +40,7 @@ enum Torture {
                                 connection in
                                 for index in 0..<1_000_000 {
                                     let created = try await connection.call(
-                                        "order.create",
+                                        OrderOperation.create.rawValue,
                                         [
                                             ("ref", .string("t\(round)-\(client)-\(index)")),
                                             ("items", [["kind": "cheese"]]),
@@ -49,7 +49,8 @@ enum Torture {
                                     requests.withLock { $0 += 1 }
                                     guard let id = created["id"]?.intValue else { continue }
                                     acknowledged.withLock { $0[id] = "placed" }
-                                    let advanced = try await connection.call("order.advance", [("id", .int(id))])
+                                    let advanced = try await connection.call(
+                                        OrderOperation.advance.rawValue, [("id", .int(id))])
                                     requests.withLock { $0 += 1 }
                                     if let status = advanced["status"]?.stringValue {
                                         acknowledged.withLock { $0[id] = status }

@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import PizzaCore
 import PizzaProtocol
 import PizzaTesting
 import PizzaWire
@@ -486,13 +487,13 @@ if sections.contains("big") {
     }
     let big = daemon!
     let getRequest: (Int) -> (String, [(String, JSONValue)]) = { index in
-        ("order.get", [("id", .int(Int64(1 + (index * 7919) % bigOrders)))])
+        (OrderOperation.get.rawValue, [("id", .int(Int64(1 + (index * 7919) % bigOrders)))])
     }
     let get = try Load.blockingLatency(daemon: big, count: 2000, getRequest)
     let getThroughClient = try await Load.latency(daemon: big, count: 2000, getRequest)
     let list = try await Load.latency(daemon: big, count: 500) { index in
         (
-            "order.list",
+            OrderOperation.list.rawValue,
             [("status", .string(["placed", "baking", "delivered", "cancelled"][index % 4])), ("limit", 50)]
         )
     }
@@ -502,7 +503,7 @@ if sections.contains("big") {
         ["with \(bigOrders) orders", "p50", "p99", "max"],
         [
             ["start to READY=1 (3 starts)", us(readies.sorted()[1]), "-", us(readies.max()!)],
-            ["order.get", us(get.valueAtPercentile(50)), us(get.valueAtPercentile(99)), us(get.max)],
+            [OrderOperation.get.rawValue, us(get.valueAtPercentile(50)), us(get.valueAtPercentile(99)), us(get.max)],
             [
                 "order.get through PizzaClient", us(getThroughClient.valueAtPercentile(50)),
                 us(getThroughClient.valueAtPercentile(99)), us(getThroughClient.max),

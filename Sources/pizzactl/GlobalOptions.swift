@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PizzaClient
+import PizzaCore
 import PizzaProtocol
 import PizzaWire
 
@@ -51,6 +52,13 @@ struct GlobalOptions: ParsableArguments {
                 [("client", .string("pizzactl \(Pizzactl.version)")), ("protocol", .string(ProtocolVersion.current))])
             return try await body(client)
         }
+    }
+
+    /// Calls one order operation and prints its result; see the method form below.
+    func call(_ operation: OrderOperation, _ params: [(String, JSONValue)] = [], render: (JSONValue) throws -> Void)
+        async throws
+    {
+        try await call(operation.rawValue, params, render: render)
     }
 
     /// Calls one method and prints its result: as JSON with `--json`, else with `render`.

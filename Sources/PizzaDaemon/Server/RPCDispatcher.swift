@@ -183,6 +183,16 @@ final class RPCDispatcher: Sendable {
             methods[name] = Method(role: role, run: .change(handler))
         }
 
+        /// An order change, under its operation's one spelling.
+        mutating func addChange(_ operation: OrderOperation, _ role: Role, _ handler: @escaping ChangeHandler) {
+            addChange(operation.rawValue, role, handler)
+        }
+
+        /// An order read, under its operation's one spelling.
+        mutating func addImmediate(_ operation: OrderOperation, _ role: Role, _ handler: @escaping ImmediateHandler) {
+            addImmediate(operation.rawValue, role, handler)
+        }
+
         /// A read answered at once on the connection's event loop.
         mutating func addImmediate(_ name: String, _ role: Role, _ handler: @escaping ImmediateHandler) {
             methods[name] = Method(role: role, run: .immediate(handler))

@@ -1,6 +1,7 @@
 import ArgumentParser
 import Foundation
 import PizzaClient
+import PizzaCore
 import PizzaProtocol
 import PizzaWire
 
@@ -116,7 +117,7 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
             case .enter:
                 model.cancelling = nil
                 model.status = await Self.send(
-                    "order.cancel", [("id", .int(cancelling.id)), ("reason", .string(cancelling.reason))],
+                    OrderOperation.cancel, [("id", .int(cancelling.id)), ("reason", .string(cancelling.reason))],
                     done: "cancelled #\(cancelling.id)", global: global)
             case .backspace:
                 if !cancelling.reason.isEmpty { cancelling.reason.removeLast() }
@@ -143,7 +144,8 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
             model.status = "bumping #\(id)…"
             redraw()
             model.status = await Self.send(
-                "order.advance", [("id", .int(id)), ("from", .string(status))], done: "bumped #\(id) from \(status)",
+                OrderOperation.advance, [("id", .int(id)), ("from", .string(status))],
+                done: "bumped #\(id) from \(status)",
                 global: global)
         case .character("c"):
             guard let id = model.selected?["id"]?.intValue else { return false }
@@ -154,11 +156,13 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
     }
 
     /// One change on a connection of its own; what to say in the status line.
-    nonisolated static func send(_ method: String, _ params: [(String, JSONValue)], done: String, global: GlobalOptions)
+    nonisolated static func send(
+        _ operation: OrderOperation, _ params: [(String, JSONValue)], done: String, global: GlobalOptions
+    )
         async -> String
     {
         do {
-            _ = try await global.withDaemon { try await $0.call(method, params) }
+            _ = try await global.withDaemon { try await $0.call(operation.rawValue, params) }
             return done
         } catch let error as RPCError {
             switch error.code {

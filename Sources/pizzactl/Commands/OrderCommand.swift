@@ -44,7 +44,7 @@ extension OrderCommand {
             if let note { params.append(("note", .string(note))) }
             if !pizzas.isEmpty { params.append(("items", .array(try pizzas.map(pizza)))) }
             if place { params.append(("place", true)) }
-            try await global.call("order.create", params, render: Output.order)
+            try await global.call(OrderOperation.create, params, render: Output.order)
         }
     }
 
@@ -59,7 +59,7 @@ extension OrderCommand {
 
         func run() async throws {
             try await global.call(
-                "order.addItem", [("id", .int(id)), ("pizza", try pizza(pizzaText))], render: Output.order)
+                OrderOperation.addItem, [("id", .int(id)), ("pizza", try pizza(pizzaText))], render: Output.order)
         }
     }
 
@@ -71,7 +71,8 @@ extension OrderCommand {
         @Argument(help: "The item id (see 'order show').") var item: Int64
 
         func run() async throws {
-            try await global.call("order.removeItem", [("id", .int(id)), ("item", .int(item))], render: Output.order)
+            try await global.call(
+                OrderOperation.removeItem, [("id", .int(id)), ("item", .int(item))], render: Output.order)
         }
     }
 
@@ -81,7 +82,9 @@ extension OrderCommand {
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
 
-        func run() async throws { try await global.call("order.place", [("id", .int(id))], render: Output.order) }
+        func run() async throws {
+            try await global.call(OrderOperation.place, [("id", .int(id))], render: Output.order)
+        }
     }
 
     struct Advance: AsyncParsableCommand, PizzactlCommand {
@@ -96,7 +99,7 @@ extension OrderCommand {
         func run() async throws {
             var params: [(String, JSONValue)] = [("id", .int(id))]
             if let from { params.append(("from", .string(from))) }
-            try await global.call("order.advance", params, render: Output.order)
+            try await global.call(OrderOperation.advance, params, render: Output.order)
         }
     }
 
@@ -109,7 +112,7 @@ extension OrderCommand {
 
         func run() async throws {
             try await global.call(
-                "order.cancel", [("id", .int(id)), ("reason", .string(reason))], render: Output.order)
+                OrderOperation.cancel, [("id", .int(id)), ("reason", .string(reason))], render: Output.order)
         }
     }
 
@@ -128,7 +131,7 @@ extension OrderCommand {
 
         func run() async throws {
             let params: [(String, JSONValue)] = id.map { [("id", .int($0))] } ?? [("ref", .string(ref!))]
-            try await global.call("order.get", params, render: Output.order)
+            try await global.call(OrderOperation.get, params, render: Output.order)
         }
     }
 
@@ -151,7 +154,7 @@ extension OrderCommand {
             if let status { params.append(("status", .string(status))) }
             if let since { params.append(("since", .string(since))) }
             if let after { params.append(("after", .int(after))) }
-            try await global.call("order.list", params) { page in
+            try await global.call(OrderOperation.list, params) { page in
                 let orders = page["orders"]?.arrayValue ?? []
                 Output.table(
                     ["ID", "STATUS", "CUSTOMER", "PIZZAS", "TOTAL", "CREATED"],

@@ -8,7 +8,7 @@ extension RPCDispatcher {
     /// it); reads are one short query.
     static func addOrderMethods(to table: inout MethodTable, _ state: DaemonState) {
         let repository = state.repository
-        table.addChange("order.create", .operator) { params in
+        table.addChange(.create, .operator) { params in
             try params.onlyKnown(["customer", "ref", "note", "items", "place"])
             let factory = state.factory
             let items = try params.array("items") ?? []
@@ -30,7 +30,7 @@ extension RPCDispatcher {
                 customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
                 currency: factory.menu.currency)
         }
-        table.addChange("order.addItem", .operator) { params in
+        table.addChange(.addItem, .operator) { params in
             try params.onlyKnown(["id", "pizza"])
             let id = try params.requiredInt("id")
             guard let pizzaJSON = params["pizza"] else {
@@ -39,19 +39,19 @@ extension RPCDispatcher {
             let pizza = try state.factory.pizza(fromWire: pizzaJSON, path: "pizza.")
             return .addItem(pizza, order: id)
         }
-        table.addChange("order.removeItem", .operator) { params in
+        table.addChange(.removeItem, .operator) { params in
             try params.onlyKnown(["id", "item"])
             return .removeItem(try params.requiredInt("item"), order: try params.requiredInt("id"))
         }
-        table.addChange("order.place", .operator) { params in
+        table.addChange(.place, .operator) { params in
             try params.onlyKnown(["id"])
             return .place(order: try params.requiredInt("id"))
         }
-        table.addChange("order.advance", .operator) { params in
+        table.addChange(.advance, .operator) { params in
             try params.onlyKnown(["id", "from"])
             return .advance(order: try params.requiredInt("id"), from: try params.status("from"))
         }
-        table.addChange("order.cancel", .operator) { params in
+        table.addChange(.cancel, .operator) { params in
             try params.onlyKnown(["id", "reason"])
             let id = try params.requiredInt("id")
             let reason = try params.requiredString("reason").trimmingCharacters(in: .whitespaces)
@@ -61,13 +61,13 @@ extension RPCDispatcher {
             }
             return .cancel(order: id, reason: reason)
         }
-        table.addImmediate("order.get", .reader) { params, _ in
+        table.addImmediate(.get, .reader) { params, _ in
             try params.onlyKnown(["id", "ref"])
             if let id = try params.int("id") { return try repository.cart(id: id).wire }
             if let ref = try params.string("ref") { return try repository.cart(ref: ref).wire }
             throw RPCError.invalidParams("id", "order.get needs id or ref", expected: "integer id or string ref")
         }
-        table.addImmediate("order.list", .reader) { params, _ in
+        table.addImmediate(.list, .reader) { params, _ in
             try params.onlyKnown(["status", "since", "limit", "after"])
             let limit = try params.int("limit") ?? 50  // checked by the repository (OrderQuery.checkedLimit)
             let page = try repository.list(
