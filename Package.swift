@@ -188,7 +188,9 @@ let package = Package(
         ),
         .testTarget(
             name: "PizzaStorageTests",
-            dependencies: ["PizzaStorage", "PizzaCore", "PizzaProtocol", "PizzaWire", "PizzaMetrics", "SQLite"],
+            dependencies: [
+                "PizzaStorage", "PizzaCore", "PizzaProtocol", "PizzaWire", "PizzaMetrics", "SQLite", "PizzaTesting",
+            ],
             swiftSettings: strict
         ),
         .testTarget(

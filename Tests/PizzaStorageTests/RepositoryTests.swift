@@ -55,33 +55,6 @@ struct RepositoryTests {
         #expect(try kitchen.repository.cart(id: cart.id) == cart)
     }
 
-    @Test("the full life of an order round-trips through SQLite")
-    func lifecycle() async throws {
-        let kitchen = try Kitchen()
-        let repository = kitchen.repository
-        var cart = try await kitchen.newOrder(["cheese"])
-        cart = try await repository.addItem(
-            try Fixtures.factory.builder(for: "chicken").size("L").extra("olives").quantity(2).build(), to: cart.id,
-            by: Fixtures.actor
-        ).cart
-        #expect(cart.items.count == 2)
-        #expect(cart.total == 900 + 2 * (1250 + 80))
-        cart = try await repository.removeItem(cart.items[0].id, from: cart.id, by: Fixtures.actor).cart
-        cart = try await repository.place(cart.id, by: Fixtures.actor).cart
-        await #expect(throws: OrderError.conflict(id: cart.id, expected: .baking, actual: .placed)) {
-            try await repository.advance(cart.id, from: .baking, by: Fixtures.actor)
-        }
-        for _ in 0..<5 { cart = try await repository.advance(cart.id, by: Fixtures.actor).cart }
-        #expect(cart.status == .delivered)
-        let stored = try repository.cart(id: cart.id)
-        #expect(stored == cart)
-        await #expect(throws: OrderError.self) { try await repository.cancel(cart.id, reason: "x", by: Fixtures.actor) }
-        #expect(throws: OrderError.notFound("with id 999")) { try repository.cart(id: 999) }
-        let verification = try kitchen.store.verifyAudit()
-        #expect(verification.ok)
-        #expect(verification.entries == 9)
-    }
-
     @Test("a change's answer is the order's wire text as its audit entry stored it, encoded once in the transaction")
     func answerReusesTheAuditText() async throws {
         let kitchen = try Kitchen()
@@ -102,20 +75,6 @@ struct RepositoryTests {
             ref: "till-9", pizzas: pizzas, currency: "EUR", by: Fixtures.actor)
         #expect(retry.change == nil && !retry.created)
         #expect(retry.wire == .encoded(try kitchen.repository.cart(id: created.cart.id).wireText))
-    }
-
-    @Test("a ref makes creation idempotent")
-    func idempotentRef() async throws {
-        let kitchen = try Kitchen()
-        let pizza = try Fixtures.factory.makePizza("cheese")
-        let first = try await kitchen.repository.create(
-            ref: "till-7", pizzas: [pizza], currency: "EUR", by: Fixtures.actor)
-        let again = try await kitchen.repository.create(
-            ref: "till-7", pizzas: [pizza, pizza], currency: "EUR", by: Fixtures.actor)
-        #expect(first.created && !again.created)
-        #expect(again.cart == first.cart)
-        #expect(try kitchen.repository.cart(ref: "till-7").id == first.cart.id)
-        #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")
     }
 
     @Test(
@@ -144,23 +103,6 @@ struct RepositoryTests {
             ref: "till-3", pizzas: [pizza], currency: "EUR", by: Fixtures.actor)
         #expect(!again.created && again.cart.id == first.cart.id)
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")
-    }
-
-    @Test("list by status pages newest first with a cursor")
-    func paging() async throws {
-        let kitchen = try Kitchen()
-        var ids: [Int64] = []
-        for index in 0..<7 { ids.append(try await kitchen.newOrder(["cheese"], place: index % 2 == 0).id) }
-        let placed = ids.enumerated().filter { $0.offset % 2 == 0 }.map(\.element)
-        var seen: [Int64] = []
-        var cursor: Int64?
-        repeat {
-            let page = try kitchen.repository.list(OrderQuery(status: .placed, limit: 2, after: cursor))
-            seen += page.orders.map(\.id)
-            cursor = page.next
-        } while cursor != nil
-        #expect(seen == placed.reversed())
-        #expect(throws: OrderError.self) { try kitchen.repository.list(OrderQuery(limit: 0)) }
     }
 
     @Test(
@@ -334,43 +276,6 @@ struct RepositoryTests {
         let result = try Fixtures.run(["sqlite3", kitchen.path, "DELETE FROM audit_log"])
         #expect(result.output.contains("append-only"))
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM audit_log") == "1")
-    }
-
-    @Test(
-        "the metrics collector counts commits, transitions, statuses, stage times, cancellations and failures by error")
-    func metrics() async throws {
-        let kitchen = try Kitchen()
-        let metrics = MetricsCollector(counts: try kitchen.repository.countsByStatus())
-        kitchen.repository.delegates += metrics
-        let cart = try await kitchen.newOrder(place: true)
-        _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor)
-        _ = try? await kitchen.repository.advance(cart.id, from: .open, by: Fixtures.actor)
-        var text = metrics.render()
-        #expect(text.contains("pizzad_orders_created_total 1"))
-        #expect(text.contains(#"pizzad_order_transitions_total{to="preparing"} 1"#))
-        #expect(text.contains(#"pizzad_orders{status="preparing"} 1"#))
-        #expect(text.contains(#"pizzad_orders{status="placed"} 0"#))
-        #expect(text.contains(#"pizzad_changes_failed_total{operation="order.advance",error="conflict"} 1"#))
-        #expect(text.contains(#"pizzad_changes_failed_total{operation="order.advance",error="storage"} 0"#))
-        #expect(text.contains("pizzad_commit_duration_seconds_count 2"))
-        #expect(text.contains(#"pizzad_order_stage_duration_seconds_count{status="placed"} 1"#), "\(text)")
-        #expect(text.contains("pizzad_order_fulfilment_duration_seconds_count 0"))
-
-        // On to delivered: one more sample per stage, and one placed → delivered.
-        for _ in 0..<4 { _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor) }
-        let other = try await kitchen.newOrder(place: true)
-        _ = try await kitchen.repository.cancel(other.id, reason: "no show", by: Fixtures.actor)
-        metrics.groupCommitted(changes: 3, duration: .milliseconds(2))
-        text = metrics.render()
-        for stage in ["placed", "preparing", "baking", "boxed", "shipped"] {
-            #expect(text.contains(#"pizzad_order_stage_duration_seconds_count{status="\#(stage)"} 1"#), "\(stage)")
-        }
-        #expect(text.contains("pizzad_order_fulfilment_duration_seconds_count 1"))
-        #expect(text.contains(#"pizzad_orders_cancelled_total{from="placed"} 1"#))
-        #expect(text.contains(#"pizzad_orders{status="delivered"} 1"#))
-        #expect(text.contains("pizzad_group_commit_changes_count 1"))
-        #expect(text.contains("pizzad_group_commit_changes_sum 3"))
-        #expect(text.contains("# HELP pizzad_order_stage_duration_seconds "))
     }
 
     @Test("the oldest order of each active status is found by one seek in the partial index, not a scan")
