@@ -193,6 +193,17 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The shipper's retries, backoff and divergence, in process against a centre of the tests' own.
+        .testTarget(
+            name: "PizzaReplicationTests",
+            dependencies: [
+                "PizzaReplication", "PizzaStorage", "PizzaCore", "PizzaWire",
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PizzaDaemonTests",
             dependencies: ["PizzaProtocol", "PizzaWire", "PizzaClient", "PizzaCore", "PizzaTesting"],

@@ -12,30 +12,7 @@ import PostgresNIO
 /// One connection to the central PostgreSQL, and the few things a shop asks of it: the schema's state, a batch
 /// ingested, the cursor. Every request is bounded in time, so a slow or partitioned peer fails it instead of
 /// hanging the shipper.
-struct CentralDatabase: Sendable {
-    /// The central answer to a batch or a cursor query.
-    struct Cursor: Sendable, Equatable {
-        /// The last sequence number received in order; nil when the shop is not registered yet.
-        var cursor: Int64?
-        var hash: String?
-        /// True when the batch started after cursor + 1 and nothing was written: re-send from the cursor.
-        var rewind: Bool?
-        /// How many of the shop's entries are stored up to the cursor (pizzad_cursor only).
-        var events: Int64?
-        /// How many of the shop's orders are stored (pizzad_cursor only).
-        var orders: Int64?
-
-        /// The cursor from the functions' JSON answer (read with the protocol's strict parser, like every JSON).
-        init?(json text: String) {
-            guard let value = try? JSONParser.parse(text), value.objectValue != nil else { return nil }
-            cursor = value["cursor"]?.intValue
-            hash = value["hash"]?.stringValue
-            rewind = value["rewind"]?.boolValue
-            events = value["events"]?.intValue
-            orders = value["orders"]?.intValue
-        }
-    }
-
+struct CentralDatabase: CentralSession {
     private static let centralTables = ["shops", "orders", "order_events"]
     private static let migrationsTable = "pizzad_central_migrations"
 
@@ -225,7 +202,7 @@ struct CentralDatabase: Sendable {
     /// Ships `entries` (consecutive, oldest first) in one central transaction. From central schema 6 the shop's own
     /// role goes along: through a pooled role (a chain's PgBouncer) it is the one the shop is registered to; on its
     /// own connection the centre takes the session's. Before, the three-argument form is all there is.
-    func ingest(shop: String, key: String, batch: Replicator.Batch, schema: Int) async throws -> Cursor {
+    func ingest(shop: String, key: String, batch: ShippingBatch, schema: Int) async throws -> CentralCursor {
         let events = batch.text
         let role = configuration.user
         return try await answer("shipping entries \(batch.first)…\(batch.last?.seq ?? 0)") { connection, logger in
@@ -242,7 +219,7 @@ struct CentralDatabase: Sendable {
     static let pooledSchema = 6
 
     /// The shop's central cursor.
-    func cursor(shop: String, key: String) async throws -> Cursor {
+    func cursor(shop: String, key: String) async throws -> CentralCursor {
         try await answer("reading the central cursor") { connection, logger in
             try await connection.query("SELECT pizzad_cursor(\(shop), \(key))::text", logger: logger)
         }
@@ -258,11 +235,11 @@ struct CentralDatabase: Sendable {
     private func answer(
         _ operation: String,
         _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> PostgresRowSequence
-    ) async throws -> Cursor {
+    ) async throws -> CentralCursor {
         let text = try await request(operation) { connection, logger in
             try await body(connection, logger).collect().first.map { try $0.decode(String.self) }
         }
-        guard let text, let cursor = Cursor(json: text) else {
+        guard let text, let cursor = CentralCursor(json: text) else {
             throw ReplicationError.central(
                 detail: "\(operation): an answer pizzad does not understand: \(text ?? "none")")
         }

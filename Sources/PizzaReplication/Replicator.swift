@@ -18,7 +18,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     public let configuration: ReplicationConfiguration
     private let store: SQLiteOrderStore
     private let migrations: [Migration]
-    private let environment: [String: String]
+    private let client: any CentralClient
     private let logger: Logger
     private let metrics: ReplicationMetrics
     private let doorbell = Doorbell()
@@ -45,18 +45,21 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         var errors: Int64 = 0
     }
 
-    /// A shipper for `store`'s changes; `migrations` are the central schema's (`migrations/central`).
+    /// A shipper for `store`'s changes; `migrations` are the central schema's (`migrations/central`). The centre is
+    /// the PostgreSQL the configuration names, unless `client` reaches it another way.
     public init(
         configuration: ReplicationConfiguration, store: SQLiteOrderStore, migrations: [Migration],
-        registry: PrometheusCollectorRegistry, environment: [String: String], logger: Logger
+        registry: PrometheusCollectorRegistry, environment: [String: String], logger: Logger,
+        client: (any CentralClient)? = nil
     ) throws {
         self.configuration = configuration
         self.store = store
         self.migrations = migrations
-        self.environment = environment
         var logger = logger
         logger[metadataKey: "peer"] = "\(configuration.peer)"
         self.logger = logger
+        self.client =
+            client ?? PostgresCentralClient(configuration: configuration, environment: environment, logger: logger)
         self.metrics = ReplicationMetrics(registry: registry)
         self.state = Locked(Progress(shippedSeq: try store.replicationMark().shippedSeq))
     }
@@ -101,9 +104,8 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     /// up to it stored centrally.
     public func verify() async throws -> Verification {
         let mark = try store.replicationMark()
-        let password = try configuration.password(environment: environment)
-        let central = try await CentralDatabase.connect(configuration, password: password, logger: logger)
-        let cursor: CentralDatabase.Cursor
+        let central = try await client.connect()
+        let cursor: CentralCursor
         do {
             cursor = try await central.cursor(shop: configuration.shopID, key: mark.shopKey)
             await central.close()
@@ -170,7 +172,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
 
     /// The wait before attempt `failures + 1`: 0.25 s doubling to ``maximumBackoff``, each drawn between half and
     /// all of it, so many shops do not come back at the same instant.
-    static func backoff(after failures: Int) -> Duration {
+    public static func backoff(after failures: Int) -> Duration {
         let ceiling = min(Self.maximumBackoff, .milliseconds(250) * (1 << min(failures - 1, 16)))
         return ceiling * Double.random(in: 0.5...1.0)
     }
@@ -178,8 +180,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     /// One connection's life: connect, check the central schema, ship until an error or the end.
     private func session(shipped: () -> Void) async throws {
         state.withLock { $0.state = .connecting }
-        let password = try configuration.password(environment: environment)
-        let central = try await CentralDatabase.connect(configuration, password: password, logger: logger)
+        let central = try await client.connect()
         do {
             let schema = try await central.prepareSchema(migrations)
             try await shipBatches(central, schema: schema, shipped: shipped)
@@ -190,7 +191,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         }
     }
 
-    private func shipBatches(_ central: CentralDatabase, schema: Int, shipped: () -> Void) async throws {
+    private func shipBatches(_ central: any CentralSession, schema: Int, shipped: () -> Void) async throws {
         let mark = try store.replicationMark()
         var position = mark.shippedSeq
         var marks = MarkWriter(store: store, recorded: mark.shippedSeq)
@@ -202,7 +203,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                     try? await Task.sleep(until: previousStart + Self.batchSpacing, clock: .continuous)
                 }
                 let batch = try await background.run { [store, configuration, position] in
-                    try Batch(store.auditEntries(after: position, limit: configuration.batchSize))
+                    try ShippingBatch(store.auditEntries(after: position, limit: configuration.batchSize))
                 }
                 guard let last = batch.last else {
                     try await marks.flush()
@@ -244,89 +245,6 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
             try? await marks.flush()
             throw error
         }
-    }
-
-    /// Records the shipped mark in SQLite without holding up the next batch, at most every ``interval`` while
-    /// batches keep coming, and at once when the shipper catches up, stops or fails. The mark is only where a
-    /// restart begins: one that lags re-ships a few batches, which the centre ignores; it is never ahead of
-    /// what PostgreSQL committed.
-    struct MarkWriter {
-        static let interval: Duration = .milliseconds(250)
-        let store: SQLiteOrderStore
-        private(set) var recorded: Int64
-        private var latest: (seq: Int64, hash: String)?
-        private var writing: Task<Result<Void, any Error>, Never>?
-        private var lastWrite = ContinuousClock.now - Self.interval
-
-        init(store: SQLiteOrderStore, recorded: Int64) {
-            self.store = store
-            self.recorded = recorded
-        }
-
-        mutating func shipped(seq: Int64, hash: String) async throws {
-            latest = (seq, hash)
-            if ContinuousClock.now - lastWrite >= Self.interval { try await write(waiting: false) }
-        }
-
-        /// Writes the latest mark and waits for it.
-        mutating func flush() async throws { try await write(waiting: true) }
-
-        private mutating func write(waiting: Bool) async throws {
-            // One write at a time: the one before must be done (and have worked) before the next is queued.
-            if let writing {
-                self.writing = nil
-                try await writing.value.get()
-            }
-            if let latest, latest.seq > recorded {
-                let store = store
-                let task = Task { () -> Result<Void, any Error> in
-                    do {
-                        try await store.recordShipped(seq: latest.seq, hash: latest.hash)
-                        return .success(())
-                    } catch {
-                        return .failure(error)
-                    }
-                }
-                recorded = latest.seq
-                lastWrite = .now
-                if waiting { try await task.value.get() } else { writing = task }
-            }
-        }
-    }
-
-    /// A batch ready to send: the sound entries read after a position, checked and encoded off the kitchen's threads.
-    struct Batch: Sendable {
-        var first: Int64 = 0
-        var last: (seq: Int64, hash: String)?
-        var count = 0
-        /// The JSON array `pizzad_ingest` reads.
-        var text = ""
-
-        /// Keeps the entries before the first altered one; throws when that is the first of all.
-        init(_ read: [AuditEntry]) throws {
-            var entries = read
-            if let bad = Replicator.firstAltered(entries) {
-                guard bad.index > 0 else { throw ReplicationError.tampered(seq: entries[0].seq, detail: bad.problem) }
-                entries.removeSubrange(bad.index...)  // ship what is sound; the next round stops at the bad one
-            }
-            guard let final = entries.last else { return }
-            first = entries[0].seq
-            last = (final.seq, final.hash)
-            count = entries.count
-            text = ShippedBatch.text(entries)
-        }
-    }
-
-    /// The first entry of `entries` that does not match its own hash or does not link to the one before it.
-    /// The centre checks the link to what it holds; this catches an entry edited in the shop's file.
-    static func firstAltered(_ entries: [AuditEntry]) -> (index: Int, problem: String)? {
-        for (index, entry) in entries.enumerated() {
-            if entry.computedHash != entry.hash { return (index, "was changed after it was written") }
-            if index > 0, entry.prevHash != entries[index - 1].hash {
-                return (index, "does not link to entry \(entries[index - 1].seq)")
-            }
-        }
-        return nil
     }
 
     /// Connected and the schema checked. The last error stays until something works (``recovered()``): a batch

@@ -7,8 +7,8 @@ import PizzaWire
 ///
 /// `before` and `after` are the order as the shop's audit log holds it, already JSON: they are embedded as they
 /// are, not escaped into strings and parsed twice (they are most of the bytes, and this runs for every entry).
-enum ShippedBatch {
-    static func text(_ entries: [AuditEntry]) -> String {
+extension ShippingBatch {
+    static func encode(_ entries: [AuditEntry]) -> String {
         var output: [UInt8] = []
         output.reserveCapacity(entries.reduce(2) { $0 + $1.after.utf8.count + ($1.before?.utf8.count ?? 4) + 320 })
         func raw(_ text: String) { output.append(contentsOf: text.utf8) }
