@@ -177,7 +177,11 @@ let package = Package(
             swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "PizzaTesting"], swiftSettings: strict),
-        .testTarget(name: "PizzaDaemonUnitTests", dependencies: ["PizzaDaemon"], swiftSettings: strict),
+        .testTarget(
+            name: "PizzaDaemonUnitTests",
+            dependencies: ["PizzaDaemon", .product(name: "NIOCore", package: "swift-nio")],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PizzaProtocolTests",
             dependencies: [

@@ -4,22 +4,12 @@ import NIOCore
 /// writable) or who has ``RequestQueue/pauseReadingAt`` requests waiting, so the kernel's socket buffer pushes back
 /// on the client, and reads again once both cleared.
 extension ConnectionHandler {
-    private func shouldPauseReading(_ context: ChannelHandlerContext) -> Bool {
-        queue.wantsPause || !context.channel.isWritable
-    }
-
     func read(context: ChannelHandlerContext) {
-        if shouldPauseReading(context) {
-            readPending = true
-        } else {
-            context.read()
-        }
+        if connection.readRequested(writable: context.channel.isWritable) { context.read() }
     }
 
     func resumeReadingIfPossible(_ context: ChannelHandlerContext) {
-        guard readPending, !shouldPauseReading(context) else { return }
-        readPending = false
-        context.read()
+        if connection.resumeReading(writable: context.channel.isWritable) { context.read() }
     }
 
     func channelWritabilityChanged(context: ChannelHandlerContext) {

@@ -23,17 +23,11 @@ final class ConnectionHandler: ChannelDuplexHandler {
     let dispatcher: RPCDispatcher
     let state: DaemonState
     let tracker: ConnectionTracker
-    /// Who is connected, from the kernel; nil until the credentials are read, and nothing runs before.
-    var peer: Peer?
-    var queue = RequestQueue()
-    /// A request is running; the next one waits for its answer.
-    var busy = false
-    var closing = false
-    var watcher: EventWatcher?
-    /// The client shut its sending side (`echo … | socat`): answer what was sent, then close.
-    var inputClosed = false
-    /// A read the channel asked for while reading was paused.
-    var readPending = false
+    /// What the connection is doing (see ``ConnectionState`` for the rules).
+    var connection = ConnectionState()
+    var watcher: EventWatcher? {
+        didSet { connection.watching = watcher != nil }
+    }
 
     init(dispatcher: RPCDispatcher, state: DaemonState, tracker: ConnectionTracker) {
         self.dispatcher = dispatcher
@@ -47,7 +41,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             let (handler, context) = loopBound.value
             switch result {
             case .success(let peer):
-                handler.peer = peer
+                handler.connection.peer = peer
                 handler.processNext(context: context)
             case .failure(let error):
                 handler.state.logger.warning("cannot read peer credentials, closing: \(error)")
@@ -58,28 +52,26 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        guard !closing else { return }
-        guard queue.append(unwrapInboundIn(data)) else {
+        switch connection.received(unwrapInboundIn(data)) {
+        case .ignored, .queued(start: false): return
+        case .queued(start: true): processNext(context: context)
+        case .overloaded:
             state.daemonMetrics.overloaded(.queue)
             let message = "more than \(RequestQueue.capacity) requests waiting on one connection; wait for answers"
             write(context: context, RPCResponse.failure(id: nil, error: RPCError(.overloaded, message)))
-            return
         }
-        if !busy, peer != nil { processNext(context: context) }
     }
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
-            inputClosed = true
+            connection.inputDidClose()
             closeIfDone(context: context)
         }
         context.fireUserInboundEventTriggered(event)
     }
 
     private func closeIfDone(context: ChannelHandlerContext) {
-        guard inputClosed, !busy, queue.isEmpty, watcher == nil, !closing else { return }
-        closing = true
-        context.close(promise: nil)
+        if connection.closeIfDone() { context.close(promise: nil) }
     }
 
     /// Starts the queued requests, in order, until one has to wait (a change) or answers cannot be sent.
@@ -89,7 +81,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             resumeReadingIfPossible(context)
         }
         // Answers that cannot be sent are not produced: wait until the client reads.
-        while !busy, !closing, context.channel.isWritable, let peer, let line = queue.next() {
+        while let line = connection.nextLine(writable: context.channel.isWritable), let peer = connection.peer {
             let request: RPCRequest
             do {
                 request = try RPCRequest.parse(line.readableBytesView)
@@ -120,7 +112,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// The answer is always handed to the loop with `execute`, even when it comes at once on the loop (a change
     /// refused before it was queued): `finish` then runs after this `processNext`, not inside it.
     private func begin(_ request: RPCRequest, context: ChannelHandlerContext) -> RPCDispatcher.Answer {
-        busy = true
+        connection.began()
         tracker.requestStarted()
         let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
         return { result in
@@ -132,7 +124,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     private func finish(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {
-        busy = false
+        connection.finished()
         tracker.requestFinished()
         answer(request, result, context: context)
         processNext(context: context)
@@ -158,7 +150,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
         if error is LineFrameDecoder.LineTooLong {
-            closing = true
+            connection.close()
             let message = "line longer than \(maximumLineLength) bytes; closing the connection"
             write(context: context, RPCResponse.failure(id: nil, error: RPCError(.invalidRequest, message)))
             context.close(promise: nil)
