@@ -82,7 +82,9 @@ public final class PowerCutTrial: Sendable {
     /// killing pizzad, unmount.
     public func round(_ index: Int, clients: Int = 6, cutWithin: ClosedRange<Int> = 50...600) async throws {
         let fs = try mount()
-        let daemon = try PizzadProcess(binary: pizzad, database: database, run: run)
+        let daemon = try PizzadProcess(
+            binary: pizzad, directory: run, database: database,
+            socket: run + "/pizzad-\(UInt32.random(in: 0...UInt32.max)).sock", logLevel: "notice")
         await check(daemon: daemon, after: index == 0 ? "the first start" : "the cut in round \(index - 1)")
         let before = state.withLock { $0.orders.count }
         let socket = daemon.socket
@@ -117,10 +119,12 @@ public final class PowerCutTrial: Sendable {
     /// After the last round: remount, restart and check once more, then a clean stop.
     public func finish() async throws -> Summary {
         let fs = try mount()
-        let daemon = try PizzadProcess(binary: pizzad, database: database, run: run)
+        let daemon = try PizzadProcess(
+            binary: pizzad, directory: run, database: database,
+            socket: run + "/pizzad-\(UInt32.random(in: 0...UInt32.max)).sock", logLevel: "notice")
         await check(daemon: daemon, after: "the last cut")
-        let status = daemon.stop()
-        if status != 0 { problem("pizzad exited \(status) on SIGTERM after the checks:\n\(daemon.log)") }
+        let status = try daemon.stop()
+        if status != 0 { problem("pizzad exited \(status) on SIGTERM after the checks:\n\(daemon.output)") }
         try fs.unmount()
         return summary
     }
@@ -225,7 +229,7 @@ public final class PowerCutTrial: Sendable {
             }
             if verify["ok"]?.boolValue != true { problem("after \(after): audit.verify: \(verify.jsonText)") }
         } catch {
-            problem("after \(after): the checks failed: \(error)\n\(daemon.log)")
+            problem("after \(after): the checks failed: \(error)\n\(daemon.output)")
         }
     }
 
@@ -240,8 +244,9 @@ public final class PowerCutTrial: Sendable {
             if let problem = try OrderChecks.problems(in: db).first { return problem }
             try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
             try FileManager.default.copyItem(atPath: path, toPath: folder + "/copy.sqlite")
-            let daemon = try PizzadProcess(binary: pizzad, database: folder + "/copy.sqlite", run: folder)
-            defer { daemon.stop() }
+            let daemon = try PizzadProcess(
+                binary: pizzad, directory: folder, database: folder + "/copy.sqlite", logLevel: "notice")
+            defer { _ = try? daemon.stop() }
             let verify = try await ControlClient.withConnection(socket: daemon.socket) {
                 try await $0.call("audit.verify")
             }

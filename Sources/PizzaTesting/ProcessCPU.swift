@@ -18,3 +18,18 @@ public enum ProcessCPU {
         return Double((Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }
 }
+
+/// Memory of a process from `/proc/<pid>/status`.
+public enum ProcessMemory {
+    /// Peak resident memory of `pid` (`VmHWM`), in MiB; 0 when it is gone.
+    public static func peakMiB(of pid: Int32) -> Double { statusMiB(of: pid, "VmHWM") }
+
+    /// A memory figure of `/proc/PID/status` (`VmHWM` the peak, `VmRSS` now), in MiB.
+    public static func statusMiB(of pid: Int32, _ field: String) -> Double {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
+            let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
+        else { return 0 }
+        return kib / 1024
+    }
+}

@@ -2,6 +2,7 @@ import Foundation
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
+import PizzaTesting
 import PizzaWire
 import Testing
 
@@ -28,7 +29,7 @@ struct AccessMatrixTests {
             try #require(created.status == 0, "\(created)")
         }
         defer { for user in users { _ = try? run("userdel", [user]) } }
-        let daemon = try DaemonProcess(
+        let daemon = try PizzadProcess(
             config: """
                 socket:
                   mode: "0666"
@@ -78,7 +79,7 @@ struct AccessMatrixTests {
 
     @Test("db.backup under write load: the copy opens, is intact and holds every order acknowledged before it began")
     func backupUnderLoad() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let before = Locked<Set<Int64>>([])
         let lastError = Locked<String?>(nil)
         let stop = Locked(false)
@@ -130,11 +131,11 @@ struct AccessMatrixTests {
         let inCopy = Set(try sqlite3(target, "SELECT id FROM carts").split(separator: "\n").compactMap { Int64($0) })
         #expect(acknowledgedBefore.isSubset(of: inCopy), "missing: \(acknowledgedBefore.subtracting(inCopy).prefix(5))")
         // Restoring is opening the copy: a daemon on it serves and verifies its audit chain.
-        let restored = NSTemporaryDirectory() + "pizzad-restored-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: restored, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: restored) }
+        let restoredFolder = try TemporaryFolder("pizzad-restored")
+        defer { restoredFolder.remove() }
+        let restored = restoredFolder.path
         try FileManager.default.copyItem(atPath: target, toPath: restored + "/pizzad.sqlite")
-        let second = try DaemonProcess(directory: restored)
+        let second = try PizzadProcess(directory: restored)
         #expect(try second.pizzactl(["audit", "verify"]).status == 0)
     }
 }

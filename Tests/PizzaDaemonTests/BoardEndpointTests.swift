@@ -10,8 +10,8 @@ import Testing
 /// the metrics endpoint (the two share `HTTPEndpoint` and `HTTPRequestGuard`).
 @Suite("The kitchen's board listener: the page, the event stream, bad input", .serialized)
 struct BoardEndpointTests {
-    func start(_ extra: String = "", directory: String? = nil) throws -> (DaemonProcess, Int) {
-        let daemon = try DaemonProcess(config: "board:\n  listen: 127.0.0.1:0\n" + extra, directory: directory)
+    func start(_ extra: String = "", directory: String? = nil) throws -> (PizzadProcess, Int) {
+        let daemon = try PizzadProcess(config: "board:\n  listen: 127.0.0.1:0\n" + extra, directory: directory)
         let port = try #require(daemon.boardPort, "no 'serving board' line in:\n\(daemon.output)")
         return (daemon, port)
     }
@@ -72,8 +72,8 @@ struct BoardEndpointTests {
             !stream.contains("Ada") && !stream.contains("\"Bo\"") && stream.contains("\"customer\":null"), "\(stream)")
         #expect(stream.contains("\"showCustomer\":false") && stream.contains("\"baking\":[60,90]"), "\(stream)")
         #expect(try daemon.stop() == 0)
-        let refused = try DaemonProcess(
-            config: "board:\n  placed:\n    warnSeconds: 900\n    lateSeconds: 600\n", wait: false)
+        let refused = try PizzadProcess(
+            config: "board:\n  placed:\n    warnSeconds: 900\n    lateSeconds: 600\n", wait: .none)
         #expect(try refused.waitForExit() == 78)
         #expect(refused.output.contains("board.placed.warnSeconds"), "\(refused.output)")
     }
@@ -144,7 +144,7 @@ struct BoardEndpointTests {
 extension MetricsEndpointTests {
     @Test("1,000 idle connections and a client that never sends: the board and pizzactl go on; the silent are cut off")
     func boardIdleConnections() throws {
-        let daemon = try DaemonProcess(config: "board:\n  listen: 127.0.0.1:0\n")
+        let daemon = try PizzadProcess(config: "board:\n  listen: 127.0.0.1:0\n")
         let port = try #require(daemon.boardPort, "no 'serving board' line in:\n\(daemon.output)")
         let first = try HTTPConnection(port: port)
         let held = try HeldConnections(port: port, count: 998)

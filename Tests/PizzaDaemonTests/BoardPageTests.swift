@@ -18,8 +18,8 @@ private let browserMissing: String? = {
 }()
 
 /// A pizzad whose board listens on `port`, with test-short marks for preparing.
-private func boardDaemon(port: Int, directory: String? = nil, extra: String = "") throws -> DaemonProcess {
-    try DaemonProcess(
+private func boardDaemon(port: Int, directory: String? = nil, extra: String = "") throws -> PizzadProcess {
+    try PizzadProcess(
         config: """
             board:
               listen: 127.0.0.1:\(port)
@@ -38,9 +38,9 @@ struct BoardPageBrowserTests {
     func liveInBrowser() async throws {
         let port = try PostgresServer.freePort()
         // The test's own folder: the restarted daemon uses the same one, and neither removes it.
-        let directory = NSTemporaryDirectory() + "pizzad-board-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-board")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         var daemon = try boardDaemon(port: port, directory: directory)
         let screenshot = directory + "/board.png"
         let script = Process()

@@ -68,11 +68,10 @@ struct BoardTerminalTests {
         "a new order shows within 1 s, Enter bumps it, two boards bumping one ticket advance it once and one shows the conflict, a reader's bump is refused, a daemon restart is survived, a resize re-lays it out, q quits"
     )
     func kitchenBoard() async throws {
-        let directory = NSTemporaryDirectory() + "pizzad-tui-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        chmod(directory, 0o755)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var daemon = try DaemonProcess(config: Self.config, directory: directory)
+        let directoryFolder = try TemporaryFolder("pizzad-tui")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
+        var daemon = try PizzadProcess(config: Self.config, directory: directory)
         let terminal = Tmux(folder: directory)
         let board = [Binaries.pizzactl, "--socket", daemon.socket, "board"]
         try terminal.start("a", board)
@@ -119,7 +118,7 @@ struct BoardTerminalTests {
         // The daemon restarts: the board says so, comes back by itself, and goes on from where it was.
         #expect(try daemon.stop() == 0)
         try await terminal.wait("a", within: 30, "the lost daemon") { $0.contains("reconnecting") }
-        daemon = try DaemonProcess(config: Self.config, directory: directory)
+        daemon = try PizzadProcess(config: Self.config, directory: directory)
         try await terminal.wait("a", within: 30, "the reconnection") { $0.contains("live") && $0.contains("following") }
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Bo", "--place", "seafood"]).status == 0)
         try await terminal.wait("a", within: 30, "a ticket after the restart") { $0.contains("#2 Bo") }
@@ -173,7 +172,7 @@ struct BoardTerminalTests {
 
     @Test("not a terminal: pizzactl board says so and exits 2")
     func notATerminal() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let result = try run(Binaries.pizzactl, ["--socket", daemon.socket, "board"])
         #expect(result.status == 2 && result.stderr.contains("needs a terminal"), "\(result)")
         #expect(try daemon.stop() == 0)

@@ -2,6 +2,7 @@ import Foundation
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
+import PizzaTesting
 import PizzaWire
 import Testing
 
@@ -9,13 +10,13 @@ import Testing
 struct CrashTests {
     @Test("SIGKILL at random moments under load: every acknowledged order and transition survives, the files are clean")
     func killLoop() async throws {
-        let directory = NSTemporaryDirectory() + "pizzad-crash-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-crash")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         // What the daemon acknowledged: order id → the status it last confirmed.
         let acknowledged = Locked<[Int64: String]>([:])
         for round in 0..<3 {
-            let daemon = try DaemonProcess(directory: directory)
+            let daemon = try PizzadProcess(directory: directory)
             let load = Task {
                 await withTaskGroup(of: Void.self) { group in
                     for client in 0..<6 {
@@ -54,7 +55,7 @@ struct CrashTests {
         let acknowledgedNow = acknowledged.value
         #expect(!acknowledgedNow.isEmpty, "the load should have made orders between the kills")
         // Restart on the same files: everything acknowledged is there, in at least the acknowledged status.
-        let daemon = try DaemonProcess(directory: directory)
+        let daemon = try PizzadProcess(directory: directory)
         let rows = try sqlite3(daemon.database, "SELECT id, status FROM carts").split(separator: "\n")
         var stored: [Int64: String] = [:]
         for row in rows {

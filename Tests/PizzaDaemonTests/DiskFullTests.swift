@@ -11,15 +11,15 @@ struct DiskFullTests {
         "a full disk: storage errors, nothing half-written, reads go on, one log line, recovery when space returns",
         .enabled(if: canMount))
     func diskFull() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-full-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-full")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         let mounted = try run("mount", ["-t", "tmpfs", "-o", "size=4m", "tmpfs", directory])
         try #require(mounted.status == 0, "\(mounted)")
         defer { _ = try? run("umount", ["-l", directory]) }
         let listener = try NotifyListener(
             path: NSTemporaryDirectory() + "pizzad-full-notify-" + UUID().uuidString.prefix(8))
-        let daemon = try DaemonProcess(
+        let daemon = try PizzadProcess(
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
         // Leave a little room, then fill it with orders until the disk refuses.
         let filler = directory + "/filler"
@@ -72,10 +72,11 @@ struct DiskFullTests {
 
     @Test("a database folder that vanishes: changes are refused with storage, nothing is acknowledged into the void")
     func vanishedDirectory() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-vanish-" + UUID().uuidString.prefix(8)
+        let directoryFolder = try TemporaryFolder("pizzad-vanish")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         try FileManager.default.createDirectory(atPath: directory + "/db", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        let daemon = try DaemonProcess(
+        let daemon = try PizzadProcess(
             arguments: ["--database", directory + "/db/pizzad.sqlite"], directory: directory)
         let connection = try RawConnection(path: daemon.socket)
         let first = try connection.request(
@@ -102,7 +103,7 @@ struct ReadOnlyDatabaseTests {
         let directory = NSTemporaryDirectory() + "pizzad-ro-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory + "/rw", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory + "/view", withIntermediateDirectories: true)
-        let maker = try DaemonProcess(arguments: ["--database", directory + "/rw/pizzad.sqlite"])
+        let maker = try PizzadProcess(arguments: ["--database", directory + "/rw/pizzad.sqlite"])
         #expect(try maker.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         #expect(try maker.stop() == 0)
         if !keepWAL {
@@ -128,7 +129,7 @@ struct ReadOnlyDatabaseTests {
         let before = try run("sha256sum", [view + "/pizzad.sqlite"]).stdout
         let listener = try NotifyListener(
             path: NSTemporaryDirectory() + "pizzad-ro-notify-" + UUID().uuidString.prefix(8))
-        let daemon = try DaemonProcess(
+        let daemon = try PizzadProcess(
             arguments: ["--database", view + "/pizzad.sqlite"],
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"])
         // Reads are served.
@@ -183,9 +184,9 @@ struct ReadOnlyDatabaseTests {
         try Data("CREATE TABLE later (id INTEGER PRIMARY KEY) STRICT;\n".utf8)
             .write(to: URL(fileURLWithPath: migrations + "/9999_later.sql"))
         let before = try run("sha256sum", [view + "/pizzad.sqlite"]).stdout
-        let daemon = try DaemonProcess(
+        let daemon = try PizzadProcess(
             arguments: ["--database", view + "/pizzad.sqlite"], environment: ["PIZZAD_MIGRATIONS": migrations],
-            wait: false)
+            wait: .none)
         daemon.process.waitUntilExit()
         #expect(daemon.process.terminationStatus == 65, "\(daemon.output)")
         #expect(daemon.output.contains("read-only and needs 1 migration"), "\(daemon.output)")

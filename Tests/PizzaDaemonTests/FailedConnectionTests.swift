@@ -11,9 +11,9 @@ struct FailedConnectionTests {
         "a failed connect closes its socket once: a thread opening socket pairs meanwhile keeps every one of them",
         arguments: ["unix", "tcp"])
     func failedConnectClosesOnce(kind: String) throws {
-        let folder = NSTemporaryDirectory() + "pizzad-failed-connect-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder("pizzad-failed-connect")
+        defer { temporary.remove() }
+        let folder = temporary.path
         // A loopback port that is bound and never listens: every connect to it is refused at once.
         let (unused, port) = try boundLoopbackSocket()
         defer { close(unused) }

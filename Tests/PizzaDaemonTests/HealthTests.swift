@@ -11,7 +11,7 @@ struct HealthTests {
     @Test("a watcher that never reads is dropped with a notice; the kitchen is not slowed")
     func slowWatcher() async throws {
         try await withMachine(heavy: false) {
-            let daemon = try DaemonProcess()
+            let daemon = try PizzadProcess()
             // The watcher lives on a plain thread of its own: it subscribes, reads nothing while the kitchen works,
             // then, once the daemon drops it, reads what it was sent, as a screen coming back would. (The daemon
             // closes a dropped watcher's connection 10 s after the notice, however slow this build is.)
@@ -79,7 +79,7 @@ struct HealthTests {
 
     @Test("events reach a watcher in commit order while many clients change orders at once")
     func eventOrder() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let watcher = try RawConnection(path: daemon.socket)
         _ = try watcher.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -119,11 +119,11 @@ struct HealthTests {
 
     @Test("a wedged database stops the watchdog pings; they resume when it recovers")
     func wedgedDatabase() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-wedge-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-wedge")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         let listener = try NotifyListener(path: directory + "/notify.sock")
-        let daemon = try DaemonProcess(
+        let daemon = try PizzadProcess(
             config: "database:\n  busyTimeoutMs: 60000\n",
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
         _ = listener.collect(timeout: 3) { $0.filter { $0.message.contains("WATCHDOG=1") }.count >= 2 }
@@ -152,7 +152,7 @@ struct HealthTests {
 
     @Test("a long read transaction holding the WAL back shows in the metrics and the log, and clears")
     func checkpointStarvation() throws {
-        let daemon = try DaemonProcess(environment: ["WATCHDOG_USEC": "400000"])
+        let daemon = try PizzadProcess(environment: ["WATCHDOG_USEC": "400000"])
         try #require(daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         // An sqlite3 shell with an open read transaction: its snapshot pins the WAL.
         let reader = Process()

@@ -5,23 +5,12 @@ import Testing
 
 /// Whether this test process (and so the pizzad built with it) runs under AddressSanitizer.
 let addressSanitizerIsActive = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
-/// Whether this test process (and so pizzad) runs under AddressSanitizer or ThreadSanitizer, both much slower.
-let sanitizerIsActive = addressSanitizerIsActive || dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__tsan_init") != nil
-
-/// Peak resident memory of a process, in MiB (VmHWM).
-func peakRSS(of pid: Int32) -> Double {
-    guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-        let line = status.split(separator: "\n").first(where: { $0.hasPrefix("VmHWM:") }),
-        let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
-    else { return 0 }
-    return kib / 1024
-}
 
 @Suite("Hostile clients", .serialized)
 struct HostileClientTests {
     @Test("10,000 random and mutated lines over 20 connections: every connection survives, the daemon keeps serving")
     func randomLines() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let socket = daemon.socket
         let survived = Locked(0)
         let answers = Locked(0)
@@ -57,7 +46,7 @@ struct HostileClientTests {
 
     @Test("1,000 idle and half-open connections and a client that never reads: memory stays bounded, others are served")
     func idleAndSilentClients() throws {
-        let daemon = try DaemonProcess(config: "socket:\n  maxConnections: 2000\n")
+        let daemon = try PizzadProcess(config: "socket:\n  maxConnections: 2000\n")
         // 1,000 connections that say nothing, some half-open, some with half a line.
         let idle = try HeldConnections(socket: daemon.socket, count: 1000, mixed: true)
         // A client that sends many requests and never reads a single answer.
@@ -85,7 +74,7 @@ struct HostileClientTests {
         let status = try json(daemon.pizzactl(["--json", "status"]))
         #expect((status["connections"] as? Int ?? 0) >= 660, "\(status)")
         #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
-        let rss = peakRSS(of: daemon.pid)
+        let rss = ProcessMemory.peakMiB(of: daemon.pid)
         // AddressSanitizer's and ThreadSanitizer's shadow memory multiply the footprint (a TSan build measured
         // 106 MiB here); the 96 MiB bound is for real builds.
         #expect(rss < (sanitizerIsActive ? 512 : 96), "peak RSS \(rss) MiB")

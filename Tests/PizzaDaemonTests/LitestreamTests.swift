@@ -22,7 +22,7 @@ struct LitestreamTests {
     func killedUnderLoad() async throws {
         // Litestream's own write transactions (its snapshot, the seal before each checkpoint) can hold the write lock
         // for seconds on a loaded machine: pizzad's writer waits for them longer than its default 5 s.
-        let shop = try DaemonProcess(config: "database:\n  checkpoints: external\n  busyTimeoutMs: 60000\n")
+        let shop = try PizzadProcess(config: "database:\n  checkpoints: external\n  busyTimeoutMs: 60000\n")
         let config = shop.directory + "/litestream.yml"
         let replica = shop.directory + "/replica"
         try LitestreamConfiguration.yaml(database: shop.database, replica: replica)
@@ -115,7 +115,7 @@ struct LitestreamTests {
         // in the replica (alone, 75 to 900 ms here; pizzabench --only litestream measures it at full speed).
         #expect(behind < .seconds(5), "the replica lacks \(missing) orders, \(behind) of load")
 
-        let copy = try DaemonProcess(directory: shop.directory + "/restored")
+        let copy = try PizzadProcess(directory: shop.directory + "/restored")
         #expect(try copy.pizzactl(["audit", "verify"]).status == 0)
         #expect(try copy.pizzactl(["db", "check"]).status == 0)
         #expect(try copy.pizzactl(["order", "new", "--customer", "after", "--place", "cheese"]).status == 0)

@@ -10,8 +10,8 @@ struct MetricsEndpointTests {
     static let monitoring = Binaries.repository + "/config/monitoring"
 
     /// A daemon with the endpoint on a free loopback port, and that port.
-    func start(directory: String? = nil) throws -> (DaemonProcess, Int) {
-        let daemon = try DaemonProcess(config: Self.config, directory: directory)
+    func start(directory: String? = nil) throws -> (PizzadProcess, Int) {
+        let daemon = try PizzadProcess(config: Self.config, directory: directory)
         let port = try #require(daemon.metricsPort, "no 'serving metrics' line in:\n\(daemon.output)")
         return (daemon, port)
     }
@@ -70,8 +70,9 @@ struct MetricsEndpointTests {
 
     @Test("gauges are rebuilt from the database after a restart, counters start again at zero")
     func restart() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-metrics-restart-" + UUID().uuidString.prefix(8)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-metrics-restart")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         var (daemon, _) = try start(directory: directory)
         for _ in 0..<3 { try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0) }
         try #require(daemon.pizzactl(["order", "advance", "1"]).status == 0)
@@ -203,7 +204,7 @@ struct MetricsEndpointTests {
     @Test("metrics.listen takes [::1]; a bad address or a taken port stops start-up naming it")
     func configuration() throws {
         if (try? HTTPConnection(port: 9, host: "::1")) != nil || errno == ECONNREFUSED {
-            let daemon = try DaemonProcess(config: "metrics:\n  listen: \"[::1]:0\"\n")
+            let daemon = try PizzadProcess(config: "metrics:\n  listen: \"[::1]:0\"\n")
             let line = daemon.output.split(separator: "\n").first { $0.contains("serving metrics") }
             let port = try #require(
                 line.flatMap { $0.split(separator: ":").last }.flatMap { Int($0.dropLast("/metrics".count)) })
@@ -213,18 +214,18 @@ struct MetricsEndpointTests {
             print("skipping the [::1] case: this machine has no IPv6 loopback")
         }
         for bad in ["example.com:9464", "127.0.0.1", "127.0.0.1:70000", "[::1]9464", "1.2.3:80"] {
-            let daemon = try DaemonProcess(config: "metrics:\n  listen: \"\(bad)\"\n", wait: false)
+            let daemon = try PizzadProcess(config: "metrics:\n  listen: \"\(bad)\"\n", wait: .none)
             #expect(try daemon.waitForExit() == 78, "\(bad)")
             #expect(
                 daemon.output.contains("metrics.listen") && daemon.output.contains("'\(bad)' is not allowed"),
                 "\(daemon.output)")
         }
-        let taken = try DaemonProcess(config: Self.config)
+        let taken = try PizzadProcess(config: Self.config)
         let port = try #require(taken.metricsPort)
-        let second = try DaemonProcess(config: "metrics:\n  listen: 127.0.0.1:\(port)\n", wait: false)
+        let second = try PizzadProcess(config: "metrics:\n  listen: 127.0.0.1:\(port)\n", wait: .none)
         #expect(try second.waitForExit() == 1)
         #expect(second.output.contains("cannot listen for metrics on 127.0.0.1:\(port)"), "\(second.output)")
-        let viaEnvironment = try DaemonProcess(environment: ["PIZZAD_METRICS_LISTEN": "127.0.0.1:0"])
+        let viaEnvironment = try PizzadProcess(environment: ["PIZZAD_METRICS_LISTEN": "127.0.0.1:0"])
         #expect(viaEnvironment.metricsPort != nil, "\(viaEnvironment.output)")
         #expect(try taken.stop() == 0)
     }
@@ -233,9 +234,9 @@ struct MetricsEndpointTests {
         "under systemd-socket-activate with two sockets, pizzad serves the control socket and the metrics socket",
         .enabled(if: Binaries.available("systemd-socket-activate")))
     func twoPassedSockets() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-activate2-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-activate2")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         let socket = directory + "/activated.sock"
         let port = try freeLoopbackPort()
         let process = Process()

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import Testing
 
 /// What the booted-systemd test found an operator trips over, each also checked without systemd.
@@ -6,9 +7,9 @@ import Testing
 struct OperatorFixesTests {
     @Test("pizzad --check-config: 0 and the file for a good configuration, 78 and the reason for a refused one")
     func checkConfiguration() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-check-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-check")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         let good = directory + "/good.yaml"
         try FileManager.default.copyItem(atPath: Binaries.repository + "/config/pizzad.yaml", toPath: good)
         let accepted = try run(Binaries.pizzad, ["--check-config", "--config", good])
@@ -22,10 +23,10 @@ struct OperatorFixesTests {
 
     @Test("under systemd (STATE_DIRECTORY set) a backup into /tmp is refused, naming the folder that keeps it")
     func backupOutsideStateDirectory() throws {
-        let state = NSTemporaryDirectory() + "pizzad-state-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: state, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: state) }
-        let daemon = try DaemonProcess(environment: ["STATE_DIRECTORY": state])
+        let stateFolder = try TemporaryFolder("pizzad-state")
+        defer { stateFolder.remove() }
+        let state = stateFolder.path
+        let daemon = try PizzadProcess(environment: ["STATE_DIRECTORY": state])
         let lost = "/tmp/pizzad-lost-\(UUID().uuidString.prefix(8)).sqlite"
         let refused = try daemon.pizzactl(["db", "backup", lost])
         #expect(refused.status == 1, "\(refused)")

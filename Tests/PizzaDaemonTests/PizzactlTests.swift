@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import Testing
 
 /// Parses pizzactl's `--json` output.
@@ -14,7 +15,7 @@ func json(_ result: CommandResult) throws -> [String: Any] {
 struct PizzactlTests {
     @Test("an order from creation to delivery, every order command, tables and --json")
     func orderLifecycle() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let created = try daemon.pizzactl([
             "order", "new", "--customer", "Ann", "--ref", "till-1", "--note", "ring twice",
             "chicken:L,crust=thin,chili,extra=olives", "cheese:S,qty=2",
@@ -66,7 +67,7 @@ struct PizzactlTests {
 
     @Test("status, menu, metrics, audit and db commands")
     func inspection() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         let status = try daemon.pizzactl(["status"])
         #expect(status.status == 0)
@@ -124,7 +125,7 @@ struct PizzactlTests {
 
     @Test("an edit behind the daemon's back makes audit verify fail with exit 1")
     func tampering() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         _ = try sqlite3(daemon.database, "UPDATE carts SET status = 'delivered' WHERE id = 1")
         let verify = try daemon.pizzactl(["audit", "verify"])
@@ -134,7 +135,7 @@ struct PizzactlTests {
 
     @Test("watch renders the live event stream")
     func watch() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
         process.arguments = ["--socket", daemon.socket, "watch"]
@@ -170,7 +171,7 @@ struct PizzactlTests {
 
     @Test("the global options may come before the command, inside it or after it")
     func globalOptionsAnywhere() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         let socket = daemon.socket
         let placements = [
@@ -187,7 +188,7 @@ struct PizzactlTests {
 
     @Test("exit codes: 2 for usage, 3 when no daemon answers, 1 when the daemon refuses")
     func exitCodes() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let usage = try daemon.pizzactl(["order", "frobnicate"])
         #expect(usage.status == 2)
         let badPizza = try daemon.pizzactl(["order", "new", "cheese:L,glitter"])

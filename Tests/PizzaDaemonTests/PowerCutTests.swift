@@ -242,7 +242,9 @@ private func armedStart(
     let fs = try trial.mount()
     try fs.control("arm-syncs \(syncs)")
     let daemon = try PizzadProcess(
-        binary: trial.pizzad, database: trial.database, run: trial.run, environment: environment, wait: false)
+        binary: trial.pizzad, environment: environment, directory: trial.run, database: trial.database,
+        logLevel: "notice",
+        wait: .none)
     var result = ArmedStart()
     if (try? daemon.waitUntilServing(timeout: 30)) != nil {
         let created = try? await ControlClient.withConnection(socket: daemon.socket) { connection in
@@ -278,7 +280,8 @@ extension PowerCutTests {
             try wipe(trial.disk)
             let start = try await armedStart(trial, cutAt: syncs)
             let fs = try trial.mount()
-            let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run)
+            let daemon = try PizzadProcess(
+                binary: trial.pizzad, directory: trial.run, database: trial.database, logLevel: "notice")
             #expect(
                 try sqlite3(trial.database, "SELECT count(*) FROM schema_migrations") == Migrations.latestVersion,
                 "cut at fsync \(syncs)")
@@ -286,9 +289,9 @@ extension PowerCutTests {
             if let id = start.acknowledged {
                 #expect(
                     try sqlite3(trial.database, "SELECT status FROM carts WHERE id = \(id)") == "placed",
-                    "cut at fsync \(syncs): acknowledged order \(id) is missing after the cut\n\(daemon.log)")
+                    "cut at fsync \(syncs): acknowledged order \(id) is missing after the cut\n\(daemon.output)")
             }
-            #expect(daemon.stop() == 0)
+            #expect(try daemon.stop() == 0)
             try fs.unmount()
             swept = syncs
             if !start.cutByArm { break }
@@ -312,14 +315,14 @@ extension PowerCutTests {
                 atPath: Binaries.repository + "/migrations/" + name, toPath: old + "/migrations/" + name)
         }
         let olderDaemon = try PizzadProcess(
-            binary: Binaries.pizzad, database: old + "/pizzad.sqlite", run: old,
-            environment: ["PIZZAD_MIGRATIONS": old + "/migrations"])
+            binary: Binaries.pizzad, environment: ["PIZZAD_MIGRATIONS": old + "/migrations"], directory: old,
+            database: old + "/pizzad.sqlite", logLevel: "notice")
         for _ in 0..<20 {
             _ = try await ControlClient.withConnection(socket: olderDaemon.socket) { connection in
                 try await connection.call("order.create", [("items", [["kind": "cheese"]]), ("place", true)])
             }
         }
-        #expect(olderDaemon.stop() == 0)
+        #expect(try olderDaemon.stop() == 0)
         #expect(try sqlite3(old + "/pizzad.sqlite", "SELECT max(version) FROM schema_migrations") == "2")
 
         let trial = try PowerCutTrial(pizzad: Binaries.pizzad, fileSystem: powerCutBinary, root: root)
@@ -330,7 +333,8 @@ extension PowerCutTests {
             try FileManager.default.copyItem(atPath: old + "/pizzad.sqlite", toPath: trial.disk + "/data/pizzad.sqlite")
             let start = try await armedStart(trial, cutAt: syncs)
             let fs = try trial.mount()
-            let daemon = try PizzadProcess(binary: trial.pizzad, database: trial.database, run: trial.run)
+            let daemon = try PizzadProcess(
+                binary: trial.pizzad, directory: trial.run, database: trial.database, logLevel: "notice")
             #expect(
                 try sqlite3(trial.database, "SELECT max(version) FROM schema_migrations") == Migrations.latestVersion,
                 "cut at fsync \(syncs)")
@@ -344,7 +348,7 @@ extension PowerCutTests {
                 try await $0.call("audit.verify")
             }
             #expect(verify["ok"]?.boolValue == true, "cut at fsync \(syncs): \(verify.jsonText)")
-            #expect(daemon.stop() == 0)
+            #expect(try daemon.stop() == 0)
             try fs.unmount()
             swept = syncs
             if !start.cutByArm { break }

@@ -4,10 +4,10 @@ import Testing
 
 @Suite("Every error code on the socket", .serialized)
 struct ProtocolErrorTests {
-    let daemon: DaemonProcess
+    let daemon: PizzadProcess
 
     init() throws {
-        daemon = try DaemonProcess(config: "socket:\n  maxConnections: 4\ndatabase:\n  busyTimeoutMs: 200\n")
+        daemon = try PizzadProcess(config: "socket:\n  maxConnections: 4\ndatabase:\n  busyTimeoutMs: 200\n")
     }
 
     func connection() throws -> RawConnection { try RawConnection(path: daemon.socket) }
@@ -113,7 +113,7 @@ struct ProtocolErrorTests {
 
     @Test("db.backup to a path another backup is writing: 1004 on path, naming it; one copy, whole")
     func backupsTogether() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         // Enough orders that a backup takes a moment (one connection, sent in one go, then the answers read).
         let loader = try RawConnection(path: daemon.socket)
         let create = #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#
@@ -285,7 +285,7 @@ struct ProtocolErrorTests {
 struct AccessTests {
     @Test("a user in neither list gets permission_denied and exit code 4; readers read but may not change")
     func nobody() throws {
-        let daemon = try DaemonProcess(
+        let daemon = try PizzadProcess(
             config: """
                 socket:
                   group: nogroup
@@ -308,7 +308,7 @@ struct AccessTests {
 
     @Test("a user outside the lists is denied even reads")
     func outsider() throws {
-        let daemon = try DaemonProcess(config: "socket:\n  group: nogroup\n")
+        let daemon = try PizzadProcess(config: "socket:\n  group: nogroup\n")
         let denied = try daemon.pizzactl(["order", "list"], as: "nobody", group: "nogroup")
         #expect(denied.status == 4, "\(denied)")
         #expect(denied.stderr.contains("permission_denied"))
@@ -316,7 +316,7 @@ struct AccessTests {
 
     @Test("a user who cannot open the socket file is told so, exit 4")
     func socketPermissions() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let denied = try daemon.pizzactl(["status"], as: "nobody", group: "nogroup")
         #expect(denied.status == 4, "\(denied)")
         #expect(denied.stderr.contains("no permission to open"))
@@ -324,7 +324,7 @@ struct AccessTests {
 
     @Test("the audit entry records the uid, name and pid of the operator")
     func auditRecordsActor() throws {
-        let daemon = try DaemonProcess(config: "socket:\n  group: nogroup\naccess:\n  operators: [nobody]\n")
+        let daemon = try PizzadProcess(config: "socket:\n  group: nogroup\naccess:\n  operators: [nobody]\n")
         let created = try daemon.pizzactl(["order", "new", "cheese"], as: "nobody", group: "nogroup")
         #expect(created.status == 0, "\(created)")
         let row = try sqlite3(daemon.database, "SELECT actor_uid, actor_name FROM audit_log")

@@ -27,8 +27,8 @@ struct ReplicationTests {
     )
     func twoShops() async throws {
         let centre = try Centre()
-        let berlin = try DaemonProcess(environment: try centre.shop("berlin"))
-        let paris = try DaemonProcess(environment: try centre.shop("paris", batchSize: 7))
+        let berlin = try PizzadProcess(environment: try centre.shop("berlin"))
+        let paris = try PizzadProcess(environment: try centre.shop("paris", batchSize: 7))
         async let a: Void = { try await loadOrders(berlin, orders: 240) }()
         async let b: Void = { try await loadOrders(paris, orders: 180) }()
         _ = try await (a, b)
@@ -129,7 +129,7 @@ struct ReplicationTests {
         var trusted = try centre.shop("tls-trusted")
         trusted["PIZZAD_REPLICATION_POSTGRES_TLS"] = "require"
         trusted["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = centre.folder + "/server.crt"
-        let shop = try DaemonProcess(environment: trusted)
+        let shop = try PizzadProcess(environment: trusted)
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         #expect(try centre.entries("tls-trusted") == (try localEntries(shop)))
@@ -144,7 +144,7 @@ struct ReplicationTests {
 
         var untrusted = try centre.shop("tls-untrusted")
         untrusted["PIZZAD_REPLICATION_POSTGRES_TLS"] = "require"
-        let refused = try DaemonProcess(environment: untrusted)
+        let refused = try PizzadProcess(environment: untrusted)
         try await loadOrders(refused, orders: 3)
         let status = try await waitForStatus(refused, "a TLS error") { $0["lastError"] is String }
         let message = status["lastError"] as? String ?? ""
@@ -176,7 +176,7 @@ struct ReplicationTests {
             FROM generate_series(1, 200000) AS n;
             ANALYZE order_events;
             """)
-        let shop = try DaemonProcess(environment: try centre.shop("bern", batchSize: 10))
+        let shop = try PizzadProcess(environment: try centre.shop("bern", batchSize: 10))
         try await loadOrders(shop, orders: 60)
         try await waitUntilShipped(shop)
         let local = try localEntries(shop)
@@ -202,7 +202,7 @@ struct ReplicationTests {
     )
     func centreDown() async throws {
         let centre = try Centre()
-        let shop = try DaemonProcess(environment: try centre.shop("lyon"))
+        let shop = try PizzadProcess(environment: try centre.shop("lyon"))
         let (up, down) = try await withMachine(heavy: false) {
             try await loadOrders(shop, clients: 1, orders: 40)  // warm up
             let up = median(try await loadOrders(shop, clients: 1, orders: 150))
@@ -235,7 +235,7 @@ struct ReplicationTests {
         let centre = try Centre()
         var environment = try centre.shop("oslo")
         environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
-        let shop = try DaemonProcess(environment: environment)
+        let shop = try PizzadProcess(environment: environment)
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
 
@@ -274,7 +274,7 @@ struct ReplicationTests {
         .enabled(if: canMount))
     func centralDiskFull() async throws {
         let centre = try Centre()
-        let shop = try DaemonProcess(environment: try centre.shop("nantes", batchSize: 20))
+        let shop = try PizzadProcess(environment: try centre.shop("nantes", batchSize: 20))
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
 
@@ -329,9 +329,11 @@ struct ReplicationTests {
     func killedWhileShipping() async throws {
         let centre = try Centre()
         let environment = try centre.shop("rome", batchSize: 3)
-        let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
+        let shopFolder = try TemporaryFolder("pizzad-it")
+        defer { shopFolder.remove() }
+        let directory = shopFolder.path
         try centre.server.stop()
-        let first = try DaemonProcess(environment: environment, directory: directory)
+        let first = try PizzadProcess(environment: environment, directory: directory)
         try await loadOrders(first, orders: 200)
         try centre.server.start()
         // Kill it while batches of three are going out.
@@ -348,7 +350,7 @@ struct ReplicationTests {
         let markBefore = try sqlite3(first.database, "SELECT shipped_seq FROM replication_state")
         print("killed with \(shippedBefore) entries central, \(markBefore) marked shipped locally")
 
-        let second = try DaemonProcess(environment: environment, directory: directory)
+        let second = try PizzadProcess(environment: environment, directory: directory)
         try await loadOrders(second, orders: 20)
         try await waitUntilShipped(second, timeout: 90)
         #expect(try centre.entries("rome") == (try localEntries(second)))
@@ -362,7 +364,7 @@ struct ReplicationTests {
     )
     func refusals() async throws {
         let centre = try Centre()
-        let wrong = try DaemonProcess(environment: try centre.shop("oslo", password: "not-the-password"))
+        let wrong = try PizzadProcess(environment: try centre.shop("oslo", password: "not-the-password"))
         try await loadOrders(wrong, orders: 5)
         let status = try await waitForStatus(wrong, "a refused login") { $0["lastError"] is String }
         #expect((status["lastErrorKind"] as? String) == "authentication", "\(status)")
@@ -381,7 +383,7 @@ struct ReplicationTests {
         #expect(migrate.status == 1)
         #expect(migrate.stderr.contains("already holds orders, shops that pizzad did not create"), "\(migrate.stderr)")
         foreign["PIZZAD_LOG_LEVEL"] = "info"
-        let intruder = try DaemonProcess(environment: foreign)
+        let intruder = try PizzadProcess(environment: foreign)
         try await loadOrders(intruder, orders: 3)
         let refused = try await waitForStatus(intruder, "the foreign database refused") {
             $0["state"] as? String == "stopped"
@@ -473,7 +475,7 @@ struct ReplicationTests {
         )
 
         // A shop ships into the upgraded centre: items in the wire form, totals as the shop has them.
-        let shop = try DaemonProcess(environment: try centre.shop("nice"))
+        let shop = try PizzadProcess(environment: try centre.shop("nice"))
         try await loadOrders(shop, orders: 6)
         try await waitUntilShipped(shop)
         #expect(
@@ -489,7 +491,7 @@ struct ReplicationTests {
     func schemaBehind() async throws {
         let centre = try Centre(migrate: false)
         try centre.server.psql("CREATE ROLE shop_graz LOGIN PASSWORD 'shop_graz-secret'")
-        let shop = try DaemonProcess(
+        let shop = try PizzadProcess(
             environment: centre.environment(shop: "graz", user: "shop_graz", password: "shop_graz-secret"))
         try await loadOrders(shop, orders: 5)
         let status = try await waitForStatus(shop, "schema_behind") {
@@ -516,8 +518,10 @@ struct ReplicationTests {
     func restoredFromOldBackup() async throws {
         let centre = try Centre()
         let environment = try centre.shop("madrid")
-        let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
-        let shop = try DaemonProcess(environment: environment, directory: directory)
+        let shopFolder = try TemporaryFolder("pizzad-it")
+        defer { shopFolder.remove() }
+        let directory = shopFolder.path
+        let shop = try PizzadProcess(environment: environment, directory: directory)
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         let backup = directory + "/old-copy.sqlite"
@@ -530,7 +534,7 @@ struct ReplicationTests {
         // The shop's disk is replaced by the older copy, and the kitchen goes on: new changes, old numbers.
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: shop.database + suffix) }
         try FileManager.default.copyItem(atPath: backup, toPath: shop.database)
-        let restored = try DaemonProcess(environment: environment, directory: directory)
+        let restored = try PizzadProcess(environment: environment, directory: directory)
         try await loadOrders(restored, orders: 3)
         let status = try await waitForStatus(restored, "diverged") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "diverged", "\(status)")
@@ -549,7 +553,7 @@ struct ReplicationTests {
     )
     func centreLostBatches() async throws {
         let centre = try Centre()
-        let shop = try DaemonProcess(environment: try centre.shop("vienna"))
+        let shop = try PizzadProcess(environment: try centre.shop("vienna"))
         try await loadOrders(shop, orders: 30)
         try await waitUntilShipped(shop)
         try centre.sql(
@@ -581,11 +585,11 @@ struct ReplicationTests {
     func shopIDCollision() async throws {
         let centre = try Centre()
         let environment = try centre.shop("zurich")
-        let first = try DaemonProcess(environment: environment)
+        let first = try PizzadProcess(environment: environment)
         try await loadOrders(first, orders: 5)
         try await waitUntilShipped(first)
         let before = try centre.entries("zurich")
-        let second = try DaemonProcess(environment: environment)
+        let second = try PizzadProcess(environment: environment)
         try await loadOrders(second, orders: 5)
         let status = try await waitForStatus(second, "a shop collision") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "shop_collision", "\(status)")
@@ -603,9 +607,11 @@ struct ReplicationTests {
     )
     func editedEntryIsNotShipped() async throws {
         let centre = try Centre()
-        let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
+        let shopFolder = try TemporaryFolder("pizzad-it")
+        defer { shopFolder.remove() }
+        let directory = shopFolder.path
         // The kitchen runs without replication first, so nothing is central yet.
-        let kitchen = try DaemonProcess(directory: directory)
+        let kitchen = try PizzadProcess(directory: directory)
         try await loadOrders(kitchen, orders: 10)
         #expect(try kitchen.stop() == 0)
         let total = Int(try sqlite3(kitchen.database, "SELECT count(*) FROM audit_log")) ?? 0
@@ -619,7 +625,7 @@ struct ReplicationTests {
             """)
         #expect(try sqlite3(kitchen.database, "SELECT count(*) FROM audit_log WHERE after LIKE '%forged%'") == "1")
 
-        let shop = try DaemonProcess(environment: try centre.shop("porto"), directory: directory)
+        let shop = try PizzadProcess(environment: try centre.shop("porto"), directory: directory)
         let status = try await waitForStatus(shop, "tampered") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "tampered", "\(status)")
         #expect(
@@ -640,7 +646,7 @@ struct ReplicationTests {
 struct ReplicationOffTests {
     @Test("replication status says off, verify and bad parameters are named errors, the kitchen is untouched")
     func off() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let status = try daemon.pizzactl(["replication", "status"])
         #expect(status.status == 0 && status.stdout.contains("replication: off"), "\(status)")
         let verify = try daemon.pizzactl(["replication", "verify"])

@@ -31,8 +31,8 @@ private func snapshot(_ database: String) throws -> [String: Data] {
 }
 
 /// A stopped shop's folder with a database of `orders` orders made by a real pizzad.
-private func stoppedShop(orders: Int, environment: [String: String] = [:]) async throws -> DaemonProcess {
-    let shop = try DaemonProcess(environment: environment)
+private func stoppedShop(orders: Int, environment: [String: String] = [:]) async throws -> PizzadProcess {
+    let shop = try PizzadProcess(environment: environment)
     try await loadOrders(shop, orders: orders)
     #expect(try shop.stop() == 0)
     return shop
@@ -44,7 +44,7 @@ struct RestoreFromBackupTests {
         "a backup restored up to an earlier entry is, table by table, the backup taken then; restored whole it answers order.get as before and the next change chains on"
     )
     func pointInTimeAndWhole() async throws {
-        let shop = try DaemonProcess()
+        let shop = try PizzadProcess()
         try await loadOrders(shop, orders: 40)
         let early = shop.directory + "/early.sqlite"
         #expect(try shop.pizzactl(["db", "backup", early]).status == 0)
@@ -87,7 +87,7 @@ struct RestoreFromBackupTests {
         #expect(aside.count == 1, "\(aside)")
         #expect(try dump(shop.directory + "/" + (aside.first ?? "")) == before, "the replaced database changed")
         #expect(try dump(shop.database) == (try dump(late)))
-        let again = try DaemonProcess(directory: shop.directory)
+        let again = try PizzadProcess(directory: shop.directory)
         #expect(try again.pizzactl(["--json", "order", "show", "41"]).stdout == shown)
         #expect(try again.pizzactl(["audit", "verify"]).status == 0)
         #expect(try again.pizzactl(["db", "check"]).status == 0)
@@ -217,7 +217,7 @@ struct RestoreFromCentralTests {
     func deadDisk() async throws {
         let centre = try Centre()
         let environment = try centre.shop("oslo", batchSize: 50)
-        let shop = try DaemonProcess(environment: environment)
+        let shop = try PizzadProcess(environment: environment)
         try await loadOrders(shop, clients: 8, orders: 800)
         try await waitUntilShipped(shop)
         let before = try dump(shop.database)
@@ -238,7 +238,7 @@ struct RestoreFromCentralTests {
         #expect(
             try sqlite3(shop.database, "SELECT shop_key, shipped_seq FROM replication_state") == "\(key)|\(entries)")
 
-        let again = try DaemonProcess(environment: environment, directory: shop.directory)
+        let again = try PizzadProcess(environment: environment, directory: shop.directory)
         #expect(try again.pizzactl(["--json", "order", "show", "77"]).stdout == shown)
         #expect(try again.pizzactl(["audit", "verify"]).status == 0)
         #expect(try again.pizzactl(["db", "check"]).status == 0)
@@ -257,7 +257,7 @@ struct RestoreFromCentralTests {
     func pointInTime() async throws {
         let centre = try Centre()
         let environment = try centre.shop("tromso")
-        let shop = try DaemonProcess(environment: environment)
+        let shop = try PizzadProcess(environment: environment)
         // One client: every entry later than the one before, so "up to a time" is one prefix of the history.
         try await loadOrders(shop, clients: 1, orders: 60)
         try await waitUntilShipped(shop)
@@ -285,7 +285,7 @@ struct RestoreFromCentralTests {
     func divergedHeals() async throws {
         let centre = try Centre()
         let environment = try centre.shop("bergen")
-        let shop = try DaemonProcess(environment: environment)
+        let shop = try PizzadProcess(environment: environment)
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         let backup = shop.directory + "/old-copy.sqlite"
@@ -299,7 +299,7 @@ struct RestoreFromCentralTests {
         let old = try restore(
             ["--from-backup", backup, "--database", shop.database, "--force"], environment: environment)
         #expect(old.status == 0 && old.stdout.contains("shipping from this copy stops as diverged"), "\(old)")
-        let diverged = try DaemonProcess(environment: environment, directory: shop.directory)
+        let diverged = try PizzadProcess(environment: environment, directory: shop.directory)
         try await loadOrders(diverged, orders: 3)
         let status = try await waitForStatus(diverged, "diverged") { $0["state"] as? String == "stopped" }
         #expect((status["lastError"] as? String ?? "").contains("pizzad restore --from-central --force"), "\(status)")
@@ -310,7 +310,7 @@ struct RestoreFromCentralTests {
         let healed = try restore(["--from-central", "--database", shop.database, "--force"], environment: environment)
         #expect(healed.status == 0 && healed.stdout.contains("moved to"), "\(healed)")
         #expect(try localEntries(shop.database) == central)
-        let again = try DaemonProcess(environment: environment, directory: shop.directory)
+        let again = try PizzadProcess(environment: environment, directory: shop.directory)
         try await loadOrders(again, orders: 5)
         try await waitUntilShipped(again)
         #expect(try centre.entries("bergen") == (try localEntries(again)))
@@ -324,7 +324,7 @@ struct RestoreFromCentralTests {
     func badCentres() async throws {
         let centre = try Centre()
         let environment = try centre.shop("kiruna")
-        let shop = try DaemonProcess(environment: environment)
+        let shop = try PizzadProcess(environment: environment)
         try await loadOrders(shop, orders: 20)
         try await waitUntilShipped(shop)
         #expect(try shop.stop() == 0)

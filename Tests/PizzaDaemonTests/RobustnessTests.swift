@@ -11,7 +11,7 @@ import Testing
 struct RobustnessTests {
     @Test("200 malformed lines of different kinds leave the daemon serving every connection")
     func malformedLines() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let bystander = try RawConnection(path: daemon.socket)
         let kinds: [String] = [
             "{", "}", "[]", "null", "42", "\"text\"", "{\"jsonrpc\":\"2.0\"}",
@@ -48,7 +48,7 @@ struct RobustnessTests {
 
     @Test("50 concurrent clients create orders; every acknowledged order is in the database")
     func concurrentClients() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let acknowledged = try await withThrowingTaskGroup(of: [Int64].self) { group in
             for client in 0..<50 {
                 group.addTask {
@@ -82,7 +82,7 @@ struct RobustnessTests {
     @Test("SIGTERM waits for the request under way: it ends at once when the request does, or when the grace runs out")
     func shutdownGrace() async throws {
         for releaseEarly in [true, false] {
-            let daemon = try DaemonProcess(
+            let daemon = try PizzadProcess(
                 config: """
                     shutdown:
                       graceSeconds: \(releaseEarly ? 30 : 1)
@@ -132,7 +132,7 @@ struct RobustnessTests {
 
     @Test("SIGTERM under load: exit 0, no acknowledged order missing, integrity_check ok")
     func sigtermUnderLoad() async throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         let acknowledged = Locked<[Int64]>([])
         let load = Task {
             await withTaskGroup(of: Void.self) { group in
@@ -178,7 +178,7 @@ struct RobustnessTests {
 
     @Test("promtool accepts the output of pizzactl metrics", .enabled(if: Binaries.available("promtool")))
     func promtool() throws {
-        let daemon = try DaemonProcess()
+        let daemon = try PizzadProcess()
         try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         _ = try daemon.pizzactl(["order", "advance", "99"])
         let metrics = try daemon.pizzactl(["metrics"])
@@ -202,7 +202,7 @@ struct LifecycleTests {
             ("database: [\n", "is not valid YAML"),
         ])
     func badConfiguration(_ yaml: String, _ expected: String) throws {
-        let daemon = try DaemonProcess(config: yaml, wait: false)
+        let daemon = try PizzadProcess(config: yaml, wait: .none)
         let status = try daemon.waitForExit()
         #expect(status == 78)
         let lines = daemon.output.split(separator: "\n")
@@ -213,24 +213,24 @@ struct LifecycleTests {
 
     @Test("a stale socket file from a crash is replaced; a live daemon's socket is never stolen")
     func staleAndLiveSockets() throws {
-        let first = try DaemonProcess()
+        let first = try PizzadProcess()
         try #require(first.pizzactl(["order", "new", "cheese"]).status == 0)
         // A second daemon on the same socket refuses to start.
-        let thief = try DaemonProcess(arguments: ["--socket", first.socket], wait: false)
+        let thief = try PizzadProcess(arguments: ["--socket", first.socket], wait: .none)
         #expect(try thief.waitForExit() == 1)
         #expect(thief.output.contains("another pizzad is serving on \(first.socket)"))
         #expect(try first.pizzactl(["status"]).status == 0)
         // A crash leaves the socket file behind; the next start replaces it.
         #expect(try first.stop(SIGKILL) == -9)
         #expect(FileManager.default.fileExists(atPath: first.socket))
-        let second = try DaemonProcess(directory: first.directory)
+        let second = try PizzadProcess(directory: first.directory)
         #expect(second.output.contains("replacing a stale socket file"))
         #expect(try second.pizzactl(["order", "show", "1"]).status == 0)
     }
 
     @Test("SIGHUP applies a new menu and access lists live, and says what needs a restart")
     func reload() throws {
-        let daemon = try DaemonProcess(config: "log:\n  level: info\n")
+        let daemon = try PizzadProcess(config: "log:\n  level: info\n")
         #expect(try daemon.pizzactl(["order", "new", "hawaii"]).status == 1)
         try Data(
             """
@@ -264,7 +264,7 @@ struct LifecycleTests {
 
     @Test("SIGHUP changes the log level of every logger in the daemon, the request path's included")
     func reloadLogLevel() throws {
-        let daemon = try DaemonProcess(config: "log:\n  level: info\n")
+        let daemon = try PizzadProcess(config: "log:\n  level: info\n")
         #expect(try daemon.pizzactl(["db", "backup", daemon.directory + "/first.sqlite"]).status == 0)
         let lines = { daemon.output.components(separatedBy: "backup written").count - 1 }
         let deadline = TimeLimit(seconds: 5)
@@ -283,12 +283,12 @@ struct LifecycleTests {
 
     @Test("a file that is not a pizzad database is refused and left untouched")
     func foreignDatabase() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-it-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-it")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         _ = try sqlite3(directory + "/pizzad.sqlite", "CREATE TABLE photos (id INTEGER PRIMARY KEY);")
         let before = try run("sha256sum", [directory + "/pizzad.sqlite"]).stdout
-        let daemon = try DaemonProcess(directory: directory, wait: false)
+        let daemon = try PizzadProcess(directory: directory, wait: .none)
         #expect(try daemon.waitForExit() == 65)
         #expect(daemon.output.contains("another program"))
         #expect(try run("sha256sum", [directory + "/pizzad.sqlite"]).stdout == before)

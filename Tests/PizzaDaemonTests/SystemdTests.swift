@@ -6,11 +6,11 @@ import Testing
 struct SystemdTests {
     @Test("sd_notify: READY=1, STATUS=, WATCHDOG=1 pings and STOPPING=1, all from pizzad's own pid")
     func notify() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-notify-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-notify")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         let listener = try NotifyListener(path: directory + "/notify.sock")
-        let daemon = try DaemonProcess(
+        let daemon = try PizzadProcess(
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
         let early = listener.collect(timeout: 5) { messages in
             messages.filter { $0.message.contains("WATCHDOG=1") }.count >= 2
@@ -32,19 +32,20 @@ struct SystemdTests {
 
     @Test("a schema upgrade is announced to systemd (STATUS=, EXTEND_TIMEOUT_USEC=) before READY=1, and logged")
     func upgradeAnnounced() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-upgrade-" + UUID().uuidString.prefix(8)
+        let directoryFolder = try TemporaryFolder("pizzad-upgrade")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         try FileManager.default.createDirectory(atPath: directory + "/schema1", withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
         // An older pizzad's database: only the first migration applied, with an order in it.
         try FileManager.default.copyItem(
             atPath: Binaries.repository + "/migrations/0001_initial.sql",
             toPath: directory + "/schema1/0001_initial.sql")
-        let old = try DaemonProcess(environment: ["PIZZAD_MIGRATIONS": directory + "/schema1"], directory: directory)
+        let old = try PizzadProcess(environment: ["PIZZAD_MIGRATIONS": directory + "/schema1"], directory: directory)
         try #require(old.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         #expect(try old.stop(SIGTERM) == 0)
 
         let listener = try NotifyListener(path: directory + "/notify.sock")
-        let daemon = try DaemonProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
+        let daemon = try PizzadProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
         let messages = listener.collect(timeout: 5) { messages in messages.contains { $0.message.contains("READY=1") } }
         let upgrade = try #require(messages.firstIndex { $0.message.contains("EXTEND_TIMEOUT_USEC=") }, "\(messages)")
         #expect(
@@ -76,7 +77,7 @@ struct SystemdTests {
             }
             try #require(bound == 0)
             // Pings every 50 ms: far more than the queue holds within the second below.
-            let daemon = try DaemonProcess(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"])
+            let daemon = try PizzadProcess(environment: ["NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"])
             usleep(1_000_000)
             let started = Stopwatch()
             for _ in 0..<5 {
@@ -90,11 +91,11 @@ struct SystemdTests {
 
     @Test("SIGHUP is announced with RELOADING=1 and READY=1")
     func reloadNotification() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-notify-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-notify")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         let listener = try NotifyListener(path: directory + "/notify.sock")
-        let daemon = try DaemonProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
+        let daemon = try PizzadProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
         _ = listener.collect(timeout: 3) { messages in messages.contains { $0.message.contains("READY=1") } }
         kill(daemon.pid, SIGHUP)
         let messages = listener.collect(timeout: 5) { messages in
@@ -109,9 +110,9 @@ struct SystemdTests {
         "under systemd-socket-activate pizzad serves on the passed socket",
         .enabled(if: Binaries.available("systemd-socket-activate")))
     func socketActivation() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-activate-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let directoryFolder = try TemporaryFolder("pizzad-activate")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
         let socket = directory + "/activated.sock"
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
@@ -140,13 +141,13 @@ struct SystemdTests {
 
     @Test("under systemd (JOURNAL_STREAM set) log lines carry syslog priorities and no timestamp")
     func journalLogs() throws {
-        let daemon = try DaemonProcess(environment: ["JOURNAL_STREAM": "8:12345"])
+        let daemon = try PizzadProcess(environment: ["JOURNAL_STREAM": "8:12345"])
         #expect(try daemon.stop() == 0)
         let lines = daemon.output.split(separator: "\n")
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { $0.hasPrefix("<6>") || $0.hasPrefix("<5>") || $0.hasPrefix("<4>") }, "\(lines)")
         #expect(!daemon.output.contains("INFO"))
-        let plain = try DaemonProcess()
+        let plain = try PizzadProcess()
         #expect(plain.output.contains(" INFO "))
     }
 
@@ -166,8 +167,9 @@ struct SystemdTests {
         "with the replication drop-in, only the network opens: the rest of the hardening stays",
         .enabled(if: Binaries.available("systemd-analyze")))
     func replicationDropIn() throws {
-        let folder = NSTemporaryDirectory() + "pizzad-dropin-" + UUID().uuidString.prefix(8)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder("pizzad-dropin")
+        defer { temporary.remove() }
+        let folder = temporary.path
         try FileManager.default.createDirectory(atPath: folder + "/pizzad.service.d", withIntermediateDirectories: true)
         try FileManager.default.copyItem(
             atPath: Binaries.repository + "/systemd/pizzad.service", toPath: folder + "/pizzad.service")
@@ -204,8 +206,9 @@ struct SystemdTests {
         "the package's layout: systemd-analyze verify passes, and pizzad in /usr/sbin runs on the files the package installs",
         .enabled(if: Binaries.available("systemd-analyze")))
     func install() throws {
-        let stage = NSTemporaryDirectory() + "pizzad-stage-" + UUID().uuidString.prefix(8)
-        defer { try? FileManager.default.removeItem(atPath: stage) }
+        let stageFolder = try TemporaryFolder("pizzad-stage")
+        defer { stageFolder.remove() }
+        let stage = stageFolder.path
         // The files debian/pizzad.install takes from the tree as they are (source and folder on one line); what
         // debian/rules builds is staged here from this build: the binaries, and the units as they are in systemd/.
         let list = try String(contentsOfFile: Binaries.repository + "/debian/pizzad.install", encoding: .utf8)

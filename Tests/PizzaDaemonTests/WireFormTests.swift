@@ -28,9 +28,10 @@ struct WireFormTests {
         "order.get, a live event, a replayed event and audit.list carry the same order, in CONTRACT's shape; entries in the old nested form read the same"
     )
     func oneForm() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-wire-" + UUID().uuidString.prefix(8)
-        defer { try? FileManager.default.removeItem(atPath: directory) }
-        var daemon = try DaemonProcess(directory: directory)
+        let directoryFolder = try TemporaryFolder("pizzad-wire")
+        defer { directoryFolder.remove() }
+        let directory = directoryFolder.path
+        var daemon = try PizzadProcess(directory: directory)
         let live = try RawConnection(path: daemon.socket)
         _ = try live.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
         let connection = try RawConnection(path: daemon.socket)
@@ -71,7 +72,7 @@ struct WireFormTests {
             try sqlite3(
                 daemon.database, "SELECT json_extract(after, '$.items[0].pizza.kind') FROM audit_log WHERE seq = 1")
                 == "chicken")
-        daemon = try DaemonProcess(directory: directory)
+        daemon = try PizzadProcess(directory: directory)
         let again = try RawConnection(path: daemon.socket)
         let listed = try again.request(#"{"jsonrpc":"2.0","id":5,"method":"audit.list"}"#).result
         #expect(try Self.canonical((listed?["entries"] as? [[String: Any]])?.first?["after"]) == expected)

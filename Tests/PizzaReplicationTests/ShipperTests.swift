@@ -4,13 +4,15 @@ import Logging
 import PizzaCore
 import PizzaReplication
 import PizzaStorage
+import PizzaTesting
 import Prometheus
 import Testing
 
 /// A shop in a temporary folder: a real SQLite store with its storage subscribers, and a shipper to a
 /// ``TestCentre``, its log kept in memory.
 final class ShippingShop {
-    let folder = NSTemporaryDirectory() + "pizzad-shipper-" + UUID().uuidString
+    let temporary: TemporaryFolder
+    var folder: String { temporary.path }
     let orders: OrderBook
     let centre = TestCentre()
     let log = InMemoryLogHandler()
@@ -24,8 +26,9 @@ final class ShippingShop {
     }()
 
     init(batchSize: Int = 7) throws {
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        orders = OrderBook(store: try SQLiteOrderStore(path: folder + "/pizzad.sqlite", migrations: Self.migrations))
+        temporary = try TemporaryFolder("pizzad-shipper")
+        orders = OrderBook(
+            store: try SQLiteOrderStore(path: temporary.path + "/pizzad.sqlite", migrations: Self.migrations))
         let configuration = ReplicationConfiguration(
             shopID: "paris", host: "centre.invalid", database: "chain", user: "paris", batchSize: batchSize)
         let log = log
@@ -37,7 +40,6 @@ final class ShippingShop {
 
     deinit {
         running?.cancel()
-        try? FileManager.default.removeItem(atPath: folder)
     }
 
     func start() { running = Task { [replicator] in try await replicator.run() } }

@@ -1,6 +1,7 @@
 import Foundation
 import PizzaCore
 import PizzaStorage
+import PizzaTesting
 import Testing
 
 @Suite("Audit entry hash")
@@ -19,7 +20,7 @@ struct AuditEntryTests {
             "42", entry.at, "1000", "cook", "4242", "cancelled", "7", "cancelled", reason ?? "\u{0}",
             entry.before ?? "\u{0}", entry.after, entry.prevHash,
         ]
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let file = directory.path + "/fields"
         try Data(fields.joined(separator: "\u{1F}").utf8).write(to: URL(fileURLWithPath: file))
         #expect(entry.computedHash == (try Fixtures.sha256(of: file)))
@@ -39,7 +40,7 @@ struct AuditEntryTests {
             String(seq), entry.at, String(uid), "root", String(pid), "created", String(orderID), "open", "\u{0}",
             "\u{0}", "{}", AuditLogger.genesis,
         ]
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let file = directory.path + "/fields"
         try Data(fields.joined(separator: "\u{1F}").utf8).write(to: URL(fileURLWithPath: file))
         #expect(entry.computedHash == (try Fixtures.sha256(of: file)))

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import SQLite
 import Testing
 
@@ -6,9 +7,9 @@ import Testing
 struct BindingsTests {
     /// A fresh database with a table of every kind of column the write path binds, removed after `body`.
     private func withTable(_ body: (Database) throws -> Void) throws {
-        let folder = NSTemporaryDirectory() + "pizzad-bindings-" + UUID().uuidString.prefix(8)
-        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let temporary = try TemporaryFolder("pizzad-bindings")
+        defer { temporary.remove() }
+        let folder = temporary.path
         let db = try Database(path: folder + "/t.sqlite")
         try db.execute("CREATE TABLE t (a, b, c, d, e, f, g, h, i, j)")
         try body(db)

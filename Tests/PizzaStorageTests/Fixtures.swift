@@ -1,17 +1,8 @@
 import Foundation
 import PizzaCore
 import PizzaStorage
+import PizzaTesting
 import Synchronization
-
-/// A temporary directory removed at the end of the test.
-final class TemporaryDirectory {
-    let path: String
-    init() {
-        path = NSTemporaryDirectory() + "pizzad-test-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-}
 
 enum Fixtures {
     /// The repository's `migrations/` folder.
@@ -50,7 +41,7 @@ enum Fixtures {
 
 /// A repository over a real SQLite file with its persistence layer and audit logger subscribed.
 final class Kitchen {
-    let directory = TemporaryDirectory()
+    let directory: TemporaryFolder
     /// The store, repository and storage subscribers, wired as the daemon wires them.
     let orders: OrderBook
     var store: SQLiteOrderStore { orders.store }
@@ -58,6 +49,7 @@ final class Kitchen {
     var path: String { store.path }
 
     init() throws {
+        directory = try TemporaryFolder("pizzad-test")
         orders = OrderBook(
             store: try SQLiteOrderStore(path: directory.path + "/pizzad.sqlite", migrations: Fixtures.migrations))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import PizzaCore
 import PizzaStorage
+import PizzaTesting
 import SQLite
 import Testing
 
@@ -20,7 +21,7 @@ struct MigrationTests {
 
     @Test("migrations apply in order, each recorded with its checksum")
     func recorded() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let rows = try Fixtures.sqlite3(
@@ -45,7 +46,7 @@ struct MigrationTests {
         "schema 2 upgrades a schema 1 database with orders: same rows, same audit chain, same CHECKs, no IN-list b-trees"
     )
     func upgradeToSchema2() async throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         let first = Array(Fixtures.migrations.prefix(1))
         do {
@@ -103,7 +104,7 @@ struct MigrationTests {
 
     @Test("a later migration applies on the next start")
     func laterMigration() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let more =
@@ -116,7 +117,7 @@ struct MigrationTests {
 
     @Test("a failing migration is rolled back whole")
     func failingMigration() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let broken =
@@ -131,7 +132,7 @@ struct MigrationTests {
 
     @Test("a changed applied migration stops start-up")
     func changedMigration() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         let changed =
@@ -142,7 +143,7 @@ struct MigrationTests {
 
     @Test("a database from a newer version is refused, not damaged")
     func newerSchema() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         let newer =
             Fixtures.migrations + [
@@ -154,7 +155,7 @@ struct MigrationTests {
 
     @Test("a file that is not SQLite is refused untouched")
     func notSQLite() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         try Data("these are my shopping notes, not a database\n".utf8).write(to: URL(fileURLWithPath: path))
         try expectRefused(path, saying: "not an SQLite database")
@@ -162,7 +163,7 @@ struct MigrationTests {
 
     @Test("another program's SQLite file is refused untouched")
     func foreignDatabase() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         _ = try Fixtures.sqlite3(
             path, "CREATE TABLE photos (id INTEGER PRIMARY KEY, name TEXT); INSERT INTO photos VALUES (1, 'cat');")
@@ -172,7 +173,7 @@ struct MigrationTests {
 
     @Test("a damaged database is refused")
     func damaged() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
         _ = try open(path)
         _ = try Fixtures.sqlite3(path, "PRAGMA wal_checkpoint(TRUNCATE)")
@@ -187,7 +188,7 @@ struct MigrationTests {
 
     @Test("a missing migrations folder and a badly named file are named errors")
     func missingFolder() throws {
-        let directory = TemporaryDirectory()
+        let directory = try TemporaryFolder("pizzad-test")
         #expect(throws: StorageError.self) { try Migration.load(from: directory.path + "/nowhere") }
         try Data("SELECT 1;".utf8).write(to: URL(fileURLWithPath: directory.path + "/initial.sql"))
         let error = #expect(throws: StorageError.self) { try Migration.load(from: directory.path) }

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import SQLite
 import Testing
 
@@ -12,14 +13,14 @@ struct DatabaseTests {
 
     /// A fresh database file in its own folder, removed afterwards.
     final class Scratch {
-        let folder = NSTemporaryDirectory() + "pizzad-sqlite-" + UUID().uuidString
+        let temporary: TemporaryFolder
+        var folder: String { temporary.path }
         let db: Database
         init() throws {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            db = try Database(path: folder + "/test.sqlite")
+            temporary = try TemporaryFolder("pizzad-sqlite")
+            db = try Database(path: temporary.path + "/test.sqlite")
             try db.execute("PRAGMA journal_mode=WAL; CREATE TABLE t (id INTEGER PRIMARY KEY, v TEXT NOT NULL) STRICT")
         }
-        deinit { try? FileManager.default.removeItem(atPath: folder) }
         func count() throws -> Int64 { try db.statement("SELECT count(*) FROM t").first { $0.int64(0) } ?? -1 }
     }
 

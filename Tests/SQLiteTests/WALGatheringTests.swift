@@ -9,19 +9,19 @@ import Testing
 struct WALGatheringTests {
     /// A database in WAL mode at `synchronous=FULL`, with no automatic checkpoint (the frames stay in the WAL).
     final class Scratch {
-        let folder = NSTemporaryDirectory() + "pizzad-wal-" + UUID().uuidString
+        let temporary: TemporaryFolder
+        var folder: String { temporary.path }
         var path: String { folder + "/test.sqlite" }
         let db: Database
         init() throws {
-            try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
-            db = try Database(path: folder + "/test.sqlite")
+            temporary = try TemporaryFolder("pizzad-wal")
+            db = try Database(path: temporary.path + "/test.sqlite")
             try db.execute(
                 """
                 PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL; PRAGMA wal_autocheckpoint = 0;
                 CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL) STRICT
                 """)
         }
-        deinit { try? FileManager.default.removeItem(atPath: folder) }
 
         /// The database and its WAL as a crash right now would leave them (no checkpoint, no `-shm`), copied to a
         /// folder of their own; `sqlite3` then has to recover the WAL from its frames and checksums alone.

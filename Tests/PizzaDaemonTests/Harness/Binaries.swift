@@ -1,18 +1,9 @@
 import Foundation
+import PizzaTesting
 
 /// Where the built `pizzad` and `pizzactl` are: beside the test bundle in the build folder.
 enum Binaries {
-    static let directory: String = {
-        let executable =
-            (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe")) ?? CommandLine.arguments[0]
-        var url = URL(fileURLWithPath: executable).deletingLastPathComponent()
-        // On Linux the test runner is `<build>/pizzadPackageTests.xctest`; on other layouts walk up a little.
-        for _ in 0..<3 where !FileManager.default.fileExists(atPath: url.appendingPathComponent("pizzad").path) {
-            url.deleteLastPathComponent()
-        }
-        return url.path
-    }()
-
+    static var directory: String { BuiltPrograms.directory }
     static var pizzad: String { directory + "/pizzad" }
     static var pizzactl: String { directory + "/pizzactl" }
 

@@ -107,7 +107,7 @@ final class Centre: Sendable {
 }
 
 /// `seq|hash` of every local audit entry, in order (what the centre must hold).
-func localEntries(_ daemon: DaemonProcess) throws -> String { try localEntries(daemon.database) }
+func localEntries(_ daemon: PizzadProcess) throws -> String { try localEntries(daemon.database) }
 
 /// `seq|hash` of every audit entry in the database at `path`, in order.
 func localEntries(_ database: String) throws -> String {
@@ -115,7 +115,7 @@ func localEntries(_ database: String) throws -> String {
 }
 
 /// `pizzactl --json replication status`, parsed.
-func replicationStatus(_ daemon: DaemonProcess) throws -> [String: Any] {
+func replicationStatus(_ daemon: PizzadProcess) throws -> [String: Any] {
     let result = try daemon.pizzactl(["--json", "replication", "status"])
     guard result.status == 0,
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
@@ -126,7 +126,7 @@ func replicationStatus(_ daemon: DaemonProcess) throws -> [String: Any] {
 }
 
 /// Waits until `daemon` has shipped everything it holds (backlog 0 and connected), or fails after `timeout`.
-func waitUntilShipped(_ daemon: DaemonProcess, timeout: Double = 60) async throws {
+func waitUntilShipped(_ daemon: PizzadProcess, timeout: Double = 60) async throws {
     let deadline = TimeLimit(seconds: timeout)
     var status: [String: Any] = [:]
     while deadline.remains {
@@ -143,7 +143,7 @@ func waitUntilShipped(_ daemon: DaemonProcess, timeout: Double = 60) async throw
 
 /// Waits until the replication status satisfies `condition`.
 func waitForStatus(
-    _ daemon: DaemonProcess, timeout: Double = 30, _ what: String, _ condition: ([String: Any]) -> Bool
+    _ daemon: PizzadProcess, timeout: Double = 30, _ what: String, _ condition: ([String: Any]) -> Bool
 ) async throws -> [String: Any] {
     let deadline = TimeLimit(seconds: timeout)
     var status: [String: Any] = [:]
@@ -158,7 +158,7 @@ func waitForStatus(
 /// `count` orders on `clients` connections at once, each created placed and advanced `advances` times; returns how
 /// long each create took.
 @discardableResult
-func loadOrders(_ daemon: DaemonProcess, clients: Int = 4, orders count: Int, advances: Int = 2) async throws
+func loadOrders(_ daemon: PizzadProcess, clients: Int = 4, orders count: Int, advances: Int = 2) async throws
     -> [Duration]
 {
     try await withThrowingTaskGroup(of: [Duration].self) { group in

@@ -168,7 +168,7 @@ func boundLoopbackSocket() throws -> (fd: Int32, port: Int) {
     return (fd, Int(UInt16(bigEndian: address.sin_port)))
 }
 
-extension DaemonProcess {
+extension PizzadProcess {
     /// The metrics endpoint's port, from the daemon's log line `serving metrics metrics=http://…/metrics`.
     var metricsPort: Int? {
         guard let range = output.range(of: #"metrics=http://[^ ]*:([0-9]+)/metrics"#, options: .regularExpression)

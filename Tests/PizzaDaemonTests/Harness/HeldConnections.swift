@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 
 /// Many idle connections to pizzad, held by the `hold-connections` helper in a process of its own.
 ///

@@ -45,7 +45,7 @@ extension RPCDispatcher {
                     "sqliteVersion": .string(info.sqliteVersion),
                 ],
                 "orders": .object(OrderStatus.allCases.map { ($0.rawValue, .int(Int64(counts[$0] ?? 0))) }),
-                "delegates": .int(Int64(repository.delegates.count)),
+                "delegates": .int(Int64(repository.writers.count + repository.delegates.count)),
                 "connections": .int(Int64(state.connections.load(ordering: .relaxed))),
                 "watchers": .int(Int64(state.watchers.load(ordering: .relaxed))),
                 "metrics": state.metricsAddress.value.map { .string("http://\($0)/metrics") } ?? .null,
