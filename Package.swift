@@ -163,10 +163,20 @@ let package = Package(
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             // socketwork.c and the baselines (Baselines/: samework.c, sqlite-limit.c, pg-samework.sql) are built and run by
             // pizzabench itself.
             exclude: ["SocketWork", "Baselines"],
+            swiftSettings: strict
+        ),
+        // The full crash and power-cut rounds against the release pizzad (swift run -c release pizzatorture crash).
+        .executableTarget(
+            name: "pizzatorture",
+            dependencies: [
+                "PizzaClient", "PizzaProtocol", "PizzaWire", "PizzaCore", "SQLite", "PizzaTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
             swiftSettings: strict
         ),
         // What tests and the full crash runs share: a raw socket connection, hostile request lines, the power-cut file
@@ -201,7 +211,7 @@ let package = Package(
         .testTarget(
             name: "PizzaReplicationTests",
             dependencies: [
-                "PizzaReplication", "PizzaStorage", "PizzaCore", "PizzaWire",
+                "PizzaReplication", "PizzaStorage", "PizzaCore", "PizzaWire", "PizzaTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 
 /// Small helpers the benchmark sections share: timing, processes, /proc readings.
 enum Bench {
@@ -54,15 +55,7 @@ enum Bench {
     }
 
     /// User plus system CPU seconds of `pid` so far.
-    static func cpuSeconds(of pid: Int32) -> Double {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
-            let close = stat.lastIndex(of: ")")
-        else { return 0 }
-        let fields = stat[stat.index(after: close)...].split(separator: " ")
-        // After the command: state(0) ... utime is field 14 of the whole line, i.e. index 11 here; stime 12.
-        guard fields.count > 12, let user = Double(fields[11]), let system = Double(fields[12]) else { return 0 }
-        return (user + system) / Double(sysconf(Int32(_SC_CLK_TCK)))
-    }
+    static func cpuSeconds(of pid: Int32) -> Double { ProcessCPU.seconds(pid) }
 
     /// User plus system CPU seconds of this process (every thread) so far.
     static func ownCPUSeconds() -> Double {
@@ -73,16 +66,10 @@ enum Bench {
     }
 
     /// Peak resident memory of `pid` (VmHWM), in MiB.
-    static func peakRSS(of pid: Int32) -> Double { statusMiB(of: pid, "VmHWM") }
+    static func peakRSS(of pid: Int32) -> Double { ProcessMemory.peakMiB(of: pid) }
 
     /// A memory figure of `/proc/PID/status` (`VmHWM` the peak, `VmRSS` now), in MiB.
-    static func statusMiB(of pid: Int32, _ field: String) -> Double {
-        guard let status = try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8),
-            let line = status.split(separator: "\n").first(where: { $0.hasPrefix(field + ":") }),
-            let kib = Double(line.split(separator: " ").dropFirst().first ?? "")
-        else { return 0 }
-        return kib / 1024
-    }
+    static func statusMiB(of pid: Int32, _ field: String) -> Double { ProcessMemory.statusMiB(of: pid, field) }
 
     static func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 

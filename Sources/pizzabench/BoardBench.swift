@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 
 /// What the kitchen's board pages cost: `order.create` at 16 clients with 50 board pages connected to
 /// `/board/events` (each reading every event, as a browser does) against none, back to back, and the daemon's
@@ -59,9 +60,9 @@ enum BoardBench {
                 let directory = work + "/board-\(round)-\(pages)"
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 let port = 20_000 + Int.random(in: 0..<20_000)
-                let daemon = try BenchDaemon(
+                let daemon = try PizzadProcess.bench(
                     binary: pizzad, directory: directory, config: "board:\n  listen: 127.0.0.1:\(port)\n")
-                defer { daemon.stop() }
+                defer { _ = try? daemon.stop() }
                 let before = Bench.statusMiB(of: daemon.pid, "VmRSS")
                 let open = try (0..<pages).map { _ in try Page(port: port) }
                 Thread.sleep(forTimeInterval: 0.5)

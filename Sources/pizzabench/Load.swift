@@ -38,7 +38,7 @@ enum Load {
     /// With `perSecond`, the clients together send at that pace instead (each its share, at even intervals, going
     /// at once when it is behind): a shop's load below the machine's limit, where two runs do the same work.
     static func create(
-        daemon: BenchDaemon, clients: Int, seconds: Double, refs: Refs = .fresh(), perSecond: Double? = nil
+        daemon: PizzadProcess, clients: Int, seconds: Double, refs: Refs = .fresh(), perSecond: Double? = nil
     ) throws -> LoadResult {
         let socket = daemon.socket
         let collected = Locked<
@@ -159,7 +159,7 @@ enum Load {
     /// The kitchen: each client creates an order (with a unique `ref`, as a till sends), places it, advances it to
     /// delivered, reads it back and lists the placed orders, while one `events.watch` subscriber follows everything.
     /// Latency per operation kind.
-    static func kitchen(daemon: BenchDaemon, clients: Int, seconds: Double) async throws
+    static func kitchen(daemon: PizzadProcess, clients: Int, seconds: Double) async throws
         -> (result: LoadResult, byKind: [String: Histogram<UInt64>], events: Int)
     {
         let socket = daemon.socket
@@ -245,7 +245,7 @@ enum Load {
     /// Latency of `method` with `params` from one client on a blocking socket, `count` times: the daemon's own
     /// round trip, as the order.create load measures it. Every answer is checked to be a result.
     static func blockingLatency(
-        daemon: BenchDaemon, count: Int, _ request: (Int) -> (String, [(String, JSONValue)])
+        daemon: PizzadProcess, count: Int, _ request: (Int) -> (String, [(String, JSONValue)])
     ) throws -> Histogram<UInt64> {
         let connection = try RawConnection(path: daemon.socket, receiveTimeout: 30)
         var histogram = Histogram<UInt64>(highestTrackableValue: 60_000_000_000)
@@ -267,7 +267,9 @@ enum Load {
     }
 
     /// Latency of `method` with `params` from one client (PizzaClient, the NIO client pizzactl uses), `count` times.
-    static func latency(daemon: BenchDaemon, count: Int, _ request: @escaping (Int) -> (String, [(String, JSONValue)]))
+    static func latency(
+        daemon: PizzadProcess, count: Int, _ request: @escaping (Int) -> (String, [(String, JSONValue)])
+    )
         async throws
         -> Histogram<UInt64>
     {

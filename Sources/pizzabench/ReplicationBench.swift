@@ -97,8 +97,8 @@ enum ReplicationBench {
                 try server.createShopRole(role, password: role + "-secret")
                 shipping = try environment(shop: shop, user: role, password: role + "-secret")
             }
-            let daemon = try BenchDaemon(binary: pizzad, directory: directory, environment: shipping)
-            defer { daemon.stop() }
+            let daemon = try PizzadProcess.bench(binary: pizzad, directory: directory, environment: shipping)
+            defer { _ = try? daemon.stop() }
             if shop != nil {
                 _ = try await waitForStatus(daemon, within: 30, "replication connected") {
                     $0["connected"]?.boolValue == true
@@ -168,14 +168,14 @@ enum ReplicationBench {
         )
     }
 
-    static func status(_ daemon: BenchDaemon) async throws -> JSONValue {
+    static func status(_ daemon: PizzadProcess) async throws -> JSONValue {
         try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(30)) {
             try await $0.call("replication.status")
         }
     }
 
     static func waitForStatus(
-        _ daemon: BenchDaemon, within limit: Double, _ what: String, _ condition: (JSONValue) -> Bool
+        _ daemon: PizzadProcess, within limit: Double, _ what: String, _ condition: (JSONValue) -> Bool
     ) async throws -> JSONValue {
         let deadline = Bench.now() + UInt64(limit * 1e9)
         while true {

@@ -32,7 +32,7 @@ enum RestoreBench {
         // The shop: `orders` orders through the socket, each created placed (its entries hashed by pizzad), shipped.
         let directory = work + "/shop"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let daemon = try BenchDaemon(binary: pizzad, directory: directory, environment: shop)
+        let daemon = try PizzadProcess.bench(binary: pizzad, directory: directory, environment: shop)
         print("restore drill: filling a shop with \(orders) orders over the socket (16 clients), shipped to the centre")
         let filling = AcknowledgedLoad(socket: daemon.socket, clients: 16)
         filling.start()
@@ -55,7 +55,7 @@ enum RestoreBench {
                 "--socket", daemon.socket, "--timeout", "600", "db", "backup", backup,
             ])
         let backupSeconds = Double(Bench.now() - backupStarted) / 1e9
-        daemon.stop()
+        _ = try? daemon.stop()
         let entries = try Bench.run("/usr/bin/sqlite3", [daemon.database, "SELECT count(*) FROM audit_log"])
             .trimmingCharacters(in: .whitespacesAndNewlines)
         let count = try Bench.run("/usr/bin/sqlite3", [daemon.database, "SELECT count(*) FROM carts"])

@@ -1,5 +1,6 @@
 import Foundation
 import Histogram
+import PizzaTesting
 
 /// The soak: the mixed kitchen load (creates with refs, places, advances, reads, lists, one `events.watch`
 /// subscriber) on one pizzad for `minutes` minutes, with a line a minute of what would show a leak or a drift:
@@ -17,8 +18,8 @@ enum Soak {
     }
 
     static func run(binary: String, directory: String, minutes: Int, clients: Int) async throws -> Bool {
-        let daemon = try BenchDaemon(binary: binary, directory: directory)
-        defer { daemon.stop() }
+        let daemon = try PizzadProcess.bench(binary: binary, directory: directory)
+        defer { _ = try? daemon.stop() }
         print("soak: \(minutes) minutes of the kitchen load, \(clients) clients with refs + 1 events.watch subscriber")
         let header = [
             "minute", "orders/s", "requests/s", "p99", "create p99", "RSS MiB", "WAL MiB", "open fds", "events",

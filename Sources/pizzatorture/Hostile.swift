@@ -26,7 +26,7 @@ enum Hostile {
     /// Runs the hostile clients (`lines` over `connections`, plus `idle` idle ones and one silent one) beside
     /// `clients` legitimate ones that create and advance orders, recording what was acknowledged.
     static func run(
-        daemon: BenchDaemon, lines: Int, connections: Int, idle idleCount: Int, clients: Int,
+        daemon: PizzadProcess, lines: Int, connections: Int, idle idleCount: Int, clients: Int,
         acknowledged: Locked<[Int64: String]>, requests: Locked<Int>
     ) async throws -> Summary {
         var summary = Summary(connections: connections, idle: idleCount)
@@ -106,7 +106,7 @@ enum Hostile {
         summary.lines = sent.value
         summary.survived = survived.value
         summary.served = served.value
-        summary.peakRSSMiB = Bench.peakRSS(of: daemon.pid)
+        summary.peakRSSMiB = ProcessMemory.peakMiB(of: daemon.pid)
         requests.withLock { $0 += summary.lines + summary.served }
         withExtendedLifetime((idle, silent)) {}
         return summary

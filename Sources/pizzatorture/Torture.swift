@@ -30,7 +30,7 @@ enum Torture {
         let acknowledged = Locked<[Int64: String]>([:])
         let requests = Locked<Int>(0)
         for round in 0..<rounds {
-            let daemon = try BenchDaemon(binary: binary, directory: directory)
+            let daemon = try PizzadProcess.bench(binary: binary, directory: directory)
             let socket = daemon.socket
             let load = Task.detached {
                 await withTaskGroup(of: Void.self) { group in
@@ -75,13 +75,13 @@ enum Torture {
         }
         // Hostile clients on the files as the last fault left them, beside legitimate ones.
         if hostileLines > 0 {
-            let daemon = try BenchDaemon(
+            let daemon = try PizzadProcess.bench(
                 binary: binary, directory: directory, config: "socket:\n  maxConnections: 2000\n")
             summary.hostile = try await Hostile.run(
                 daemon: daemon, lines: hostileLines, connections: 50, idle: 1000, clients: clients,
                 acknowledged: acknowledged, requests: requests)
             if !daemon.process.isRunning { summary.unexpectedExits += 1 }
-            daemon.stop()
+            _ = try? daemon.stop()
             if daemon.process.terminationStatus != 0 {
                 summary.problems.append(
                     "after the hostile clients, SIGTERM gave exit \(daemon.process.terminationStatus)")
@@ -99,8 +99,8 @@ enum Torture {
             }
         }
         // The final check.
-        let daemon = try BenchDaemon(binary: binary, directory: directory)
-        defer { daemon.stop() }
+        let daemon = try PizzadProcess.bench(binary: binary, directory: directory)
+        defer { _ = try? daemon.stop() }
         let db = try Database(path: daemon.database, mode: .readOnly)
         var stored: [Int64: String] = [:]
         try db.statement("SELECT id, status FROM carts").forEach { row in stored[row.int64(0)] = row.string(1) }

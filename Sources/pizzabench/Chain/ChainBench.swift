@@ -39,8 +39,8 @@ enum ChainBench {
         limit.rlim_cur = limit.rlim_max
         setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         try FileManager.default.createDirectory(atPath: work + "/shops", withIntermediateDirectories: true)
-        let migrations = try Migration.load(from: migrationsDirectory)
-        let centralMigrations = try Migration.load(from: migrationsDirectory + "/central")
+        let migrations = try Migration.load(from: Steps.migrations)
+        let centralMigrations = try Migration.load(from: Steps.migrations + "/central")
         let centre = try await ChainCentre(folder: work, centralMigrations: centralMigrations)
         let token = LeftBehind.stopOnInterrupt {
             try? centre.bouncer.stop()

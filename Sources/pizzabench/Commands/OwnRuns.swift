@@ -1,0 +1,84 @@
+import ArgumentParser
+import Foundation
+import PizzaTesting
+
+/// The runs that are long or need more than a full run does (Litestream, PgBouncer): each on its own.
+struct SoakCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "soak",
+        abstract: "A long steady load: memory, file descriptors, WAL and latency must stay flat.")
+    @Option(help: "How long.") var minutes = 30
+    @Option(help: "Clients.") var clients = 16
+
+    func validate() throws {
+        guard minutes > 0, clients > 0 else { throw ValidationError("--minutes and --clients are above 0") }
+    }
+
+    func run() async throws {
+        let run = try BenchRun()
+        let flat = try await Soak.run(
+            binary: run.pizzad, directory: try run.folder("soak"), minutes: minutes, clients: clients)
+        try run.finish(held: flat)
+    }
+}
+
+struct Litestream: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "litestream", abstract: "Litestream beside pizzad: the cost and what a restore holds.")
+    @OptionGroup var step: StepOptions
+    @Option(help: "Clients.") var clients = 16
+    @Option(help: "Rounds.") var rounds = 2
+
+    func run() async throws {
+        let run = try BenchRun(seconds: step.seconds)
+        let held = try LitestreamBench.report(
+            pizzad: run.pizzad, work: run.work + "/litestream", clients: clients, seconds: step.seconds, rounds: rounds)
+        try run.finish(held: held)
+    }
+}
+
+struct Restore: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "Restore drills: from a backup and from the centre.")
+    @OptionGroup var big: BigOptions
+
+    func run() async throws {
+        let run = try BenchRun()
+        let held = try await RestoreBench.report(pizzad: run.pizzad, work: run.work + "/restore", orders: big.orders)
+        try run.finish(held: held)
+    }
+}
+
+struct Board: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(abstract: "What 50 board pages cost the order rate.")
+    @OptionGroup var step: StepOptions
+    @Option(help: "Rounds.") var rounds = 3
+
+    func run() async throws {
+        let run = try BenchRun(seconds: step.seconds)
+        let held = try BoardBench.report(
+            pizzad: run.pizzad, work: run.work + "/board", seconds: step.seconds, rounds: rounds)
+        try run.finish(held: held)
+    }
+}
+
+struct Chain: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "A chain of shops shipping to one centre through PgBouncer.")
+    @Option(help: "Seconds per load step.") var seconds: Double = 10
+    @Option(help: "Shop counts, 1 to 1000, separated by commas.", transform: Chain.shops) var shops = [10, 100, 1_000]
+
+    static func shops(_ text: String) throws -> [Int] {
+        let counts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+        guard !counts.isEmpty, counts.allSatisfy({ (1...1_000).contains($0) }) else {
+            throw ValidationError("shop counts are numbers from 1 to 1000 separated by commas, not '\(text)'")
+        }
+        return counts
+    }
+
+    func run() async throws {
+        if let reason = PgBouncerServer.unavailableReason { throw ValidationError("chain: cannot run here: \(reason)") }
+        let run = try BenchRun(seconds: seconds)
+        let held = try await ChainBench.report(work: run.work + "/chain", shopCounts: shops, seconds: seconds)
+        try run.finish(held: held)
+    }
+}

@@ -1,0 +1,63 @@
+import ArgumentParser
+import Foundation
+
+/// pizzabench: pizzad's throughput, latency, CPU and memory beside the SQLite limit, the same-work ceiling, the
+/// socket bound and PostgreSQL on the same machine, measured in one run, back to back (docs/PERFORMANCE.md).
+///
+///     swift run -c release pizzabench                # all: create, kitchen, big, replication, multicast, writer
+///     swift run -c release pizzabench create --clients 1,16
+///     swift run -c release pizzabench chain --shops 10,100
+@main
+struct Pizzabench: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "pizzad beside its baselines, measured in the same run.",
+        discussion: """
+            Builds the C baselines (Sources/pizzabench/Baselines), starts a throw-away PostgreSQL for the peer, and \
+            drives the release pizzad beside this binary over its control socket, on fresh databases in a work \
+            folder that is removed at the end (and on ^C). The crash and power-cut rounds are pizzatorture's.
+            """,
+        subcommands: [
+            All.self, Create.self, Kitchen.self, Big.self, Replication.self, Multicast.self, Writer.self,
+            SoakCommand.self,
+            Litestream.self, Restore.self, Board.self, Chain.self,
+        ],
+        defaultSubcommand: All.self)
+}
+
+/// How long each load step runs.
+struct StepOptions: ParsableArguments {
+    @Option(help: "Seconds per load step.") var seconds: Double = 5
+
+    func validate() throws {
+        guard seconds > 0 else { throw ValidationError("--seconds needs a number above 0, not \(seconds)") }
+    }
+}
+
+/// The order.create step's settings, for `create` and `all`.
+struct CreateOptions: ParsableArguments {
+    @Option(help: "Client counts, separated by commas.", transform: Self.counts) var clients = [1, 4, 16, 64]
+    @Option(help: "How many times 16 clients run their four steps (the targets are read off the median).")
+    var targetRounds = 3
+    @Option(help: "The SQLite limit's C source.") var limitSource = Steps.baselines + "/sqlite-limit.c"
+
+    func validate() throws {
+        guard targetRounds > 0 else { throw ValidationError("--target-rounds needs a number above 0") }
+    }
+
+    static func counts(_ text: String) throws -> [Int] {
+        let counts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
+        guard !counts.isEmpty, counts.allSatisfy({ $0 > 0 }) else {
+            throw ValidationError("client counts are numbers above 0 separated by commas, not '\(text)'")
+        }
+        return counts
+    }
+}
+
+/// The big database's size, for `big`, `restore` and `all`.
+struct BigOptions: ParsableArguments {
+    @Option(help: "Orders in the big database.") var orders = 1_000_000
+
+    func validate() throws {
+        guard orders > 0 else { throw ValidationError("--orders needs a number above 0") }
+    }
+}
