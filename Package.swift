@@ -101,7 +101,7 @@ let package = Package(
         .target(
             name: "PizzaReplication",
             dependencies: [
-                "PizzaCore", "PizzaStorage", "PizzaProtocol", "PizzaWire",
+                "PizzaCore", "PizzaStorage", "PizzaWire",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

@@ -4,7 +4,6 @@ import NIOCore
 import NIOPosix
 import NIOSSL
 import PizzaCore
-import PizzaProtocol
 import PizzaStorage
 import PizzaWire
 import PostgresNIO

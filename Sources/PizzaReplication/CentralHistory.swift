@@ -1,6 +1,5 @@
 public import Logging
 import PizzaCore
-import PizzaProtocol
 public import PizzaStorage
 import PizzaWire
 import PostgresNIO

@@ -1,4 +1,3 @@
-import PizzaProtocol
 import PizzaStorage
 import PizzaWire
 
