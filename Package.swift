@@ -186,6 +186,13 @@ let package = Package(
             dependencies: ["PizzaClient", "PizzaProtocol", "PizzaWire", "SQLite", "CSystemShims"],
             swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
+        .testTarget(name: "PizzaWireTests", dependencies: ["PizzaWire", "PizzaCore"], swiftSettings: strict),
+        .testTarget(
+            name: "PizzaMetricsTests", dependencies: ["PizzaMetrics", "PizzaCore", "PizzaTesting"],
+            swiftSettings: strict),
+        .testTarget(
+            name: "PizzaClientTests", dependencies: ["PizzaClient", "PizzaProtocol", "PizzaTesting", "CSystemShims"],
+            swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "PizzaTesting"], swiftSettings: strict),
         .testTarget(
             name: "PizzaDaemonUnitTests",

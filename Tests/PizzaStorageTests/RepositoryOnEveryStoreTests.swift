@@ -1,5 +1,4 @@
 import PizzaCore
-import PizzaMetrics
 import PizzaStorage
 import PizzaTesting
 import Testing
@@ -9,18 +8,6 @@ import Testing
 enum StoreKind: String, CaseIterable, Sendable, CustomTestStringConvertible {
     case sqlite, memory
     var testDescription: String { rawValue }
-}
-
-/// The in-memory store with its persistence subscribed, as ``OrderBook`` wires SQLite's.
-final class MemoryKitchen {
-    let store = InMemoryOrderStore()
-    let persistence = InMemoryPersistence()
-    let repository: OrderRepository<InMemoryOrderStore>
-
-    init() {
-        repository = OrderRepository(store: store)
-        repository.writers += persistence
-    }
 }
 
 /// Hears every change after its commit, and every failure.
@@ -55,7 +42,7 @@ struct RepositoryOnEveryStoreTests {
             let verification = try kitchen.store.verifyAudit()
             #expect(verification.ok && verification.entries == 9)
         case .memory:
-            let kitchen = MemoryKitchen()
+            let kitchen = InMemoryOrderBook()
             try await Self.lifecycle(kitchen.repository)
             #expect(kitchen.store.lastSequence == 9)
         }
@@ -90,7 +77,7 @@ struct RepositoryOnEveryStoreTests {
             try await Self.idempotentRef(kitchen.repository)
             #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")
         case .memory:
-            let kitchen = MemoryKitchen()
+            let kitchen = InMemoryOrderBook()
             try await Self.idempotentRef(kitchen.repository)
             withExtendedLifetime(kitchen) {}
         }
@@ -115,7 +102,7 @@ struct RepositoryOnEveryStoreTests {
             try await Self.paging(kitchen.repository)
             withExtendedLifetime(kitchen) {}
         case .memory:
-            let kitchen = MemoryKitchen()
+            let kitchen = InMemoryOrderBook()
             try await Self.paging(kitchen.repository)
             withExtendedLifetime(kitchen) {}
         }
@@ -146,7 +133,7 @@ struct RepositoryOnEveryStoreTests {
             try await Self.refusedAmongMany(kitchen.repository)
             #expect(try kitchen.store.verifyAudit().ok)
         case .memory:
-            let kitchen = MemoryKitchen()
+            let kitchen = InMemoryOrderBook()
             try await Self.refusedAmongMany(kitchen.repository)
             withExtendedLifetime(kitchen) {}
         }
@@ -187,55 +174,5 @@ struct RepositoryOnEveryStoreTests {
         #expect(try repository.countsByStatus()[.open] == 40)
         repository.writers -= refusing
         #expect(try await newOrder(repository).id == 41)
-    }
-
-    @Test(
-        "the metrics collector counts commits, transitions, statuses, stage times, cancellations and failures by error",
-        arguments: StoreKind.allCases)
-    func metrics(_ store: StoreKind) async throws {
-        switch store {
-        case .sqlite:
-            let kitchen = try Kitchen()
-            try await Self.metrics(kitchen.repository)
-            withExtendedLifetime(kitchen) {}
-        case .memory:
-            let kitchen = MemoryKitchen()
-            try await Self.metrics(kitchen.repository)
-            withExtendedLifetime(kitchen) {}
-        }
-    }
-
-    static func metrics<S>(_ repository: OrderRepository<S>) async throws {
-        let metrics = MetricsCollector(counts: try repository.countsByStatus())
-        repository.delegates += metrics
-        let cart = try await newOrder(repository, place: true)
-        _ = try await repository.advance(cart.id, by: Fixtures.actor)
-        _ = try? await repository.advance(cart.id, from: .open, by: Fixtures.actor)
-        var text = metrics.render()
-        #expect(text.contains("pizzad_orders_created_total 1"))
-        #expect(text.contains(#"pizzad_order_transitions_total{to="preparing"} 1"#))
-        #expect(text.contains(#"pizzad_orders{status="preparing"} 1"#))
-        #expect(text.contains(#"pizzad_orders{status="placed"} 0"#))
-        #expect(text.contains(#"pizzad_changes_failed_total{operation="order.advance",error="conflict"} 1"#))
-        #expect(text.contains(#"pizzad_changes_failed_total{operation="order.advance",error="storage"} 0"#))
-        #expect(text.contains("pizzad_commit_duration_seconds_count 2"))
-        #expect(text.contains(#"pizzad_order_stage_duration_seconds_count{status="placed"} 1"#), "\(text)")
-        #expect(text.contains("pizzad_order_fulfilment_duration_seconds_count 0"))
-
-        // On to delivered: one more sample per stage, and one placed → delivered.
-        for _ in 0..<4 { _ = try await repository.advance(cart.id, by: Fixtures.actor) }
-        let other = try await newOrder(repository, place: true)
-        _ = try await repository.cancel(other.id, reason: "no show", by: Fixtures.actor)
-        metrics.groupCommitted(changes: 3, duration: .milliseconds(2))
-        text = metrics.render()
-        for stage in ["placed", "preparing", "baking", "boxed", "shipped"] {
-            #expect(text.contains(#"pizzad_order_stage_duration_seconds_count{status="\#(stage)"} 1"#), "\(stage)")
-        }
-        #expect(text.contains("pizzad_order_fulfilment_duration_seconds_count 1"))
-        #expect(text.contains(#"pizzad_orders_cancelled_total{from="placed"} 1"#))
-        #expect(text.contains(#"pizzad_orders{status="delivered"} 1"#))
-        #expect(text.contains("pizzad_group_commit_changes_count 1"))
-        #expect(text.contains("pizzad_group_commit_changes_sum 3"))
-        #expect(text.contains("# HELP pizzad_order_stage_duration_seconds "))
     }
 }

@@ -112,3 +112,16 @@ public final class InMemoryPersistence: OrderChangeWriter {
         transaction.save(change.after)
     }
 }
+
+/// The in-memory store with its persistence subscribed, as ``OrderBook`` wires SQLite's: own it for as long as
+/// the repository is used (the repository holds its writers weakly).
+public final class InMemoryOrderBook: Sendable {
+    public let store = InMemoryOrderStore()
+    public let persistence = InMemoryPersistence()
+    public let repository: OrderRepository<InMemoryOrderStore>
+
+    public init(clock: @escaping @Sendable () -> Timestamp = { .now() }) {
+        repository = OrderRepository(store: store, clock: clock)
+        repository.writers += persistence
+    }
+}

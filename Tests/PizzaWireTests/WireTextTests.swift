@@ -1,5 +1,4 @@
 import PizzaCore
-import PizzaProtocol
 import PizzaWire
 import Testing
 

@@ -1,4 +1,3 @@
-import PizzaProtocol
 import PizzaWire
 import Testing
 

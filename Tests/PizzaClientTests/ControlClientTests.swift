@@ -1,0 +1,136 @@
+import CSystemShims
+import Foundation
+import PizzaClient
+import PizzaProtocol
+import PizzaTesting
+import Testing
+
+/// A Unix socket server in this process that does one scripted thing with each connection: what a daemon that is
+/// gone, stuck or broken looks like to the client. (The client against a real pizzad: PizzaDaemonTests.)
+private final class ScriptedServer: @unchecked Sendable {
+    let path: String
+    private let listener: Int32
+    private let thread: Thread
+
+    /// `reply` gets each request line and returns what to send back: nil sends nothing and keeps the connection,
+    /// "" closes it.
+    init(in folder: TemporaryFolder, reply: @escaping @Sendable (String) -> String?) throws {
+        path = folder.file("scripted.sock")
+        listener = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        guard pizzad_bind_unix(listener, path) == 0, listen(listener, 8) == 0 else {
+            throw HarnessError("cannot listen at \(path): \(String(cString: strerror(errno)))")
+        }
+        let listener = listener
+        thread = Thread {
+            while true {
+                let connection = accept(listener, nil, nil)
+                if connection < 0 { return }
+                Thread {
+                    var pending: [UInt8] = []
+                    var buffer = [UInt8](repeating: 0, count: 4096)
+                    while true {
+                        let count = read(connection, &buffer, buffer.count)
+                        if count <= 0 { break }
+                        pending += buffer[..<count]
+                        while let newline = pending.firstIndex(of: 0x0A) {
+                            let line = String(decoding: pending[..<newline], as: UTF8.self)
+                            pending.removeSubrange(...newline)
+                            guard let answer = reply(line) else { continue }
+                            if answer.isEmpty {
+                                close(connection)
+                                return
+                            }
+                            _ = answer.utf8CString.withUnsafeBufferPointer {
+                                write(connection, $0.baseAddress, $0.count - 1)
+                            }
+                        }
+                    }
+                    close(connection)
+                }.start()
+            }
+        }
+        thread.start()
+    }
+
+    deinit {
+        shutdown(listener, Int32(SHUT_RDWR))
+        close(listener)
+    }
+}
+
+@Suite("The control client against sockets that misbehave")
+struct ControlClientTests {
+    @Test("no socket file: notRunning, naming the socket and how to start pizzad")
+    func noSocket() async throws {
+        let folder = try TemporaryFolder("pizzad-client")
+        let socket = folder.file("absent.sock")
+        await #expect {
+            try await ControlClient.withConnection(socket: socket) { try await $0.call("daemon.status") }
+        } throws: { error in
+            guard let error = error as? ClientError else { return false }
+            return error.kind == .notRunning && error.description.contains(socket)
+                && error.description.contains("--socket")
+        }
+    }
+
+    @Test("a stale socket file nobody listens on: notRunning")
+    func staleSocket() async throws {
+        let folder = try TemporaryFolder("pizzad-client")
+        let path = folder.file("stale.sock")
+        let fd = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)
+        #expect(pizzad_bind_unix(fd, path) == 0)
+        close(fd)
+        await #expect {
+            try await ControlClient.withConnection(socket: path) { try await $0.call("daemon.status") }
+        } throws: { ($0 as? ClientError)?.kind == .notRunning }
+    }
+
+    @Test("a daemon that never answers: timedOut after the timeout, not a hang")
+    func silent() async throws {
+        let folder = try TemporaryFolder("pizzad-client")
+        let server = try ScriptedServer(in: folder) { _ in nil }
+        let started = ContinuousClock.now
+        await #expect {
+            try await ControlClient.withConnection(socket: server.path, timeout: .milliseconds(300)) {
+                try await $0.call("daemon.status")
+            }
+        } throws: { ($0 as? ClientError)?.kind == .timedOut }
+        #expect(ContinuousClock.now - started < .seconds(30))
+    }
+
+    @Test("a daemon that hangs up: disconnected")
+    func hangsUp() async throws {
+        let folder = try TemporaryFolder("pizzad-client")
+        let server = try ScriptedServer(in: folder) { _ in "" }
+        await #expect {
+            try await ControlClient.withConnection(socket: server.path) { try await $0.call("daemon.status") }
+        } throws: { ($0 as? ClientError)?.kind == .disconnected }
+    }
+
+    @Test("an answer that is not a JSON-RPC response: badResponse, with what came")
+    func garbage() async throws {
+        let folder = try TemporaryFolder("pizzad-client")
+        let server = try ScriptedServer(in: folder) { _ in "HTTP/1.1 400 Bad Request\n" }
+        await #expect {
+            try await ControlClient.withConnection(socket: server.path) { try await $0.call("daemon.status") }
+        } throws: { ($0 as? ClientError)?.kind == .badResponse }
+    }
+
+    @Test("an error response is thrown as the RPCError it names, and the connection goes on")
+    func errorResponse() async throws {
+        let folder = try TemporaryFolder("pizzad-client")
+        let server = try ScriptedServer(in: folder) { line in
+            let id = line.contains(#""id":1"#) ? 1 : 2
+            return id == 1
+                ? #"{"jsonrpc":"2.0","id":1,"error":{"code":1001,"message":"no order with id 9"}}"# + "\n"
+                : #"{"jsonrpc":"2.0","id":2,"result":{"ok":true}}"# + "\n"
+        }
+        try await ControlClient.withConnection(socket: server.path) { (client: ControlClient) async throws in
+            await #expect {
+                try await client.call("order.get", [("id", .int(9))])
+            } throws: { ($0 as? RPCError)?.code == .notFound }
+            let answer = try await client.call("audit.verify")
+            #expect(answer["ok"]?.boolValue == true)
+        }
+    }
+}
