@@ -46,30 +46,40 @@ public struct DaemonConfiguration: Sendable {
     public var replication: ReplicationConfiguration? = nil
 }
 
-/// How the kitchen's boards (the page and `pizzactl board`) show tickets.
-public struct BoardSettings: Sendable, Equatable {
-    public var listen: ListenAddress? = nil
-    public var showCustomer = true
-    /// Seconds in a status after which a ticket is yellow (warn) and red (late), for the board's statuses.
-    public var thresholds: [OrderStatus: (warn: Int, late: Int)] = Dictionary(
-        uniqueKeysWithValues: ConfigurationSchema.boardThresholdDefaults.map {
-            (OrderStatus(rawValue: $0.status)!, (warn: $0.warn, late: $0.late))
-        })
-
-    public init() {}
-
-    public static func == (lhs: BoardSettings, rhs: BoardSettings) -> Bool {
-        lhs.listen == rhs.listen && lhs.showCustomer == rhs.showCustomer
-            && lhs.thresholds.mapValues { [$0.warn, $0.late] } == rhs.thresholds.mapValues { [$0.warn, $0.late] }
-    }
-
-    /// `{"showCustomer":…,"thresholds":{"placed":[warn,late],…}}`, for the page and `board.settings`.
-    public var json: String {
-        let statuses = ConfigurationSchema.boardThresholdDefaults.map(\.status)
-        let marks = statuses.compactMap { name -> String? in
-            guard let status = OrderStatus(rawValue: name), let value = thresholds[status] else { return nil }
-            return "\"\(name)\":[\(value.warn),\(value.late)]"
-        }
-        return "{\"showCustomer\":\(showCustomer),\"thresholds\":{\(marks.joined(separator: ","))}}"
+extension DaemonConfiguration {
+    /// The daemon's own keys (`database.*`, `socket.*`, `shutdown.*`, `log.*`, `access.*`, `metrics.*`), and the
+    /// parts that read theirs: the board and replication. Paths not set default to systemd's folders when it
+    /// passes them (`STATE_DIRECTORY`, `RUNTIME_DIRECTORY`), else to `.pizzad/` here.
+    init(
+        reading values: ConfigurationValues, file: String?, menu: Menu, environment: [String: String]
+    ) throws(ConfigurationError) {
+        let stateDirectory = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+        let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
+        self.init(
+            file: file,
+            databasePath: values.text("database.path") ?? stateDirectory.map { "\($0)/pizzad.sqlite" }
+                ?? ".pizzad/pizzad.sqlite",
+            migrationsPath: values.text("database.migrations"),
+            synchronous: try values.defaulted("database.synchronous") {
+                let level = ConnectionSettings.Synchronous(rawValue: $0.uppercased())
+                return level == .full || level == .extra ? level : nil
+            },
+            busyTimeoutMilliseconds: try values.integer("database.busyTimeoutMs"),
+            checkpoints: try values.defaulted("database.checkpoints") {
+                SQLiteOrderStore.CheckpointPolicy(rawValue: $0.lowercased())
+            },
+            socketPath: values.text("socket.path") ?? runtimeDirectory.map { "\($0)/pizzad.sock" }
+                ?? ".pizzad/pizzad.sock",
+            socketMode: try values.defaulted("socket.mode") { ConfigurationSchema.parseMode($0) },
+            socketGroup: values.text("socket.group"),
+            maxConnections: try values.integer("socket.maxConnections"),
+            shutdownGraceSeconds: try values.integer("shutdown.graceSeconds"),
+            logLevel: try values.defaulted("log.level") { Logger.Level(rawValue: $0.lowercased()) },
+            operators: try values.principals("access.operators"),
+            readers: try values.principals("access.readers"),
+            menu: menu,
+            metricsListen: try values.setting("metrics.listen") { ListenAddress(parsing: $0) },
+            board: try BoardSettings(reading: values),
+            replication: try ReplicationConfiguration(reading: values))
     }
 }

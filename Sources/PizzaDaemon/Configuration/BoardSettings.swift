@@ -1,0 +1,29 @@
+public import PizzaCore
+
+/// How the kitchen's boards (the page and `pizzactl board`) show tickets.
+public struct BoardSettings: Sendable, Equatable {
+    public var listen: ListenAddress? = nil
+    public var showCustomer = true
+    /// Seconds in a status after which a ticket is yellow (warn) and red (late), for the board's statuses.
+    public var thresholds: [OrderStatus: (warn: Int, late: Int)] = Dictionary(
+        uniqueKeysWithValues: ConfigurationSchema.boardThresholdDefaults.map {
+            (OrderStatus(rawValue: $0.status)!, (warn: $0.warn, late: $0.late))
+        })
+
+    public init() {}
+
+    public static func == (lhs: BoardSettings, rhs: BoardSettings) -> Bool {
+        lhs.listen == rhs.listen && lhs.showCustomer == rhs.showCustomer
+            && lhs.thresholds.mapValues { [$0.warn, $0.late] } == rhs.thresholds.mapValues { [$0.warn, $0.late] }
+    }
+
+    /// `{"showCustomer":…,"thresholds":{"placed":[warn,late],…}}`, for the page and `board.settings`.
+    public var json: String {
+        let statuses = ConfigurationSchema.boardThresholdDefaults.map(\.status)
+        let marks = statuses.compactMap { name -> String? in
+            guard let status = OrderStatus(rawValue: name), let value = thresholds[status] else { return nil }
+            return "\"\(name)\":[\(value.warn),\(value.late)]"
+        }
+        return "{\"showCustomer\":\(showCustomer),\"thresholds\":{\(marks.joined(separator: ","))}}"
+    }
+}
