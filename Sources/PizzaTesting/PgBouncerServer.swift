@@ -14,6 +14,9 @@ public final class PgBouncerServer: Sendable {
     public let database: String
     private let asPostgres: Bool
     private let users: Mutex<[String: String]>
+    /// The running PgBouncer's pid, read from its pid file once it answered: it is stopped by that even when its
+    /// folder went first (the centre's folder holds it, and a test may drop the centre before PgBouncer).
+    private let running = Mutex<pid_t?>(nil)
 
     /// The admin console's user (`SHOW POOLS`, `SHOW STATS`).
     public static let adminUser = "pgbouncer_admin"
@@ -118,7 +121,11 @@ public final class PgBouncerServer: Sendable {
         guard started.status == 0 else { throw PostgresServer.Failure("pgbouncer -d: \(started.output)\n\(log)") }
         let deadline = TimeLimit(seconds: 30)
         while deadline.remains {
-            if (try? admin("SHOW VERSION")) != nil { return }
+            if (try? admin("SHOW VERSION")) != nil {
+                let pid = try? pid()
+                running.withLock { $0 = pid }
+                return
+            }
             usleep(50_000)
         }
         throw PostgresServer.Failure("pgbouncer did not accept connections within 30 s:\n\(log)")
@@ -127,7 +134,8 @@ public final class PgBouncerServer: Sendable {
     /// Stops PgBouncer at once (`SIGTERM`: every client and server connection is closed, as a crash or a restart
     /// looks to the shops) and waits until it is gone.
     public func stop() throws {
-        guard let pid = try? pid() else { return }
+        guard let pid = (try? pid()) ?? running.withLock({ $0 }) else { return }
+        running.withLock { $0 = nil }
         kill(pid, SIGTERM)
         let deadline = TimeLimit(seconds: 30)
         while deadline.remains, kill(pid, 0) == 0 { usleep(20_000) }

@@ -71,7 +71,7 @@ public final class PizzadProcess: Sendable {
         }
         self.process = process
         let started = DispatchTime.now().uptimeNanoseconds
-        try process.run()
+        try process.runWithCleanSignals()
         if let notify {
             try notify.waitForReady(while: { process.isRunning })
             readyAfter = DispatchTime.now().uptimeNanoseconds - started

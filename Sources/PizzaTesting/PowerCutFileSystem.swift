@@ -97,7 +97,7 @@ public final class PowerCutFileSystem: Sendable {
         process.environment = environment
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try process.runWithCleanSignals()
         let deadline = TimeLimit(seconds: 10)
         while !Self.isMounted(mountPoint) {
             guard process.isRunning else {

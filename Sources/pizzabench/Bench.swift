@@ -31,7 +31,7 @@ enum Bench {
         process.arguments = arguments
         let out = Pipe()
         process.standardOutput = out
-        try process.run()
+        try process.runWithCleanSignals()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         guard process.terminationStatus == 0 else {
@@ -48,7 +48,7 @@ enum Bench {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = out
-        try process.run()
+        try process.runWithCleanSignals()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

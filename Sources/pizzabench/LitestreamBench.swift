@@ -71,7 +71,7 @@ enum LitestreamBench {
             let log = try logFile(directory + "/litestream.log")
             process.standardOutput = log
             process.standardError = log
-            try process.run()
+            try process.runWithCleanSignals()
             replicator = process
             // Litestream's first snapshot of the (new, small) database before the clock starts.
             let waitUntil = Bench.now() + 10_000_000_000

@@ -52,7 +52,7 @@ struct BoardPageBrowserTests {
         let output = Pipe()
         script.standardOutput = output
         script.standardError = output
-        try script.run()
+        try script.runWithCleanSignals()
         let restartAsked = TimeLimit(seconds: 90)
         while restartAsked.remains, script.isRunning,
             !FileManager.default.fileExists(atPath: directory + "/restart-now")

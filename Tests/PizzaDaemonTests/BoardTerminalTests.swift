@@ -57,7 +57,10 @@ private final class Tmux {
 
     func keys(_ name: String, _ keys: String...) throws { try tmux(["send-keys", "-t", name] + keys) }
 
-    deinit { _ = try? run("/usr/bin/tmux", ["-S", socket, "kill-server"]) }
+    /// Ends the tmux server and the boards in it; needs the socket, so before the folder goes.
+    func killServer() { _ = try? run("/usr/bin/tmux", ["-S", socket, "kill-server"]) }
+
+    deinit { killServer() }
 }
 
 @Suite("pizzactl board in a real terminal (tmux)", .serialized, .enabled(if: tmuxMissing == nil))
@@ -73,6 +76,8 @@ struct BoardTerminalTests {
         let directory = directoryFolder.path
         var daemon = try PizzadProcess(config: Self.config, directory: directory)
         let terminal = Tmux(folder: directory)
+        // Declared after the folder's removal, so it runs first: kill-server needs the socket in the folder.
+        defer { terminal.killServer() }
         let board = [Binaries.pizzactl, "--socket", daemon.socket, "board"]
         try terminal.start("a", board)
         try await terminal.wait("a", within: 30, "the board") { $0.contains("live") && $0.contains("PLACED (0)") }

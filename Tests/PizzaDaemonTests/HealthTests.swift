@@ -135,7 +135,7 @@ struct HealthTests {
         stuck.arguments = ["--socket", daemon.socket, "--timeout", "120", "order", "new", "cheese"]
         stuck.standardOutput = Pipe()
         stuck.standardError = Pipe()
-        try stuck.run()
+        try stuck.runWithCleanSignals()
         usleep(2_500_000)
         // Drop what was sent before the wedge, then watch for three seconds.
         var drained = 0
@@ -161,7 +161,7 @@ struct HealthTests {
         let input = Pipe()
         reader.standardInput = input
         reader.standardOutput = Pipe()
-        try reader.run()
+        try reader.runWithCleanSignals()
         input.fileHandleForWriting.write(Data("BEGIN; SELECT count(*) FROM carts;\n".utf8))
         usleep(300_000)
         for _ in 0..<20 { try #require(daemon.pizzactl(["order", "new", "cheese"]).status == 0) }

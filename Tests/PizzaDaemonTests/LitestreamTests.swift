@@ -34,7 +34,7 @@ struct LitestreamTests {
         _ = FileManager.default.createFile(atPath: log, contents: nil)
         litestream.standardOutput = FileHandle(forWritingAtPath: log)
         litestream.standardError = FileHandle(forWritingAtPath: log)
-        try litestream.run()
+        try litestream.runWithCleanSignals()
         let ready = TimeLimit(seconds: 30)
         func replicating() -> Bool {
             (FileManager.default.subpaths(atPath: replica) ?? []).contains { $0.hasSuffix(".ltx") }

@@ -252,7 +252,7 @@ struct MetricsEndpointTests {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardError = log
         process.standardOutput = log
-        try process.run()
+        try process.runWithCleanSignals()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // systemd-socket-activate binds the control socket first and the TCP port after it: on a busy machine the
         // port may still refuse for a moment after the socket file appears. The first connection that gets through

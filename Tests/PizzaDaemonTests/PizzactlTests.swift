@@ -141,7 +141,7 @@ struct PizzactlTests {
         process.arguments = ["--socket", daemon.socket, "watch"]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try process.runWithCleanSignals()
         defer { if process.isRunning { process.terminate() } }
         try await Task.sleep(for: .milliseconds(500))
         try #require(daemon.pizzactl(["order", "new", "--customer", "Zoe", "--place", "cheese"]).status == 0)
@@ -160,7 +160,7 @@ struct PizzactlTests {
         replay.arguments = ["--socket", daemon.socket, "--json", "watch", "--after", "1"]
         let replayPipe = Pipe()
         replay.standardOutput = replayPipe
-        try replay.run()
+        try replay.runWithCleanSignals()
         try await Task.sleep(for: .milliseconds(700))
         replay.terminate()
         replay.waitUntilExit()

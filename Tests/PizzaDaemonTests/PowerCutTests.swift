@@ -87,7 +87,7 @@ struct PowerCutTests {
         let holder = Process()
         holder.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         holder.arguments = ["unshare", "--mount", "sleep", "300"]
-        try holder.run()
+        try holder.runWithCleanSignals()
         defer {
             // SIGKILL: what the test runner starts inherits a signal mask that blocks SIGTERM.
             kill(holder.processIdentifier, SIGKILL)

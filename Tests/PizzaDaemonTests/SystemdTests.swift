@@ -124,7 +124,7 @@ struct SystemdTests {
         let log = Pipe()
         process.standardError = log
         process.standardOutput = log
-        try process.run()
+        try process.runWithCleanSignals()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         // The socket exists before pizzad runs; the first connection starts it.
         let deadline = TimeLimit(seconds: 5)
@@ -265,7 +265,7 @@ struct SystemdTests {
         process.currentDirectoryURL = URL(fileURLWithPath: work)
         let log = Pipe()
         process.standardError = log
-        try process.run()
+        try process.runWithCleanSignals()
         defer { if process.isRunning { kill(process.processIdentifier, SIGKILL) } }
         let deadline = TimeLimit(seconds: 10)
         while (try? RawConnection(path: work + "/pizzad.sock")) == nil, deadline.remains { usleep(20_000) }

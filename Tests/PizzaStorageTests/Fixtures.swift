@@ -24,7 +24,7 @@ enum Fixtures {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = out
-        try process.run()
+        try process.runWithCleanSignals()
         let data = out.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         return (process.terminationStatus, String(decoding: data, as: UTF8.self))

@@ -90,7 +90,7 @@ final class BootedSystem {
         nspawn.standardOutput = console
         nspawn.standardError = console
         nspawn.standardInput = FileHandle.nullDevice
-        try nspawn.run()
+        try nspawn.runWithCleanSignals()
         let deadline = TimeLimit(seconds: 60)
         while leader == 0 {
             guard nspawn.isRunning else {

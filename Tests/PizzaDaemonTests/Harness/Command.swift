@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 import Synchronization
 
 /// The outcome of running a program.
@@ -33,7 +34,7 @@ func run(
     process.standardOutput = out
     process.standardError = errorHandle
     process.standardInput = inPipe
-    try process.run()
+    try process.runWithCleanSignals()
     try? errorHandle.close()
     if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
     try? inPipe.fileHandleForWriting.close()

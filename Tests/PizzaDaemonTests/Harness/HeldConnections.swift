@@ -29,7 +29,7 @@ final class HeldConnections {
         let output = Pipe()
         process.standardInput = input
         process.standardOutput = output
-        try process.run()
+        try process.runWithCleanSignals()
         // `ready` once every connection is open; end of file if the helper failed (it says why on stderr).
         let line = String(decoding: output.fileHandleForReading.availableData, as: UTF8.self)
         guard line.hasPrefix("ready") else {

@@ -37,7 +37,7 @@ final class PrometheusServer {
         let log = try FileHandle(forWritingTo: URL(fileURLWithPath: logPath))
         process.standardOutput = log
         process.standardError = log
-        try process.run()
+        try process.runWithCleanSignals()
         try log.close()
         let deadline = TimeLimit(seconds: 30)
         while deadline.remains {

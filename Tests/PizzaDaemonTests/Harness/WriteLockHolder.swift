@@ -1,4 +1,5 @@
 import Foundation
+import PizzaTesting
 
 /// An `sqlite3` shell left with an open write transaction on a database: another program holding the write lock.
 final class WriteLockHolder {
@@ -11,7 +12,7 @@ final class WriteLockHolder {
         process.arguments = ["sqlite3", path]
         process.standardInput = input
         process.standardOutput = Pipe()
-        try process.run()
+        try process.runWithCleanSignals()
         input.fileHandleForWriting.write(Data("BEGIN IMMEDIATE; UPDATE carts SET note = note;\n".utf8))
         usleep(300_000)
     }
