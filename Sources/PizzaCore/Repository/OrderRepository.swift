@@ -9,10 +9,10 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     public let writers = MulticastDelegate<any OrderChangeWriter<Store.Transaction>>()
     /// The subscribers told after each commit or failure, held weakly.
     public let delegates = MulticastDelegate<any OrderRepositoryDelegate>()
-    private let store: Store
-    private let clock: @Sendable () -> Timestamp
+    @usableFromInline let store: Store
+    @usableFromInline let clock: @Sendable () -> Timestamp
     /// The refs of the orders created last, so that a retried `create` is answered without the writer.
-    private let recentRefs = RecentRefs()
+    @usableFromInline let recentRefs = RecentRefs()
 
     /// A repository over `store`; `clock` gives the time changes are stamped with.
     public init(store: Store, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
@@ -29,6 +29,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     ///
     /// The control socket uses this form: a task and a continuation per change cost as much as the work the event
     /// loop does for it. The `async` methods below are the same changes for callers in Swift concurrency.
+    @inlinable
     public func submit(
         _ request: ChangeRequest, by actor: ChangeActor,
         completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
@@ -104,9 +105,10 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         try await perform(.cancel(order: id, reason: reason), by: actor)
     }
 
-    private typealias Completion = @Sendable (Result<OrderOutcome, any Error>) -> Void
+    @usableFromInline typealias Completion = @Sendable (Result<OrderOutcome, any Error>) -> Void
 
-    private func create(
+    @inlinable
+    func create(
         customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String,
         by actor: ChangeActor, _ completion: @escaping Completion
     ) {
@@ -158,7 +160,8 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         }
     }
 
-    private func modify(
+    @inlinable
+    func modify(
         _ operation: OrderOperation, id: Int64, kind: OrderChange.Kind, reason: String? = nil, by actor: ChangeActor,
         _ completion: @escaping Completion,
         _ mutate: @escaping @Sendable (inout Cart, Store.Transaction, Timestamp) throws -> Void
@@ -178,7 +181,8 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
 
     /// Runs one change: compute it in the transaction, announce it inside, commit, announce it after, then call
     /// back. `body` returns the order and the change to announce, or nil when nothing changed.
-    private func change(
+    @inlinable
+    func change(
         _ operation: OrderOperation, _ completion: @escaping Completion,
         _ body: @escaping @Sendable (Store.Transaction) throws -> (Cart, OrderChange?)
     ) {

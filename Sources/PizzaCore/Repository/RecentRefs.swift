@@ -4,6 +4,7 @@
 /// Only refs whose order is committed are here (they are added after the durable commit), so an id found is an order
 /// that exists. A ref not found may still exist (older than the last `capacity`): the write transaction's own lookup
 /// answers that one, as it answers every new ref. So this never decides that a ref is new, only that it is known.
+@usableFromInline
 final class RecentRefs: Sendable {
     private struct State {
         var ids: [String: Int64] = [:]
@@ -15,15 +16,18 @@ final class RecentRefs: Sendable {
     let capacity: Int
     private let state = Locked(State())
 
+    @usableFromInline
     init(capacity: Int = 16_384) {
         precondition(capacity > 0, "RecentRefs needs room for at least one ref")
         self.capacity = capacity
     }
 
     /// The id of the order created with `ref`, if it is among the recent ones.
+    @usableFromInline
     func id(of ref: String) -> Int64? { state.withLock { $0.ids[ref] } }
 
     /// Records that the order `id` was created with `ref` and is durable.
+    @usableFromInline
     func add(_ ref: String, id: Int64) {
         state.withLock { state in
             if state.ring.count < capacity {
