@@ -124,7 +124,9 @@ struct BoardTerminalTests {
         #expect(try daemon.stop() == 0)
         try await terminal.wait("a", within: 120, "the lost daemon") { $0.contains("reconnecting") }
         daemon = try PizzadProcess(config: Self.config, directory: directory)
-        try await terminal.wait("a", within: 120, "the reconnection") { $0.contains("live") && $0.contains("following") }
+        try await terminal.wait("a", within: 120, "the reconnection") {
+            $0.contains("live") && $0.contains("following")
+        }
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Bo", "--place", "seafood"]).status == 0)
         try await terminal.wait("a", within: 120, "a ticket after the restart") { $0.contains("#2 Bo") }
         #expect(terminal.screen("a").contains("BAKING (1)"), "the baking ticket was lost: \(terminal.screen("a"))")
