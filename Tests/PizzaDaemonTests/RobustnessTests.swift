@@ -121,8 +121,9 @@ struct RobustnessTests {
             let took = ContinuousClock.now - signalled
             #expect(status == 0, "\(daemon.output)")
             if releaseEarly {
-                // Woken by the request's end, well inside the 30 s grace; the order was answered and kept.
-                #expect(took < .seconds(10), "\(took)")
+                // Woken by the request's end, inside the 30 s grace (a shutdown that waited it out takes 30 s or
+                // more; a loaded two-core CI took 17 s to stop); the order was answered and kept.
+                #expect(took < .seconds(28), "\(took)")
                 #expect(!daemon.output.contains("ran out"), "\(daemon.output)")
                 #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE customer = 'slow'") == "1")
             }
