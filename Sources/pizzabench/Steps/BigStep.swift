@@ -7,8 +7,7 @@ import PizzaWire
 enum BigStep {
     static func run(_ run: BenchRun, orders: Int) async throws -> Double {
         var peakRSS = 0.0
-        let directory = run.work + "/big"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try run.folder("big")
         let first = try PizzadProcess.bench(binary: run.pizzad, directory: directory)
         _ = try? first.stop()
         let filling = Bench.now()

@@ -64,8 +64,7 @@ extension CreateStep {
         if options.clients.contains(16) {
             // A till's retry after a timeout: every 10th request repeats the ref of the order before it. It must answer
             // that order at once and write nothing: the daemon's own count of changes committed equals the creates.
-            let directory = run.work + "/create-replay"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let directory = try run.folder("create-replay")
             let daemon = try PizzadProcess.bench(binary: run.pizzad, directory: directory)
             let replayed = try Load.create(daemon: daemon, clients: 16, seconds: seconds, refs: .fresh(replayEvery: 10))
             _ = try? daemon.stop()

@@ -39,8 +39,7 @@ struct CreateStep {
             for round in 1...(clients == 16 ? options.targetRounds : 1) {
                 let ceiling = try sameWork.run(batch: clients, seconds: seconds)
                 let bound = try socketWork.run(clients: clients, seconds: seconds)
-                let directory = run.work + "/create-\(clients)-\(round)"
-                try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+                let directory = try run.folder("create-\(clients)-\(round)")
                 let daemon = try PizzadProcess.bench(binary: run.pizzad, directory: directory)
                 let result = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
                 _ = try? daemon.stop()
@@ -49,9 +48,8 @@ struct CreateStep {
                 var ceilingWithoutRef: SameWork.Result?
                 if clients == 16 {
                     ceilingWithoutRef = try sameWork.run(batch: clients, seconds: seconds, refs: false)
-                    try FileManager.default.createDirectory(
-                        atPath: directory + "-noref", withIntermediateDirectories: true)
-                    let plain = try PizzadProcess.bench(binary: run.pizzad, directory: directory + "-noref")
+                    let plain = try PizzadProcess.bench(
+                        binary: run.pizzad, directory: try run.folder("create-\(clients)-\(round)-noref"))
                     withoutRef = try Load.create(daemon: plain, clients: clients, seconds: seconds, refs: .none)
                     _ = try? plain.stop()
                 }

@@ -5,8 +5,7 @@ import PizzaTesting
 enum KitchenStep {
     static func run(_ run: BenchRun, seconds: Double) async throws -> Double {
         var peakRSS = 0.0
-        let directory = run.work + "/kitchen"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try run.folder("kitchen")
         let daemon = try PizzadProcess.bench(binary: run.pizzad, directory: directory)
         let kitchen = try await Load.kitchen(daemon: daemon, clients: 16, seconds: seconds)
         _ = try? daemon.stop()
