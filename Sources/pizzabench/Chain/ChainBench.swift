@@ -24,6 +24,8 @@ enum ChainBench {
         var lag: (p50: Double, p99: Double, max: Double, worstShopP99: Double) = (0, 0, 0, 0)
         var waitingMax = 0
         var errors: Int64 = 0
+        /// The central transactions the shippers made (one per batch).
+        var batches: Int64 = 0
 
         var perSecond: Double { Double(events) / max(seconds, 0.001) }
         var postgresMicroseconds: Double { postgresCPU * 1e6 / Double(max(events, 1)) }
@@ -31,9 +33,10 @@ enum ChainBench {
     }
 
     /// Runs the chain; true when every target held and every shop's history is at the centre exactly once.
-    static func report(work: String, shopCounts: [Int], seconds: Double, eveningSeconds: Double = 60) async throws
-        -> Bool
-    {
+    /// With `saturatedOnly`, only the saturated steps run (no evening, no faults): for trying a change quickly.
+    static func report(
+        work: String, shopCounts: [Int], seconds: Double, eveningSeconds: Double = 60, saturatedOnly: Bool = false
+    ) async throws -> Bool {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
         limit.rlim_cur = limit.rlim_max
@@ -70,6 +73,11 @@ enum ChainBench {
         for count in shopCounts.sorted() {
             try await grow(to: count)
             phases.append(try await saturate(Array(shops.prefix(count)), centre: centre, seconds: seconds))
+        }
+        if saturatedOnly {
+            table(phases)
+            for shop in shops { await shop.stop() }
+            return false
         }
         try await grow(to: 1_000)
         let eveningPhase = try await paced(
@@ -162,6 +170,7 @@ enum ChainBench {
         try await drain(shops)
         let eventsBefore = try centre.events()
         let errorsBefore = shops.reduce(0) { $0 + $1.backlog.errors }
+        let batchesBefore = shops.reduce(0) { $0 + $1.backlog.batches }
         let startText = try centre.now()
         let cpuBefore = (try centre.server.cpuSeconds(), centre.bouncer.cpuSeconds())
         let waiting = Locked(0)
@@ -185,6 +194,7 @@ enum ChainBench {
         phase.bouncerCPU = bouncerNow >= cpuBefore.1 ? bouncerNow - cpuBefore.1 : bouncerNow
         phase.events = try centre.events() - eventsBefore
         phase.errors = shops.reduce(0) { $0 + $1.backlog.errors } - errorsBefore
+        phase.batches = shops.reduce(0) { $0 + $1.backlog.batches } - batchesBefore
         phase.waitingMax = waiting.value
         phase.lag = try centre.lag(from: startText, to: endText)
         let copy = try centre.copyBaseline(since: startText)
@@ -207,13 +217,16 @@ enum ChainBench {
     static func table(_ phases: [Phase]) {
         Bench.table(
             [
-                "load", "shops", "events", "central events/s", "PostgreSQL µs/event", "COPY µs/event", "× COPY",
+                "load", "shops", "events", "events/batch", "central events/s", "PostgreSQL µs/event", "COPY µs/event",
+                "× COPY",
                 "PgBouncer µs/event", "lag p50 ms", "p99", "max", "worst shop p99", "waiting clients max",
                 "shipper errors",
             ],
             phases.map { phase in
                 [
-                    phase.name, "\(phase.shops)", "\(phase.events)", Bench.format(phase.perSecond, 0),
+                    phase.name, "\(phase.shops)", "\(phase.events)",
+                    Bench.format(Double(phase.events) / Double(max(phase.batches, 1)), 1),
+                    Bench.format(phase.perSecond, 0),
                     Bench.format(phase.postgresMicroseconds, 0),
                     phase.copyCPU < 0.05 ? "-" : Bench.format(phase.copyMicroseconds, 0),
                     phase.copyCPU < 0.05

@@ -77,10 +77,10 @@ final class ChainShop: Sendable {
             ref: "\(id)-\(number)", pizzas: Self.pizzas, place: true, currency: "EUR", by: Self.actor)
     }
 
-    /// Entries written and not yet acknowledged by the centre, and the errors the shipper has met so far.
-    var backlog: (events: Int64, errors: Int64) {
+    /// Entries written and not yet acknowledged by the centre, and the errors and batches of the shipper so far.
+    var backlog: (events: Int64, errors: Int64, batches: Int64) {
         let status = replicator.status()
-        return (status.latestSeq - status.shippedSeq, status.errors)
+        return (status.latestSeq - status.shippedSeq, status.errors, status.batches)
     }
 
     /// Every audit entry's hash, in order (what the centre must hold for this shop, exactly once).

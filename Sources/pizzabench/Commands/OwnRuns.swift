@@ -66,6 +66,8 @@ struct Chain: AsyncParsableCommand {
         abstract: "A chain of shops shipping to one centre through PgBouncer.")
     @Option(help: "Seconds per load step.") var seconds: Double = 10
     @Option(help: "Shop counts, 1 to 1000, separated by commas.", transform: Chain.shops) var shops = [10, 100, 1_000]
+    @Flag(help: "Only the saturated steps: no busy evening, no faults, no targets (to try a change quickly).")
+    var saturatedOnly = false
 
     static func shops(_ text: String) throws -> [Int] {
         let counts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
@@ -78,7 +80,8 @@ struct Chain: AsyncParsableCommand {
     func run() async throws {
         if let reason = PgBouncerServer.unavailableReason { throw ValidationError("chain: cannot run here: \(reason)") }
         let run = try BenchRun(seconds: seconds)
-        let held = try await ChainBench.report(work: run.work + "/chain", shopCounts: shops, seconds: seconds)
+        let held = try await ChainBench.report(
+            work: run.work + "/chain", shopCounts: shops, seconds: seconds, saturatedOnly: saturatedOnly)
         try run.finish(held: held)
     }
 }
