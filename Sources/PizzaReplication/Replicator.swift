@@ -13,7 +13,8 @@ public import ServiceLifecycle
 /// ships a batch twice and the centre ignores the copy. As a repository subscriber it is woken after each commit,
 /// so under load the lag is about one batch. It never slows the kitchen: it only reads, its mark rides along in
 /// the next group commit, and when the centre is down the backlog simply waits in `audit_log` while it retries
-/// with capped exponential backoff and jitter, logging each distinct error once.
+/// with capped exponential backoff and jitter, logging each distinct error once. A centre that answers slowly
+/// (saturated) gets fewer, larger batches (``BatchPacing``).
 public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     public let configuration: ReplicationConfiguration
     private let store: SQLiteOrderStore
@@ -29,10 +30,6 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     static let maximumBackoff: Duration = .seconds(30)
     /// How often an idle connection is checked.
     static let idleCheck: Duration = .seconds(5)
-    /// Under steady load, batches start at least this far apart, so they grow with the load instead of shipping
-    /// a few entries each (every batch costs a central transaction and a round trip). The first change after a
-    /// quiet spell still goes at once; a full batch is followed at once by the next (catching up).
-    static let batchSpacing: Duration = .milliseconds(50)
 
     private struct Progress {
         var state: ReplicationStatus.State = .connecting
@@ -197,10 +194,11 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         var marks = MarkWriter(store: store, recorded: mark.shippedSeq)
         connected()
         var previousStart: ContinuousClock.Instant?
+        var pacing = BatchPacing(batchSize: configuration.batchSize)
         do {
             while !Task.isCancelled {
                 if let previousStart {
-                    try? await Task.sleep(until: previousStart + Self.batchSpacing, clock: .continuous)
+                    try? await Task.sleep(until: previousStart + pacing.spacing, clock: .continuous)
                 }
                 let batch = try await background.run { [store, configuration, position] in
                     try ShippingBatch(store.auditEntries(after: position, limit: configuration.batchSize))
@@ -214,9 +212,11 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                     continue
                 }
                 state.withLock { $0.state = .shipping }
-                previousStart = batch.count < configuration.batchSize ? .now : nil
+                let sent = ContinuousClock.now
+                previousStart = batch.count < configuration.batchSize ? sent : nil
                 let answer = try await central.ingest(
                     shop: configuration.shopID, key: mark.shopKey, batch: batch, schema: schema)
+                pacing.answered(entries: batch.count, in: .now - sent)
                 if answer.rewind == true {
                     let cursor = answer.cursor ?? 0
                     logger.notice(

@@ -114,6 +114,27 @@ struct ShipperTests {
         await shop.stop()
     }
 
+    @Test("a centre that answers a small batch slowly (queueing) gets the next one seconds later, holding more entries")
+    func slowCentreGetsFewerBatches() async throws {
+        let shop = try ShippingShop(batchSize: 50)
+        shop.start()
+        try await shop.order()
+        try await shop.waitUntil("the first entry shipped") { shop.centre.cursor == 1 }
+        shop.centre.state.withLock { $0.answerDelays = [.seconds(1)] }
+        try await shop.order()
+        try await shop.waitUntil("the slow batch answered") { shop.centre.cursor == 2 }
+        for _ in 0..<5 { try await shop.order() }
+        try await shop.waitUntil("the next entries shipped") { shop.centre.cursor == 7 }
+        let arrivals = shop.centre.state.value.arrivals
+        #expect(arrivals.count == 3, "one batch for the five entries ordered while the shipper waited: \(arrivals)")
+        if arrivals.count == 3 {
+            // A second in the queue against a first answer of about a millisecond: 20 times that, at most 10 s.
+            #expect(arrivals[2].at - arrivals[1].at > .seconds(5))
+            #expect(arrivals[2].entries == 5)
+        }
+        await shop.stop()
+    }
+
     @Test("the backoff doubles from 0.25 s to at most 30 s, each wait between half and all of its step")
     func backoff() {
         for failures in 1...40 {

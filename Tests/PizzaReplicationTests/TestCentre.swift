@@ -23,6 +23,10 @@ final class TestCentre: CentralClient {
         var forgetAfter: Int64?
         /// The next batch is answered with this cursor, whatever it holds (a centre pizzad does not understand).
         var answerCursor: Int64?
+        /// The next batches are answered this much later (a centre queueing them).
+        var answerDelays: [Duration] = []
+        /// When each batch arrived, and how many entries it held.
+        var arrivals: [(at: ContinuousClock.Instant, entries: Int)] = []
     }
 
     let state = Locked(State())
@@ -49,7 +53,12 @@ final class TestCentre: CentralClient {
         func prepareSchema(_ migrations: [Migration]) async throws -> Int { migrations.last?.version ?? 0 }
 
         func ingest(shop: String, key: String, batch: ShippingBatch, schema: Int) async throws -> CentralCursor {
-            try centre.ingest(batch)
+            let delay = centre.state.withLock { state -> Duration? in
+                state.arrivals.append((.now, batch.count))
+                return state.answerDelays.isEmpty ? nil : state.answerDelays.removeFirst()
+            }
+            if let delay { try await Task.sleep(for: delay) }
+            return try centre.ingest(batch)
         }
 
         func cursor(shop: String, key: String) async throws -> CentralCursor {
