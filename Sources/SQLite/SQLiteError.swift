@@ -27,6 +27,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return text
     }
 
+    /// Whether a `UNIQUE` constraint (or a unique index) refused the statement (`SQLITE_CONSTRAINT_UNIQUE`).
+    public var isUniqueConstraint: Bool { extendedCode == SQLITE_CONSTRAINT | (8 << 8) }  // a C macro Swift cannot import
+
     /// Whether the failure is about the storage itself (disk full, read-only, I/O, lock) rather than the statement.
     public var isStorageFailure: Bool {
         [.full, .ioerr, .readonly, .cantopen, .busy, .locked, .nomem, .corrupt, .notadb, .perm].contains(code)

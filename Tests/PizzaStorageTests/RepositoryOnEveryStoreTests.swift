@@ -94,6 +94,42 @@ struct RepositoryOnEveryStoreTests {
         #expect(try repository.list(OrderQuery()).orders.count == 1)
     }
 
+    @Test(
+        "the same ref sent 20 times at once (one group commit): one order, every answer that order, one of them created, no failure heard",
+        arguments: StoreKind.allCases)
+    func refRace(_ store: StoreKind) async throws {
+        switch store {
+        case .sqlite:
+            let kitchen = try Kitchen()
+            try await Self.refRace(kitchen.repository)
+            #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")
+            #expect(try kitchen.store.verifyAudit().entries == 1)
+        case .memory:
+            let kitchen = InMemoryOrderBook()
+            try await Self.refRace(kitchen.repository)
+            #expect(kitchen.store.lastSequence == 1)
+        }
+    }
+
+    static func refRace<S>(_ repository: OrderRepository<S>) async throws {
+        let recorder = RecordingDelegate()
+        repository.delegates += recorder
+        let pizza = try Fixtures.factory.makePizza("cheese")
+        let outcomes = try await withThrowingTaskGroup(of: OrderOutcome.self) { group in
+            for _ in 0..<20 {
+                group.addTask {
+                    try await repository.create(ref: "till-9", pizzas: [pizza], currency: "EUR", by: Fixtures.actor)
+                }
+            }
+            return try await group.reduce(into: []) { $0.append($1) }
+        }
+        #expect(Set(outcomes.map(\.cart.id)).count == 1)
+        #expect(outcomes.filter(\.created).count == 1)
+        #expect(recorder.failed.value.isEmpty, "a taken ref is answered, not failed: \(recorder.failed.value)")
+        #expect(recorder.committed.value == [1])
+        withExtendedLifetime(recorder) {}
+    }
+
     @Test("list by status pages newest first with a cursor", arguments: StoreKind.allCases)
     func paging(_ store: StoreKind) async throws {
         switch store {

@@ -78,7 +78,7 @@ struct RepositoryTests {
     }
 
     @Test(
-        "a retried ref of a recent order is answered from the read pool, with no group commit; an older one, unknown to a new repository, by the write transaction's own lookup"
+        "a retried ref of a recent order is answered from the read pool, with no group commit; an older one, unknown to a new repository, once the unique index refused it, by the write transaction's own lookup"
     )
     func retriedRefSkipsTheWriter() async throws {
         let kitchen = try Kitchen()
@@ -97,9 +97,10 @@ struct RepositoryTests {
         #expect(retry.cart == (try kitchen.repository.cart(id: first.cart.id)) && retry.cart.status == .preparing)
         #expect(commits.value == committed + 1, "the retry went through a group commit")
 
-        // A repository that has not seen the ref (a restart): the transaction's lookup finds the order.
-        let restarted = OrderRepository(store: kitchen.store)
-        let again = try await restarted.create(
+        // A repository that has not seen the ref (a restart): the unique index refuses it, and the create's second
+        // run, looking the ref up in its transaction, finds the order.
+        let restarted = OrderBook(store: kitchen.store)
+        let again = try await restarted.repository.create(
             ref: "till-3", pizzas: [pizza], currency: "EUR", by: Fixtures.actor)
         #expect(!again.created && again.cart.id == first.cart.id)
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "1")

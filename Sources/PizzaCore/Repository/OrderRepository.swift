@@ -126,13 +126,31 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         if let ref, let id = recentRefs.id(of: ref), let existing = try? store.cart(id: id) {
             return completion(.success(OrderOutcome(cart: existing, change: nil)))
         }
+        createChange(
+            customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
+            lookUp: false, completion)
+    }
+
+    /// The create's change. Without `lookUp` a `ref` is not looked up first: the store's unique index refuses a
+    /// taken one (``RefInUse``, nothing written), and the create runs again, looking it up, to answer with the order
+    /// that has it.
+    @inlinable
+    func createChange(
+        customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String,
+        by actor: ChangeActor, lookUp: Bool, _ completion: @escaping Completion
+    ) {
         let clock = self.clock
         let recentRefs = self.recentRefs
         let answer: Completion
         if ref == nil {
             answer = completion
         } else {
-            answer = { result in
+            answer = { [self] result in
+                if !lookUp, case .failure(let error) = result, error is RefInUse {
+                    return createChange(
+                        customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency,
+                        by: actor, lookUp: true, completion)
+                }
                 // Durable now: a retry of this ref can be answered from the read pool.
                 if case .success(let outcome) = result, outcome.created, let ref = outcome.cart.ref {
                     recentRefs.add(ref, id: outcome.cart.id)
@@ -141,7 +159,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
             }
         }
         change(.create, answer) { tx in
-            if let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
+            if lookUp, let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
             let now = clock()
             let id = try tx.nextCartID()
             let firstItemID = try tx.nextItemIDs(count: pizzas.count)
@@ -201,7 +219,8 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
             let latency = ContinuousClock.now - started
             delegates.invoke { $0.repository(didCommit: change, latency: latency) }
         } completion: { result in
-            if case .failure(let error) = result {
+            // A taken ref is not a failure: the create runs again, looking it up (``RefInUse``).
+            if case .failure(let error) = result, !(error is RefInUse) {
                 delegates.invoke { $0.repository(didFail: operation, error: error) }
             }
             completion(result)

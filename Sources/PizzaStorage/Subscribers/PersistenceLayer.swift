@@ -14,22 +14,7 @@ public final class PersistenceLayer: OrderChangeWriter {
         // The change's instant as text is made once; the order's times and new history entries are that instant.
         func text(_ instant: Timestamp) -> String { instant == change.at ? change.atText : instant.description }
         if change.before == nil {
-            try db.execute(
-                literal: """
-                    INSERT INTO carts (id, ref, customer, note, status, currency, total, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ) { row in
-                row.bind(cart.id)
-                row.bind(cart.ref)
-                row.bind(cart.customer)
-                row.bind(cart.note)
-                row.bind(cart.status.rawValue)
-                row.bind(cart.currency)
-                row.bind(cart.total)
-                row.bind(text(cart.createdAt))
-                row.bind(text(cart.updatedAt))
-            }
+            try insertCart(cart, db: db, created: text(cart.createdAt), updated: text(cart.updatedAt))
         } else {
             try db.execute(
                 literal: "UPDATE carts SET customer = ?, note = ?, status = ?, total = ?, updated_at = ? WHERE id = ?"
@@ -86,6 +71,31 @@ public final class PersistenceLayer: OrderChangeWriter {
                 row.bind(entry.actor.pid)
                 row.bind(entry.reason)
             }
+        }
+    }
+
+    /// The new order's `carts` row; another order with its ref is ``RefInUse`` (the repository then looks it up).
+    private func insertCart(_ cart: Cart, db: Database, created: String, updated: String) throws {
+        do {
+            try db.execute(
+                literal: """
+                    INSERT INTO carts (id, ref, customer, note, status, currency, total, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """
+            ) { row in
+                row.bind(cart.id)
+                row.bind(cart.ref)
+                row.bind(cart.customer)
+                row.bind(cart.note)
+                row.bind(cart.status.rawValue)
+                row.bind(cart.currency)
+                row.bind(cart.total)
+                row.bind(created)
+                row.bind(updated)
+            }
+        } catch {
+            guard let ref = cart.ref, error.isUniqueConstraint, error.message.contains("carts.ref") else { throw error }
+            throw RefInUse(ref: ref)
         }
     }
 }

@@ -96,8 +96,10 @@ public final class InMemoryTransaction: OrderTransaction {
         return tables.nextSequence
     }
 
-    /// Writes `cart` as it is now (what ``InMemoryPersistence`` does for each change).
-    public func save(_ cart: Cart) {
+    /// Writes `cart` as it is now (what ``InMemoryPersistence`` does for each change); a new order whose ref another
+    /// order has is refused with ``RefInUse``, as SQLite's unique index on `carts.ref` refuses it.
+    public func save(_ cart: Cart) throws {
+        if let ref = cart.ref, let holder = tables.refs[ref], holder != cart.id { throw RefInUse(ref: ref) }
         tables.carts[cart.id] = cart
         if let ref = cart.ref { tables.refs[ref] = cart.id }
     }
@@ -109,7 +111,7 @@ public final class InMemoryPersistence: OrderChangeWriter {
     public init() {}
 
     public func repository(willCommit change: OrderChange, in transaction: InMemoryTransaction) throws {
-        transaction.save(change.after)
+        try transaction.save(change.after)
     }
 }
 
