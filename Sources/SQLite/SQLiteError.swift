@@ -27,8 +27,9 @@ public struct SQLiteError: Error, CustomStringConvertible, Sendable {
         return text
     }
 
-    /// Whether a `UNIQUE` constraint (or a unique index) refused the statement (`SQLITE_CONSTRAINT_UNIQUE`).
-    public var isUniqueConstraint: Bool { extendedCode == SQLITE_CONSTRAINT | (8 << 8) }  // a C macro Swift cannot import
+    /// Whether a `UNIQUE` constraint (or a unique index) refused the statement (`SQLITE_CONSTRAINT_UNIQUE`, a C
+    /// macro Swift does not import: `SQLITE_CONSTRAINT | (8 << 8)`).
+    public var isUniqueConstraint: Bool { extendedCode == SQLITE_CONSTRAINT | (8 << 8) }
 
     /// Whether the failure is about the storage itself (disk full, read-only, I/O, lock) rather than the statement.
     public var isStorageFailure: Bool {
