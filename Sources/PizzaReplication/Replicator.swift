@@ -204,6 +204,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                     try ShippingBatch(store.auditEntries(after: position, limit: configuration.batchSize))
                 }
                 guard let last = batch.last else {
+                    previousStart = nil  // the first change after a quiet spell goes at once
                     try await marks.flush()
                     recovered()
                     state.withLock { $0.state = .idle }
