@@ -217,7 +217,15 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                 previousStart = batch.count < configuration.batchSize ? sent : nil
                 let answer = try await central.ingest(
                     shop: configuration.shopID, key: mark.shopKey, batch: batch, schema: schema)
+                let wasPaced = pacing.spacing > BatchPacing.floor
                 pacing.answered(entries: batch.count, in: .now - sent)
+                if !wasPaced, pacing.spacing > BatchPacing.floor {
+                    logger.notice(
+                        "the centre is queueing: batches spaced further apart until it answers promptly",
+                        metadata: ["spacing": "\(pacing.spacing)", "answered in": "\(ContinuousClock.now - sent)"])
+                } else if wasPaced, pacing.spacing == BatchPacing.floor {
+                    logger.info("the centre answers promptly again: batches as usual")
+                }
                 if answer.rewind == true {
                     let cursor = answer.cursor ?? 0
                     logger.notice(

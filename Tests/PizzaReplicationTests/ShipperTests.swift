@@ -132,6 +132,7 @@ struct ShipperTests {
             #expect(arrivals[2].at - arrivals[1].at > .seconds(5))
             #expect(arrivals[2].entries == 5)
         }
+        #expect(shop.messages(at: .notice).filter { $0.hasPrefix("the centre is queueing") }.count == 1)
         await shop.stop()
     }
 
