@@ -1,5 +1,5 @@
 import Dispatch
-import Synchronization
+import Locking
 
 /// The one connection that writes, on a serial queue of its own, with group commit: writes that arrive while a
 /// commit is in flight wait and go together into the next transaction, so one `fsync` makes many durable.
@@ -17,14 +17,14 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
         let fail: @Sendable (any Error) -> Void
     }
 
-    private struct Pending: ~Copyable {
+    private struct Pending {
         var writes: [PendingWrite] = []
         var draining = false
     }
 
     private let rules: Rules
     private let queue: DispatchQueue
-    private let pending = Mutex(Pending())
+    private let pending = Locked(Pending())
     /// `nonisolated(unsafe)`: read and replaced only on the serial `queue`, never anywhere else after `init`.
     private nonisolated(unsafe) var connection: Database
 

@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// Read connections, each lent to one caller at a time, so reads never wait on the writer (WAL).
 /// See GRDB's `DatabasePool` for the shape; this one is only the readers.
@@ -10,13 +10,13 @@ public final class ReaderPool: Sendable {
         var generation = 0
     }
 
-    private let state: Mutex<State>
+    private let state: Locked<State>
     private let keep: Int
 
     /// A pool that opens connections with `open` and keeps at most `keep` idle ones.
     public init(keep: Int, open: @escaping @Sendable () throws -> Database) {
         self.keep = keep
-        self.state = Mutex(State(open: open))
+        self.state = Locked(State(open: open))
     }
 
     /// Runs `body` with a connection of its own, in one read transaction: whatever it reads (an order's row,
