@@ -120,15 +120,17 @@ struct ShipperTests {
         shop.start()
         try await shop.order()
         try await shop.waitUntil("the first entry shipped") { shop.centre.cursor == 1 }
-        shop.centre.state.withLock { $0.answerDelays = [.seconds(1)] }
+        // The next batch waits 3 s for its answer; five orders come meanwhile, so the shipper is never idle (a
+        // quiet spell would end the spacing) and they wait for the spaced batch after it.
+        shop.centre.state.withLock { $0.answerDelays = [.seconds(3)] }
         try await shop.order()
-        try await shop.waitUntil("the slow batch answered") { shop.centre.cursor == 2 }
+        try await shop.waitUntil("the slow batch sent") { shop.centre.state.value.arrivals.count == 2 }
         for _ in 0..<5 { try await shop.order() }
         try await shop.waitUntil("the next entries shipped") { shop.centre.cursor == 7 }
         let arrivals = shop.centre.state.value.arrivals
         #expect(arrivals.count == 3, "one batch for the five entries ordered while the shipper waited: \(arrivals)")
         if arrivals.count == 3 {
-            // A second in the queue against a first answer of about a millisecond: 20 times that, at most 10 s.
+            // Three seconds in the queue against a first answer of about a millisecond: 20 times that, at most 10 s.
             #expect(arrivals[2].at - arrivals[1].at > .seconds(5))
             #expect(arrivals[2].entries == 5)
         }
