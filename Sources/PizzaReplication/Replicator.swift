@@ -217,12 +217,13 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                 previousStart = batch.count < configuration.batchSize ? sent : nil
                 let answer = try await central.ingest(
                     shop: configuration.shopID, key: mark.shopKey, batch: batch, schema: schema)
+                let answerTime = ContinuousClock.now - sent
                 let wasPaced = pacing.spacing > BatchPacing.floor
-                pacing.answered(entries: batch.count, in: .now - sent)
+                pacing.answered(entries: batch.count, in: answerTime)
                 if !wasPaced, pacing.spacing > BatchPacing.floor {
                     logger.notice(
                         "the centre is queueing: batches spaced further apart until it answers promptly",
-                        metadata: ["spacing": "\(pacing.spacing)", "answered in": "\(ContinuousClock.now - sent)"])
+                        metadata: ["spacing": "\(pacing.spacing)", "answered in": "\(answerTime)"])
                 } else if wasPaced, pacing.spacing == BatchPacing.floor {
                     logger.info("the centre answers promptly again: batches as usual")
                 }
