@@ -215,7 +215,8 @@ struct ChainTests {
         try await Task.sleep(for: .milliseconds(300))
         owner["PIZZAD_MIGRATIONS"] = nil
         let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
-        #expect(second.status == 0 && second.stdout.contains("central schema at version 6"), "\(second)")
+        let latest = try Centre.latestVersion()
+        #expect(second.status == 0 && second.stdout.contains("central schema at version \(latest)"), "\(second)")
         #expect(try centre.sql("SELECT count(*) FROM order_events WHERE shop_id LIKE 'old-%'") == "400000")
         _ = try await (a, b)
         for (shop, daemon) in shops {
@@ -231,7 +232,7 @@ struct ChainTests {
             try centre.sql(fingerprint + cursor + " AND shop_id = '\(shop.0)'")
         }
         #expect(after == before)
-        // A shop whose pizzad knows only schema 4, restarted after the upgrade, ships on into schema 6.
+        // A shop whose pizzad knows only schema 4, restarted after the upgrade, ships on into the newest schema.
         let lyonFolder = shops[0].1.directory
         #expect(try shops[0].1.stop() == 0)
         let restarted = try PizzadProcess(environment: lyon, directory: lyonFolder)

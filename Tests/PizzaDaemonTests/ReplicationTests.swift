@@ -198,6 +198,36 @@ struct ReplicationTests {
     }
 
     @Test(
+        "a new centre, its statistics taken while its tables were empty: batches find the shop's row and entries by index, not by reading tables whole"
+    )
+    func ingestPlansKeepToIndexes() async throws {
+        let centre = try Centre()
+        // The statistics of a centre just made (every table empty), kept while 5,000 shops' rows arrive, as in a
+        // chain's first minute before autovacuum's first ANALYZE.
+        try centre.sql(
+            """
+            ANALYZE shops; ANALYZE order_events; ANALYZE orders;
+            ALTER TABLE shops SET (autovacuum_enabled = false);
+            INSERT INTO shops (shop_id, shop_key, role_name, cursor_seq, cursor_hash)
+            SELECT 'other-' || n, repeat('k', 32), 'nobody', 0, repeat('0', 64) FROM generate_series(1, 5000) AS n;
+            SELECT pg_stat_reset();
+            """)
+        let shop = try PizzadProcess(environment: try centre.shop("bern", batchSize: 5))
+        try await loadOrders(shop, orders: 40)
+        try await waitUntilShipped(shop)
+        // A backend's table statistics are flushed when it ends (an idle one waits up to 10 s).
+        #expect(try shop.stop() == 0)
+        try await Task.sleep(for: .milliseconds(500))
+        let shipped = Int(try centre.sql("SELECT cursor_seq FROM shops WHERE shop_id = 'bern'")) ?? 0
+        let scans = try centre.sql(
+            "SELECT coalesce(sum(seq_scan), -1) || ' ' || coalesce(sum(seq_tup_read), -1) FROM pg_stat_user_tables "
+                + "WHERE relname = 'shops' OR relname LIKE 'order_events%' OR relname = 'orders'")
+        print("whole-table scans (and rows read by them) while ingesting \(shipped) entries in batches of 5: \(scans)")
+        #expect(shipped > 40)
+        #expect(scans == "0 0", "ingest scanned tables whole: \(scans)")
+    }
+
+    @Test(
         "PostgreSQL stopped under load: the kitchen's latency does not change, errors say so once, and everything arrives when it is back"
     )
     func centreDown() async throws {
@@ -450,7 +480,8 @@ struct ReplicationTests {
 
         owner["PIZZAD_MIGRATIONS"] = nil
         let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
-        #expect(second.status == 0 && second.stdout.contains("central schema at version 6"), "\(second)")
+        let latest = try Centre.latestVersion()
+        #expect(second.status == 0 && second.stdout.contains("central schema at version \(latest)"), "\(second)")
         #expect(
             try centre.sql("SELECT items::text || '|' || total FROM orders WHERE shop_id = 'lyon'")
                 == #"[{"id": 1, "kind": "chicken", "size": "L", "crust": "thin", "price": 2300, "extras": ["olives"], "ketchup": false, "quantity": 2, "unitPrice": 1150, "chiliSauce": true}]|2300"#
