@@ -177,10 +177,12 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     /// One connection's life: connect, check the central schema, ship until an error or the end.
     private func session(shipped: () -> Void) async throws {
         state.withLock { $0.state = .connecting }
+        let connecting = ContinuousClock.now
         let central = try await client.connect()
+        let setUp = ContinuousClock.now - connecting
         do {
             let schema = try await central.prepareSchema(migrations)
-            try await shipBatches(central, schema: schema, shipped: shipped)
+            try await shipBatches(central, schema: schema, setUp: setUp, shipped: shipped)
             await central.close()
         } catch {
             await central.close()
@@ -188,13 +190,16 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         }
     }
 
-    private func shipBatches(_ central: any CentralSession, schema: Int, shipped: () -> Void) async throws {
+    /// `setUp`: how long the connection took to set up (the pacing's first prompt answer).
+    private func shipBatches(
+        _ central: any CentralSession, schema: Int, setUp: Duration, shipped: () -> Void
+    ) async throws {
         let mark = try store.replicationMark()
         var position = mark.shippedSeq
         var marks = MarkWriter(store: store, recorded: mark.shippedSeq)
         connected()
         var previousStart: ContinuousClock.Instant?
-        var pacing = BatchPacing(batchSize: configuration.batchSize)
+        var pacing = BatchPacing(batchSize: configuration.batchSize, connected: setUp)
         do {
             while !Task.isCancelled {
                 if let previousStart {

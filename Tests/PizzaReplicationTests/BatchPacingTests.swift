@@ -9,8 +9,9 @@ struct BatchPacingTests {
         var pacing = BatchPacing(batchSize: 500)
         for _ in 0..<100 { pacing.answered(entries: 3, in: .milliseconds(2)) }
         #expect(pacing.spacing == BatchPacing.floor)
-        // A shop on a slow link: every answer takes the round trip, none waits in a queue.
-        var far = BatchPacing(batchSize: 500)
+        // A shop on a slow link: every answer takes the round trip, none waits in a queue; setting the connection
+        // up took several.
+        var far = BatchPacing(batchSize: 500, connected: .milliseconds(2_400))
         for _ in 0..<100 { far.answered(entries: 3, in: .milliseconds(600)) }
         #expect(far.spacing == BatchPacing.floor)
     }
@@ -25,16 +26,29 @@ struct BatchPacingTests {
         #expect(pacing.spacing == BatchPacing.ceiling)
     }
 
-    @Test("once the centre answers promptly again the spacing halves back to 50 ms, answer by answer")
+    @Test("once the centre answers promptly again the spacing shrinks by a fifth an answer, back to 50 ms")
     func recovers() {
         var pacing = BatchPacing(batchSize: 500)
         pacing.answered(entries: 2, in: .milliseconds(5))
         pacing.answered(entries: 2, in: .seconds(2))
         #expect(pacing.spacing == .seconds(10))
         pacing.answered(entries: 40, in: .milliseconds(6))
-        #expect(pacing.spacing == .seconds(5))
-        for _ in 0..<10 { pacing.answered(entries: 40, in: .milliseconds(6)) }
+        #expect(pacing.spacing == .seconds(8))
+        for _ in 0..<20 { pacing.answered(entries: 40, in: .milliseconds(6)) }
+        #expect(pacing.spacing > BatchPacing.floor)
+        for _ in 0..<5 { pacing.answered(entries: 40, in: .milliseconds(6)) }
         #expect(pacing.spacing == BatchPacing.floor)
+    }
+
+    @Test("a shop that connects while the centre queues: its first answers are slow against the connection's set-up")
+    func connectsIntoAQueue() {
+        var pacing = BatchPacing(batchSize: 500, connected: .milliseconds(8))
+        pacing.answered(entries: 4, in: .milliseconds(1_500))
+        #expect(pacing.spacing == BatchPacing.ceiling)
+        // Without the set-up time, the first answer is all it knows: as slow as every other, so no queue is seen.
+        var unseeded = BatchPacing(batchSize: 500)
+        for _ in 0..<5 { unseeded.answered(entries: 4, in: .milliseconds(1_500)) }
+        #expect(unseeded.spacing == BatchPacing.floor)
     }
 
     @Test("a large batch that takes long is the centre's work on it, not a queue: no spacing from it")
