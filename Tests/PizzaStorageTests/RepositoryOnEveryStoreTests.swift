@@ -95,6 +95,51 @@ struct RepositoryOnEveryStoreTests {
     }
 
     @Test(
+        "a retry is answered with the order as it is now, after every later change, also once it is older than the newest kept in memory",
+        arguments: StoreKind.allCases)
+    func retryAnswersTheOrderAsItIsNow(_ store: StoreKind) async throws {
+        switch store {
+        case .sqlite:
+            let kitchen = try Kitchen()
+            try await Self.retryAnswersTheOrderAsItIsNow(kitchen.repository)
+        case .memory:
+            let kitchen = InMemoryOrderBook()
+            try await Self.retryAnswersTheOrderAsItIsNow(kitchen.repository)
+            withExtendedLifetime(kitchen) {}
+        }
+    }
+
+    static func retryAnswersTheOrderAsItIsNow<S>(_ repository: OrderRepository<S>) async throws {
+        let pizza = try Fixtures.factory.makePizza("cheese")
+        func retry(_ ref: String) async throws -> OrderOutcome {
+            try await repository.create(ref: ref, pizzas: [pizza], currency: "EUR", by: Fixtures.actor)
+        }
+        let first = try await retry("till-1")
+        #expect(first.created)
+        var again = try await retry("till-1")
+        var stored = try repository.cart(id: first.cart.id)
+        #expect(!again.created && again.cart == stored)
+        _ = try await repository.place(first.cart.id, by: Fixtures.actor)
+        _ = try await repository.advance(first.cart.id, by: Fixtures.actor)
+        again = try await retry("till-1")
+        stored = try repository.cart(id: first.cart.id)
+        #expect(again.cart.status == .preparing && again.cart.history.count == 3)
+        #expect(again.cart == stored)
+        _ = try await repository.cancel(first.cart.id, reason: "the customer left", by: Fixtures.actor)
+        again = try await retry("till-1")
+        stored = try repository.cart(id: first.cart.id)
+        #expect(again.cart.status == .cancelled && again.cart == stored)
+        // 1,100 newer orders: till-1 is no longer among those kept in memory, and is read.
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for n in 0..<1_100 { group.addTask { _ = try await retry("till-bulk-\(n)") } }
+            try await group.waitForAll()
+        }
+        again = try await retry("till-1")
+        stored = try repository.cart(id: first.cart.id)
+        #expect(!again.created && again.cart == stored)
+    }
+
+    @Test(
         "the same ref sent 20 times at once (one group commit): one order, every answer that order, one of them created, no failure heard",
         arguments: StoreKind.allCases)
     func refRace(_ store: StoreKind) async throws {

@@ -122,9 +122,14 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
             return completion(
                 .failure(OrderError.validation(field: "items", allowed: ["at least one pizza"], message: message)))
         }
-        // A retry of a recent order: answered as it is now, from the read pool, without a write.
-        if let ref, let id = recentRefs.id(of: ref), let existing = try? store.cart(id: id) {
-            return completion(.success(OrderOutcome(cart: existing, change: nil)))
+        // A retry of a recent order: answered as it is now, from memory or the read pool, without a write.
+        if let ref {
+            if let existing = recentRefs.order(of: ref) {
+                return completion(.success(OrderOutcome(cart: existing, change: nil)))
+            }
+            if let id = recentRefs.id(of: ref), let existing = try? store.cart(id: id) {
+                return completion(.success(OrderOutcome(cart: existing, change: nil)))
+            }
         }
         createChange(
             customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
@@ -140,7 +145,6 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         by actor: ChangeActor, lookUp: Bool, _ completion: @escaping Completion
     ) {
         let clock = self.clock
-        let recentRefs = self.recentRefs
         let answer: Completion
         if ref == nil {
             answer = completion
@@ -150,10 +154,6 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
                     return createChange(
                         customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency,
                         by: actor, lookUp: true, completion)
-                }
-                // Durable now: a retry of this ref can be answered from the read pool.
-                if case .success(let outcome) = result, outcome.created, let ref = outcome.cart.ref {
-                    recentRefs.add(ref, id: outcome.cart.id)
                 }
                 completion(result)
             }
@@ -206,6 +206,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     ) {
         let writers = self.writers
         let delegates = self.delegates
+        let recentRefs = self.recentRefs
         let started = ContinuousClock.now
         store.write { tx in
             let (result, change) = try body(tx)
@@ -216,6 +217,8 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         } afterCommit: { outcome in
             // Durable now; announced in commit order, before the caller hears back.
             guard let change = outcome.change else { return }
+            // A retry of a recent ref is answered with the order as this commit left it.
+            recentRefs.committed(outcome.cart, created: outcome.created)
             let latency = ContinuousClock.now - started
             delegates.invoke { $0.repository(didCommit: change, latency: latency) }
         } completion: { result in
