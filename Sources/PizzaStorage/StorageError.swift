@@ -28,6 +28,9 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
     case readOnly(path: String)
     /// The database is read-only and still needs migrations, so this pizzad cannot use it.
     case readOnlyNeedsMigration(path: String, pending: Int)
+    /// The database is read-only and its write-ahead log holds changes, but the log's index (`-shm`) is missing:
+    /// SQLite can neither read the log without it nor make it in a read-only folder.
+    case readOnlyWALWithoutIndex(path: String, walBytes: Int64)
     /// A file-system step (create, fsync, rename) failed; `reason` is the system's (`strerror`).
     case fileSystem(operation: String, path: String, reason: String)
     /// A backup's target already exists; pizzad never overwrites a file.
@@ -74,6 +77,11 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
         case .readOnlyNeedsMigration(let path, let pending):
             "the database \(path) is read-only and needs \(pending) migration(s) this pizzad would apply: "
                 + "make it writable (the file was not changed)"
+        case .readOnlyWALWithoutIndex(let path, let walBytes):
+            "the database \(path) is read-only, and its write-ahead log \(path)-wal (\(walBytes) bytes) holds "
+                + "changes that SQLite cannot read without \(path)-shm, which is missing: make the folder writable "
+                + "once (pizzad folds the log into the database), or copy the database and its -wal to a writable "
+                + "folder; the files were not changed"
         case .fileSystem(let operation, let path, let reason): "cannot \(operation) \(path): \(reason)"
         case .backupTargetExists(let path): "\(path) exists; choose a new path (pizzad never overwrites a file)"
         case .backupInProgress(let path):

@@ -49,7 +49,7 @@ public final class SQLiteOrderStore: OrderStore {
     ) throws {
         try Migrator.checkHeader(path: path)
         let readOnlyMode = Self.readOnlyMode(of: path)
-        let writer = try Database(path: path, mode: readOnlyMode ?? .readWriteCreate)
+        let writer = try Self.openWriter(path: path, readOnlyMode: readOnlyMode)
         let migrator = Migrator(migrations: migrations)
         let todo = try migrator.pending(in: writer)
         if readOnlyMode != nil, !todo.isEmpty {
@@ -126,7 +126,28 @@ public final class SQLiteOrderStore: OrderStore {
         guard FileManager.default.fileExists(atPath: path) else { return nil }
         let folder = (path as NSString).deletingLastPathComponent
         if access(path, W_OK) == 0, access(folder.isEmpty ? "." : folder, W_OK) == 0 { return nil }
-        return FileManager.default.fileExists(atPath: path + "-wal") ? .readOnly : .immutable
+        // A write-ahead log with no frame (none, or only its 32-byte header: a cleanly closed or truncated one)
+        // holds nothing beyond the file, which is then read as it is. One with frames needs its index (-shm).
+        var wal = stat()
+        guard stat(path + "-wal", &wal) == 0, wal.st_size > 32 else { return .immutable }
+        return .readOnly
+    }
+
+    private static func openWriter(path: String, readOnlyMode: Database.OpenMode?) throws -> Database {
+        guard let readOnlyMode else { return try Database(path: path, mode: .readWriteCreate) }
+        // SQLite reads a read-only WAL database only with its -shm beside it (or made there, which a read-only
+        // folder does not allow); without, its first read fails with "unable to open database file".
+        if let failure = readOnlyOpenFailure(of: path) { throw failure }
+        return try Database(path: path, mode: readOnlyMode)
+    }
+
+    /// Why a read-only database cannot be read: its write-ahead log has frames and no index beside it.
+    static func readOnlyOpenFailure(of path: String) -> StorageError? {
+        var wal = stat()
+        guard stat(path + "-wal", &wal) == 0, wal.st_size > 32,
+            !FileManager.default.fileExists(atPath: path + "-shm")
+        else { return nil }
+        return .readOnlyWALWithoutIndex(path: path, walBytes: Int64(wal.st_size))
     }
 
     /// Whether changes are refused because the file cannot be written.
