@@ -186,7 +186,7 @@ let package = Package(
         // system's driver and the power-cut rounds.
         .target(
             name: "PizzaTesting",
-            dependencies: ["PizzaClient", "PizzaProtocol", "PizzaWire", "SQLite", "CSystemShims"],
+            dependencies: ["PizzaClient", "PizzaProtocol", "PizzaWire", "SQLite", "Locking", "CSystemShims"],
             swiftSettings: strict),
         .testTarget(name: "PizzaCoreTests", dependencies: ["PizzaCore"], swiftSettings: strict),
         .testTarget(name: "PizzaWireTests", dependencies: ["PizzaWire", "PizzaCore"], swiftSettings: strict),

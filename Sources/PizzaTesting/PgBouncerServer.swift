@@ -1,5 +1,5 @@
 import Foundation
-import Synchronization
+import Locking
 
 /// A throw-away PgBouncer in front of a ``PostgresServer``, as a chain runs one: transaction pooling, each shop's
 /// own role passed through to PostgreSQL (one pool per shop role), the server connections of the whole database
@@ -13,10 +13,10 @@ public final class PgBouncerServer: Sendable {
     /// The database name clients ask for; it maps to `central` on the PostgreSQL server.
     public let database: String
     private let asPostgres: Bool
-    private let users: Mutex<[String: String]>
+    private let users: Locked<[String: String]>
     /// The running PgBouncer's pid, read from its pid file once it answered: it is stopped by that even when its
     /// folder went first (the centre's folder holds it, and a test may drop the centre before PgBouncer).
-    private let running = Mutex<pid_t?>(nil)
+    private let running = Locked<pid_t?>(nil)
 
     /// The admin console's user (`SHOW POOLS`, `SHOW STATS`).
     public static let adminUser = "pgbouncer_admin"
@@ -51,7 +51,7 @@ public final class PgBouncerServer: Sendable {
         port = try PostgresServer.freePort()
         var users = [Self.adminUser: Self.adminPassword]
         if let pooledRole { users[pooledRole.user] = pooledRole.password }
-        self.users = Mutex(users)
+        self.users = Locked(users)
         let forced = pooledRole.map { " user=\($0.user)" } ?? ""
         let configuration = """
             ;; A chain's PgBouncer in front of the central PostgreSQL (see docs/OPERATIONS.md, "A chain of shops").

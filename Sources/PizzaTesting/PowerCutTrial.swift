@@ -1,10 +1,10 @@
 import Foundation
+import Locking
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
 import PizzaWire
 import SQLite
-import Synchronization
 
 /// pizzad under power cuts: its database and its backups on ``PowerCutFileSystem``, load from several clients
 /// (creates, places, advances, `db.backup`), a cut at a random moment with pizzad killed at the same instant, then a
@@ -49,7 +49,7 @@ public final class PowerCutTrial: Sendable {
         var backupsChecked = 0
         var summary = Summary()
     }
-    private let state = Mutex(State())
+    private let state = Locked(State())
 
     public init(pizzad: String, fileSystem: String, root: String) throws {
         self.pizzad = pizzad
