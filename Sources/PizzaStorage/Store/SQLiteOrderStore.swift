@@ -128,9 +128,14 @@ public final class SQLiteOrderStore: OrderStore {
         if access(path, W_OK) == 0, access(folder.isEmpty ? "." : folder, W_OK) == 0 { return nil }
         // A write-ahead log with no frame (none, or only its 32-byte header: a cleanly closed or truncated one)
         // holds nothing beyond the file, which is then read as it is. One with frames needs its index (-shm).
+        return walBytes(of: path) == nil ? .immutable : .readOnly
+    }
+
+    /// The size of the database's write-ahead log when it can hold a frame (more than its 32-byte header).
+    private static func walBytes(of path: String) -> Int64? {
         var wal = stat()
-        guard stat(path + "-wal", &wal) == 0, wal.st_size > 32 else { return .immutable }
-        return .readOnly
+        guard stat(path + "-wal", &wal) == 0, wal.st_size > 32 else { return nil }
+        return Int64(wal.st_size)
     }
 
     private static func openWriter(path: String, readOnlyMode: Database.OpenMode?) throws -> Database {
@@ -143,11 +148,8 @@ public final class SQLiteOrderStore: OrderStore {
 
     /// Why a read-only database cannot be read: its write-ahead log has frames and no index beside it.
     static func readOnlyOpenFailure(of path: String) -> StorageError? {
-        var wal = stat()
-        guard stat(path + "-wal", &wal) == 0, wal.st_size > 32,
-            !FileManager.default.fileExists(atPath: path + "-shm")
-        else { return nil }
-        return .readOnlyWALWithoutIndex(path: path, walBytes: Int64(wal.st_size))
+        guard let bytes = walBytes(of: path), !FileManager.default.fileExists(atPath: path + "-shm") else { return nil }
+        return .readOnlyWALWithoutIndex(path: path, walBytes: bytes)
     }
 
     /// Whether changes are refused because the file cannot be written.
