@@ -12,35 +12,52 @@
 /// history is about a kilobyte): a retry of an older one reads it.
 @usableFromInline
 final class RecentRefs: Sendable {
-    private struct State {
-        var ids: [String: Int64] = [:]
+    /// The last `capacity` refs with a value each, the oldest forgotten first.
+    private struct Newest<Value> {
+        let capacity: Int
+        var values: [String: Value] = [:]
         /// The refs in the order they were added, overwritten from the oldest once full.
         var ring: [String] = []
         var next = 0
+
+        mutating func add(_ ref: String, _ value: Value) {
+            guard capacity > 0 else { return }
+            if ring.count < capacity {
+                ring.append(ref)
+            } else {
+                values[ring[next]] = nil
+                ring[next] = ref
+                next = (next + 1) % capacity
+            }
+            values[ref] = value
+        }
+    }
+
+    private struct State {
+        var ids: Newest<Int64>
         /// The newest refs' orders, as they are now.
-        var orders: [String: Cart] = [:]
-        var ordersRing: [String] = []
-        var ordersNext = 0
+        var orders: Newest<Cart>
     }
 
     let capacity: Int
     let ordersCapacity: Int
-    private let state = Locked(State())
+    private let state: Locked<State>
 
     @usableFromInline
     init(capacity: Int = 16_384, ordersCapacity: Int = 1_024) {
         precondition(capacity > 0, "RecentRefs needs room for at least one ref")
         self.capacity = capacity
         self.ordersCapacity = min(max(ordersCapacity, 0), capacity)
+        state = Locked(State(ids: Newest(capacity: capacity), orders: Newest(capacity: self.ordersCapacity)))
     }
 
     /// The id of the order created with `ref`, if it is among the recent ones.
     @usableFromInline
-    func id(of ref: String) -> Int64? { state.withLock { $0.ids[ref] } }
+    func id(of ref: String) -> Int64? { state.withLock { $0.ids.values[ref] } }
 
     /// The order created with `ref` as it is now, if it is among the newest.
     @usableFromInline
-    func order(of ref: String) -> Cart? { state.withLock { $0.orders[ref] } }
+    func order(of ref: String) -> Cart? { state.withLock { $0.orders.values[ref] } }
 
     /// A change to `cart` is durable: a new order with a ref is recorded, order and all; a kept order is replaced.
     @usableFromInline
@@ -48,30 +65,11 @@ final class RecentRefs: Sendable {
         guard let ref = cart.ref else { return }
         state.withLock { state in
             if created {
-                Self.add(ref, id: cart.id, to: &state, capacity: capacity)
-                guard ordersCapacity > 0 else { return }
-                if state.ordersRing.count < ordersCapacity {
-                    state.ordersRing.append(ref)
-                } else {
-                    state.orders[state.ordersRing[state.ordersNext]] = nil
-                    state.ordersRing[state.ordersNext] = ref
-                    state.ordersNext = (state.ordersNext + 1) % ordersCapacity
-                }
-                state.orders[ref] = cart
-            } else if state.orders[ref]?.id == cart.id {
-                state.orders[ref] = cart
+                state.ids.add(ref, cart.id)
+                state.orders.add(ref, cart)
+            } else if state.orders.values[ref]?.id == cart.id {
+                state.orders.values[ref] = cart
             }
         }
-    }
-
-    private static func add(_ ref: String, id: Int64, to state: inout State, capacity: Int) {
-        if state.ring.count < capacity {
-            state.ring.append(ref)
-        } else {
-            state.ids[state.ring[state.next]] = nil
-            state.ring[state.next] = ref
-            state.next = (state.next + 1) % capacity
-        }
-        state.ids[ref] = id
     }
 }
