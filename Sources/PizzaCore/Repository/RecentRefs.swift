@@ -39,16 +39,13 @@ final class RecentRefs: Sendable {
         var orders: Newest<Cart>
     }
 
-    let capacity: Int
-    let ordersCapacity: Int
     private let state: Locked<State>
 
     @usableFromInline
     init(capacity: Int = 16_384, ordersCapacity: Int = 1_024) {
         precondition(capacity > 0, "RecentRefs needs room for at least one ref")
-        self.capacity = capacity
-        self.ordersCapacity = min(max(ordersCapacity, 0), capacity)
-        state = Locked(State(ids: Newest(capacity: capacity), orders: Newest(capacity: self.ordersCapacity)))
+        let kept = min(max(ordersCapacity, 0), capacity)
+        state = Locked(State(ids: Newest(capacity: capacity), orders: Newest(capacity: kept)))
     }
 
     /// The id of the order created with `ref`, if it is among the recent ones.
