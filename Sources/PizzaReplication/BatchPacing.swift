@@ -9,7 +9,7 @@
 /// answers and 40 s), not at once: a centre that keeps up only because its shops space their batches would queue
 /// again as soon as they stopped. Halving instead, measured at 1,000 shops, gave batches of 12-28 entries and
 /// 2.0-2.8× `COPY`'s CPU per event; a fifth, 27-32 entries and 1.9-2.6×. A shop whose centre answers promptly
-/// ships as before, at most every ``floor``, and a quiet spell ends the spacing.
+/// ships as before, at most every ``floor``, and a shop with nothing left to send drops its spacing (``quiet()``).
 ///
 /// The wait is measured against the fastest answer of the connection so far (creeping up by 1% an answer, so
 /// that a link that became slower for good is learnt), so a shop far from its centre, whose every answer takes
@@ -51,5 +51,13 @@ struct BatchPacing {
         } else {
             spacing = max(Self.floor, spacing * 0.8)
         }
+    }
+
+    /// The shop had nothing to send after a spacing: it is not behind, so there is nothing for a spacing to gather.
+    /// The next batches go as for a prompt centre until an answer shows a queue again (one small batch answered
+    /// slowly is enough). Kept instead, a spacing learnt in a saturated spell held each order of a quiet evening
+    /// after it back by up to that spacing: measured at 1,000 shops, a lag max of 1.7 s where p99 was 5 ms.
+    mutating func quiet() {
+        spacing = Self.floor
     }
 }

@@ -210,6 +210,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                 }
                 guard let last = batch.last else {
                     previousStart = nil  // the first change after a quiet spell goes at once
+                    pacing.quiet()
                     try await marks.flush()
                     recovered()
                     state.withLock { $0.state = .idle }

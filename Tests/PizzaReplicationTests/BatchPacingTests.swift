@@ -51,6 +51,18 @@ struct BatchPacingTests {
         #expect(unseeded.spacing == BatchPacing.floor)
     }
 
+    @Test("a shop with nothing left to send drops its spacing, and learns it again from one slow answer")
+    func quietEndsTheSpacing() {
+        var pacing = BatchPacing(batchSize: 500, connected: .milliseconds(5))
+        pacing.answered(entries: 3, in: .seconds(2))
+        #expect(pacing.spacing == BatchPacing.ceiling)
+        pacing.quiet()
+        #expect(pacing.spacing == BatchPacing.floor)
+        // What it knew of the connection stays: the next small batch answered slowly spaces the batches again.
+        pacing.answered(entries: 1, in: .milliseconds(400))
+        #expect(pacing.spacing > .seconds(7) && pacing.spacing < .seconds(8))
+    }
+
     @Test("a large batch that takes long is the centre's work on it, not a queue: no spacing from it")
     func largeBatchIsWork() {
         var pacing = BatchPacing(batchSize: 500)
