@@ -6,9 +6,9 @@ import PizzaTesting
 /// A chain on one centre: N shops, each with its own SQLite database and pizzad's own shipper, fed live in this
 /// process, shipping through a real PgBouncer (transaction pooling) into one durable PostgreSQL. For each N, the
 /// shops are fed as fast as this machine allows, then drained; then a busy evening of 1,000 shops (an order every
-/// 10 s each); then PgBouncer and PostgreSQL restarted under load; and every shop's history checked at the centre.
+/// 10 s each, 60 s); then PgBouncer and PostgreSQL restarted under load (30 s); and every shop's history checked at the centre.
 ///
-/// `pizzabench --only chain [--shops 10,100,1000] [--seconds S]`.
+/// `pizzabench chain [--shops 10,100,1000] [--seconds S] [--saturated-only]`: S is each saturated step's time.
 enum ChainBench {
     struct Phase {
         var name: String
@@ -35,7 +35,8 @@ enum ChainBench {
     /// Runs the chain; true when every target held and every shop's history is at the centre exactly once.
     /// With `saturatedOnly`, only the saturated steps run (no evening, no faults): for trying a change quickly.
     static func report(
-        work: String, shopCounts: [Int], seconds: Double, eveningSeconds: Double = 60, saturatedOnly: Bool = false
+        work: String, shopCounts: [Int], seconds: Double, eveningSeconds: Double = 60, faultSeconds: Double = 30,
+        saturatedOnly: Bool = false
     ) async throws -> Bool {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
@@ -83,7 +84,7 @@ enum ChainBench {
         let eveningPhase = try await paced(
             "evening", shops, centre: centre, seconds: eveningSeconds, interval: 10, faults: false)
         let faultPhase = try await paced(
-            "faults", shops, centre: centre, seconds: max(seconds * 3, 15), interval: 2, faults: true)
+            "faults", shops, centre: centre, seconds: faultSeconds, interval: 2, faults: true)
         table(phases + [eveningPhase, faultPhase])
 
         // Every shop's history at the centre: the same count, no gap, the same hashes in the same order.

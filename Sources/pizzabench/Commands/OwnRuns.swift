@@ -64,7 +64,10 @@ struct Board: AsyncParsableCommand {
 struct Chain: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "A chain of shops shipping to one centre through PgBouncer.")
-    @Option(help: "Seconds per load step.") var seconds: Double = 10
+    /// At 1,000 shops a saturated centre has each shop ship a spaced batch about every 10 s, and every shop's first
+    /// batch goes at once: a step of 10 s is mostly that start and the drain, not a centre that stays behind.
+    @Option(help: "Seconds per saturated step (a minute: several of a shop's spaced batches, at 1,000 shops).")
+    var seconds: Double = 60
     @Option(help: "Shop counts, 1 to 1000, separated by commas.", transform: Chain.shops) var shops = [10, 100, 1_000]
     @Flag(help: "Only the saturated steps: no busy evening, no faults, no targets (to try a change quickly).")
     var saturatedOnly = false
@@ -79,7 +82,10 @@ struct Chain: AsyncParsableCommand {
 
     func run() async throws {
         if let reason = PgBouncerServer.unavailableReason { throw ValidationError("chain: cannot run here: \(reason)") }
-        let run = try BenchRun(seconds: seconds)
+        let run = try BenchRun()
+        print(
+            "the centre and the shops share the machine; \(Bench.format(seconds, 0)) s per saturated step"
+                + (saturatedOnly ? "\n" : ", 60 s of busy evening, 30 s of faults\n"))
         let held = try await ChainBench.report(
             work: run.work + "/chain", shopCounts: shops, seconds: seconds, saturatedOnly: saturatedOnly)
         try run.finish(held: held)
