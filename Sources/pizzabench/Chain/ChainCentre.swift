@@ -80,8 +80,8 @@ final class ChainCentre: Sendable {
     }
 
     /// The centre's limit for the same work: the events received since `start`, and the orders rows they wrote,
-    /// loaded with COPY into tables of the same shape (partitioned, the same indexes); PostgreSQL's CPU seconds
-    /// for that, and how many events.
+    /// loaded with COPY into tables of the same shape (partitioned, the same indexes) and vacuumed, as each step's
+    /// own rows are at its end; PostgreSQL's CPU seconds for that, and how many events.
     func copyBaseline(since start: String) throws -> (cpu: Double, events: Int) {
         let events = folder + "/events.copy"
         let orders = folder + "/orders.copy"
@@ -108,6 +108,7 @@ final class ChainCentre: Sendable {
             """)
         let before = try server.cpuSeconds()
         try copy("\\copy copy_events FROM '\(events)'", "\\copy copy_orders FROM '\(orders)'")
+        try sql("VACUUM copy_events, copy_orders")
         let cpu = try server.cpuSeconds() - before
         try sql("DROP TABLE copy_events, copy_orders")
         unlink(events)
