@@ -6,10 +6,15 @@ import PizzaTesting
 /// A chain on one centre: N shops, each with its own SQLite database and pizzad's own shipper, fed live in this
 /// process, shipping through a real PgBouncer (transaction pooling) into one durable PostgreSQL. For each N, the
 /// shops are fed as fast as this machine allows, then drained; then a busy evening of 1,000 shops (an order every
-/// 10 s each, 60 s); then PgBouncer and PostgreSQL restarted under load (30 s); and every shop's history checked at the centre.
+/// 10 s each, ``eveningSeconds``); then PgBouncer and PostgreSQL restarted under load (``faultSeconds``); and every
+/// shop's history checked at the centre.
 ///
 /// `pizzabench chain [--shops 10,100,1000] [--seconds S] [--saturated-only]`: S is each saturated step's time.
 enum ChainBench {
+    /// How long the busy evening lasts, and the step with the restarts.
+    static let eveningSeconds = 60.0
+    static let faultSeconds = 30.0
+
     struct Phase {
         var name: String
         var shops: Int
@@ -35,8 +40,7 @@ enum ChainBench {
     /// Runs the chain; true when every target held and every shop's history is at the centre exactly once.
     /// With `saturatedOnly`, only the saturated steps run (no evening, no faults): for trying a change quickly.
     static func report(
-        work: String, shopCounts: [Int], seconds: Double, eveningSeconds: Double = 60, faultSeconds: Double = 30,
-        saturatedOnly: Bool = false
+        work: String, shopCounts: [Int], seconds: Double, saturatedOnly: Bool = false
     ) async throws -> Bool {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)

@@ -85,7 +85,10 @@ struct Chain: AsyncParsableCommand {
         let run = try BenchRun()
         print(
             "the centre and the shops share the machine; \(Bench.format(seconds, 0)) s per saturated step"
-                + (saturatedOnly ? "\n" : ", 60 s of busy evening, 30 s of faults\n"))
+                + (saturatedOnly
+                    ? "\n"
+                    : ", \(Bench.format(ChainBench.eveningSeconds, 0)) s of busy evening, "
+                        + "\(Bench.format(ChainBench.faultSeconds, 0)) s of faults\n"))
         let held = try await ChainBench.report(
             work: run.work + "/chain", shopCounts: shops, seconds: seconds, saturatedOnly: saturatedOnly)
         try run.finish(held: held)
