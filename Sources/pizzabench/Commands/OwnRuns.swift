@@ -72,6 +72,8 @@ struct Chain: AsyncParsableCommand {
     @Flag(help: "Only the saturated steps: no busy evening, no faults, no targets (to try a change quickly).")
     var saturatedOnly = false
 
+    func validate() throws { try StepOptions.validate(seconds: seconds) }
+
     static func shops(_ text: String) throws -> [Int] {
         let counts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
         guard !counts.isEmpty, counts.allSatisfy({ (1...1_000).contains($0) }) else {

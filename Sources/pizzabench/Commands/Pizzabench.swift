@@ -28,8 +28,13 @@ struct Pizzabench: AsyncParsableCommand {
 struct StepOptions: ParsableArguments {
     @Option(help: "Seconds per load step.") var seconds: Double = 5
 
-    func validate() throws {
-        guard seconds > 0 else { throw ValidationError("--seconds needs a number above 0, not \(seconds)") }
+    func validate() throws { try Self.validate(seconds: seconds) }
+
+    /// A step's `--seconds`: a finite number above 0.
+    static func validate(seconds: Double) throws {
+        guard seconds.isFinite, seconds > 0 else {
+            throw ValidationError("--seconds needs a number above 0, not \(seconds)")
+        }
     }
 }
 
