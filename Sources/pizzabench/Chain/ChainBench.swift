@@ -7,7 +7,9 @@ import PizzaTesting
 /// process, shipping through a real PgBouncer (transaction pooling) into one durable PostgreSQL. For each N, the
 /// shops are fed as fast as this machine allows, then drained; then a busy evening of 1,000 shops (an order every
 /// 10 s each, ``eveningSeconds``); then PgBouncer and PostgreSQL restarted under load (``faultSeconds``); and every
-/// shop's history checked at the centre.
+/// shop's history checked at the centre. A saturated step's rows are loaded with COPY twice: on a quiet machine
+/// (the target's baseline), and beside as many shops without a shipper fed as fast as the step fed its own (the
+/// kitchens), which shows how much of the gap is the machine the centre shares.
 ///
 /// `pizzabench chain [--shops 10,100,1000] [--seconds S] [--saturated-only]`: S is each saturated step's time.
 enum ChainBench {
@@ -26,6 +28,13 @@ enum ChainBench {
         var copyMicroseconds = 0.0
         /// The COPY baseline's CPU seconds: below a few of the kernel's 10 ms ticks it says nothing.
         var copyCPU = 0.0
+        /// The same COPY while as many shops without a shipper are fed as the step fed (saturated steps only): what
+        /// the centre's limit is on a machine doing the shops' kitchen work beside it, as the step's machine was.
+        var besideMicroseconds = 0.0
+        var besideCPU = 0.0
+        /// Orders a second into the shops while the step fed them, and into the kitchens while COPY ran beside them.
+        var fedPerSecond = 0.0
+        var besideFedPerSecond = 0.0
         var lag: (p50: Double, p99: Double, max: Double, worstShopP99: Double) = (0, 0, 0, 0)
         var waitingMax = 0
         var errors: Int64 = 0
@@ -63,6 +72,8 @@ enum ChainBench {
                 + "PostgreSQL \(version) (fsync on), all on this machine")
 
         var shops: [ChainShop] = []
+        var kitchens: [ChainShop] = []
+        try FileManager.default.createDirectory(atPath: work + "/kitchens", withIntermediateDirectories: true)
         func grow(to count: Int) async throws {
             guard count > shops.count else { return }
             try centre.addShops(shops.count..<count)
@@ -74,10 +85,22 @@ enum ChainBench {
                 shops.append(shop)
             }
         }
+        func growKitchens(to count: Int) throws {
+            for index in kitchens.count..<max(count, kitchens.count) {
+                kitchens.append(
+                    try ChainShop(
+                        index: index, folder: work + "/kitchens", migrations: migrations, centralMigrations: [],
+                        port: 0, password: "", ships: false))
+            }
+        }
         var phases: [Phase] = []
         for count in shopCounts.sorted() {
             try await grow(to: count)
-            phases.append(try await saturate(Array(shops.prefix(count)), centre: centre, seconds: seconds))
+            try growKitchens(to: count)
+            phases.append(
+                try await saturate(
+                    Array(shops.prefix(count)), kitchens: Array(kitchens.prefix(count)), centre: centre,
+                    seconds: seconds))
         }
         if saturatedOnly {
             table(phases)
@@ -102,35 +125,71 @@ enum ChainBench {
         let copyRatio = (saturated?.postgresMicroseconds ?? 0) / max(saturated?.copyMicroseconds ?? 1, 0.001)
         let eveningHeld = eveningPhase.lag.p99 < 1_000
         let copyHeld = copyRatio <= 2
+        let besideRatio = (saturated?.postgresMicroseconds ?? 0) / max(saturated?.besideMicroseconds ?? 1, 0.001)
         print(
             "chain targets: busy evening (1,000 shops, an order every 10 s each) lag p99 "
                 + "\(Bench.format(eveningPhase.lag.p99, 0)) ms (target < 1,000): \(eveningHeld ? "held" : "NOT held"); "
                 + "at saturation (\(saturated?.shops ?? 0) shops) the centre's CPU per event "
-                + "\(Bench.format(copyRatio, 2))× COPY's (target ≤ 2): \(copyHeld ? "held" : "NOT held")")
+                + "\(Bench.format(copyRatio, 2))× COPY's (target ≤ 2): \(copyHeld ? "held" : "NOT held") "
+                + "(\(Bench.format(besideRatio, 2))× COPY's beside the same shops' kitchen work, not the target)")
         return eveningHeld && copyHeld && exact == shops.count
     }
 
-    /// Every shop fed as fast as it goes for `seconds`, then drained.
-    static func saturate(_ shops: [ChainShop], centre: ChainCentre, seconds: Double) async throws -> Phase {
+    /// Every shop fed as fast as it goes for `seconds`, then drained; `kitchens` (as many shops without a shipper)
+    /// are fed the same way while COPY loads the step's rows a second time.
+    static func saturate(
+        _ shops: [ChainShop], kitchens: [ChainShop], centre: ChainCentre, seconds: Double
+    ) async throws -> Phase {
         var phase = Phase(name: "saturated", shops: shops.count)
-        let feeders = min(shops.count, 32)
-        try await measure(&phase, shops, centre: centre) {
+        let fed = Locked(0)
+        try await measure(&phase, shops, centre: centre, kitchens: kitchens) {
             let end = ContinuousClock.now + .seconds(seconds)
-            try await withThrowingTaskGroup(of: Void.self) { group in
-                for feeder in 0..<feeders {
-                    group.addTask {
-                        var index = feeder
-                        while ContinuousClock.now < end {
-                            try await shops[index].order()
-                            index += feeders
-                            if index >= shops.count { index = feeder }
-                        }
-                    }
-                }
-                try await group.waitForAll()
-            }
+            let orders = try await feed(shops) { ContinuousClock.now < end }
+            fed.withLock { $0 = orders }
         }
+        phase.fedPerSecond = Double(fed.value) / seconds
         return phase
+    }
+
+    /// Orders into `shops` as fast as they go, by 32 feeders (or one a shop) taking the shops in turn, while
+    /// `running` says so; how many.
+    static func feed(_ shops: [ChainShop], while running: @escaping @Sendable () -> Bool) async throws -> Int {
+        let feeders = min(shops.count, 32)
+        return try await withThrowingTaskGroup(of: Int.self) { group in
+            for feeder in 0..<feeders {
+                group.addTask {
+                    var index = feeder
+                    var orders = 0
+                    while running() {
+                        try await shops[index].order()
+                        orders += 1
+                        index += feeders
+                        if index >= shops.count { index = feeder }
+                    }
+                    return orders
+                }
+            }
+            return try await group.reduce(0, +)
+        }
+    }
+
+    /// `work` on a thread of its own while `kitchens` are fed as a saturated step feeds its shops; with the orders
+    /// a second they were fed meanwhile.
+    static func beside<Value: Sendable>(
+        _ kitchens: [ChainShop], _ work: @escaping @Sendable () throws -> Value
+    ) async throws -> (value: Value, fedPerSecond: Double) {
+        let done = Locked(false)
+        let started = ContinuousClock.now
+        async let feeding = feed(kitchens) { !done.value }
+        try await Task.sleep(for: .seconds(1))  // the feeders up to speed
+        let result = await withCheckedContinuation { continuation in
+            Thread.detachNewThread { continuation.resume(returning: Result { try work() }) }
+        }
+        done.withLock { $0 = true }
+        let orders = try await feeding
+        let elapsed = ContinuousClock.now - started
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        return (try result.get(), Double(orders) / max(seconds, 0.001))
     }
 
     /// Each shop an order every `interval` seconds (its first at a random moment in the first interval), for
@@ -168,9 +227,11 @@ enum ChainBench {
         return phase
     }
 
-    /// Runs `load`, waits until the centre holds everything, and fills in `phase`'s figures.
+    /// Runs `load`, waits until the centre holds everything, and fills in `phase`'s figures; with `kitchens`, the
+    /// COPY baseline a second time beside them (``beside(_:_:)``).
     private static func measure(
-        _ phase: inout Phase, _ shops: [ChainShop], centre: ChainCentre, load: () async throws -> Void
+        _ phase: inout Phase, _ shops: [ChainShop], centre: ChainCentre, kitchens: [ChainShop] = [],
+        load: () async throws -> Void
     ) async throws {
         try await drain(shops)
         // What the steps before left to write out is not this step's work (nor is it COPY's, which also starts
@@ -211,9 +272,14 @@ enum ChainBench {
         phase.batches = shops.reduce(0) { $0 + $1.backlog.batches } - batchesBefore
         phase.waitingMax = waiting.value
         phase.lag = try centre.lag(from: startText, to: endText)
-        let copy = try centre.copyBaseline(since: startText)
-        phase.copyMicroseconds = copy.cpu * 1e6 / Double(max(copy.events, 1))
-        phase.copyCPU = copy.cpu
+        let files = try centre.exportForCopy(since: startText)
+        defer { files.remove() }
+        phase.copyCPU = try centre.loadWithCopy(files)
+        phase.copyMicroseconds = phase.copyCPU * 1e6 / Double(max(files.count, 1))
+        if !kitchens.isEmpty {
+            (phase.besideCPU, phase.besideFedPerSecond) = try await beside(kitchens) { try centre.loadWithCopy(files) }
+            phase.besideMicroseconds = phase.besideCPU * 1e6 / Double(max(files.count, 1))
+        }
     }
 
     /// Waits until no shop has anything left to ship (at most 10 minutes).
@@ -231,20 +297,26 @@ enum ChainBench {
     static func table(_ phases: [Phase]) {
         Bench.table(
             [
-                "load", "shops", "events", "events/batch", "central events/s", "PostgreSQL µs/event", "COPY µs/event",
-                "× COPY",
+                "load", "shops", "orders/s fed", "events", "events/batch", "central events/s", "PostgreSQL µs/event",
+                "COPY µs/event",
+                "× COPY", "COPY beside µs/event", "× COPY beside", "orders/s fed beside",
                 "PgBouncer µs/event", "lag p50 ms", "p99", "max", "worst shop p99", "waiting clients max",
                 "shipper errors",
             ],
             phases.map { phase in
                 [
-                    phase.name, "\(phase.shops)", "\(phase.events)",
+                    phase.name, "\(phase.shops)", phase.fedPerSecond > 0 ? Bench.format(phase.fedPerSecond, 0) : "-",
+                    "\(phase.events)",
                     Bench.format(Double(phase.events) / Double(max(phase.batches, 1)), 1),
                     Bench.format(phase.perSecond, 0),
                     Bench.format(phase.postgresMicroseconds, 0),
                     phase.copyCPU < 0.05 ? "-" : Bench.format(phase.copyMicroseconds, 0),
                     phase.copyCPU < 0.05
                         ? "-" : Bench.format(phase.postgresMicroseconds / max(phase.copyMicroseconds, 0.001), 2),
+                    phase.besideCPU < 0.05 ? "-" : Bench.format(phase.besideMicroseconds, 0),
+                    phase.besideCPU < 0.05
+                        ? "-" : Bench.format(phase.postgresMicroseconds / max(phase.besideMicroseconds, 0.001), 2),
+                    phase.besideCPU < 0.05 ? "-" : Bench.format(phase.besideFedPerSecond, 0),
                     Bench.format(phase.bouncerMicroseconds, 0), Bench.format(phase.lag.p50, 1),
                     Bench.format(phase.lag.p99, 1), Bench.format(phase.lag.max, 0),
                     Bench.format(phase.lag.worstShopP99, 1), "\(phase.waitingMax)", "\(phase.errors)",

@@ -79,19 +79,35 @@ final class ChainCentre: Sendable {
         return (values[0], values[1], values[2], values[3])
     }
 
-    /// The centre's limit for the same work: the events received since `start`, and the orders rows they wrote,
-    /// loaded with COPY into tables of the same shape (partitioned, the same indexes) and vacuumed, as each step's
-    /// own rows are at its end; PostgreSQL's CPU seconds for that, and how many events.
-    func copyBaseline(since start: String) throws -> (cpu: Double, events: Int) {
-        let events = folder + "/events.copy"
-        let orders = folder + "/orders.copy"
+    /// The rows a step wrote, written out for the `COPY` baseline: its events and the `orders` rows they wrote.
+    struct CopyFiles {
+        let events: String
+        let orders: String
+        let count: Int
+
+        func remove() {
+            unlink(events)
+            unlink(orders)
+        }
+    }
+
+    /// Writes out the events received since `start`, and the orders rows they wrote, for ``loadWithCopy(_:)``.
+    func exportForCopy(since start: String) throws -> CopyFiles {
+        let files = CopyFiles(
+            events: folder + "/events.copy", orders: folder + "/orders.copy",
+            count: Int(try sql("SELECT count(*) FROM order_events WHERE received_at >= '\(start)'")) ?? 0)
         let touched =
             "SELECT o.* FROM orders o WHERE EXISTS (SELECT FROM order_events e WHERE e.received_at >= '\(start)' "
             + "AND e.shop_id = o.shop_id AND e.order_id = o.order_id)"
         try copy(
-            "\\copy (SELECT * FROM order_events WHERE received_at >= '\(start)') TO '\(events)'",
-            "\\copy (\(touched)) TO '\(orders)'")
-        let count = Int(try sql("SELECT count(*) FROM order_events WHERE received_at >= '\(start)'")) ?? 0
+            "\\copy (SELECT * FROM order_events WHERE received_at >= '\(start)') TO '\(files.events)'",
+            "\\copy (\(touched)) TO '\(files.orders)'")
+        return files
+    }
+
+    /// The centre's limit for the same work: `files` loaded with COPY into tables of the same shape (partitioned,
+    /// the same indexes) and vacuumed, as each step's own rows are at its end. PostgreSQL's CPU seconds for that.
+    func loadWithCopy(_ files: CopyFiles) throws -> Double {
         try sql(
             """
             DROP TABLE IF EXISTS copy_events, copy_orders;
@@ -107,13 +123,11 @@ final class ChainCentre: Sendable {
             CHECKPOINT;
             """)
         let before = try server.cpuSeconds()
-        try copy("\\copy copy_events FROM '\(events)'", "\\copy copy_orders FROM '\(orders)'")
+        try copy("\\copy copy_events FROM '\(files.events)'", "\\copy copy_orders FROM '\(files.orders)'")
         try sql("VACUUM copy_events, copy_orders")
         let cpu = try server.cpuSeconds() - before
         try sql("DROP TABLE copy_events, copy_orders")
-        unlink(events)
-        unlink(orders)
-        return (cpu, count)
+        return cpu
     }
 
     private func copy(_ commands: String...) throws {

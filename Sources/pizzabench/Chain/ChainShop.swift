@@ -9,11 +9,12 @@ import SQLite
 /// One shop of the chain bench: its own SQLite database with the repository every change goes through (persistence
 /// and audit subscribed, as in pizzad), and pizzad's own shipper subscribed to it, shipping to the chain's
 /// PgBouncer as the shop's own role. Fed in process, so that a thousand shops fit beside the centre on one machine.
+/// A shop made with `ships: false` has no shipper: the same kitchen work, for loading the machine as a step does.
 final class ChainShop: Sendable {
     let id: String
     let role: String
     let book: OrderBook
-    let replicator: Replicator
+    let replicator: Replicator?
     private let shipping = Locked<Task<Void, Never>?>(nil)
     private let counter = Locked(0)
 
@@ -23,10 +24,10 @@ final class ChainShop: Sendable {
         return [(try? factory.makePizza("cheese")), (try? factory.makePizza("chicken"))].compactMap { $0 }
     }()
 
-    /// Opens (creates) the shop's database in `folder` and its shipper to `port` on 127.0.0.1.
+    /// Opens (creates) the shop's database in `folder` and, when it `ships`, its shipper to `port` on 127.0.0.1.
     init(
         index: Int, folder: String, migrations: [Migration], centralMigrations: [Migration], port: Int,
-        password: String
+        password: String, ships: Bool = true
     ) throws {
         id = String(format: "shop-%04d", index)
         role = String(format: "shop_%04d", index)
@@ -36,6 +37,10 @@ final class ChainShop: Sendable {
             path: "\(folder)/\(id).sqlite", migrations: migrations, settings: ConnectionSettings(synchronous: .normal),
             readers: 1)
         book = OrderBook(store: store)
+        guard ships else {
+            replicator = nil
+            return
+        }
         let passwordFile = "\(folder)/\(role).pw"
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
         let configuration = ReplicationConfiguration(
@@ -43,17 +48,17 @@ final class ChainShop: Sendable {
             tls: .disable, batchSize: 500, timeoutSeconds: 10)
         var logger = Logger(label: "chain.\(id)")
         logger.logLevel = .critical  // a thousand shops each saying "cannot reach" once is not a report
-        replicator = try Replicator(
+        let replicator = try Replicator(
             configuration: configuration, store: store, migrations: centralMigrations,
             registry: PrometheusCollectorRegistry(), environment: [:], logger: logger)
         book.repository.delegates += replicator
+        self.replicator = replicator
     }
 
     /// Starts shipping (once).
     func start() {
         shipping.withLock { task in
-            guard task == nil else { return }
-            let replicator = replicator
+            guard task == nil, let replicator else { return }
             task = Task { try? await replicator.run() }
         }
     }
@@ -79,7 +84,7 @@ final class ChainShop: Sendable {
 
     /// Entries written and not yet acknowledged by the centre, and the errors and batches of the shipper so far.
     var backlog: (events: Int64, errors: Int64, batches: Int64) {
-        let status = replicator.status()
+        guard let status = replicator?.status() else { return (0, 0, 0) }
         return (status.latestSeq - status.shippedSeq, status.errors, status.batches)
     }
 
