@@ -199,7 +199,7 @@ let package = Package(
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "PizzaTesting"], swiftSettings: strict),
         .testTarget(
             name: "PizzaDaemonUnitTests",
-            dependencies: ["PizzaDaemon", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: ["PizzaDaemon", "PizzaReplication", .product(name: "NIOCore", package: "swift-nio")],
             swiftSettings: strict
         ),
         .testTarget(

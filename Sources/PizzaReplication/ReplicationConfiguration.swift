@@ -32,10 +32,15 @@ public struct ReplicationConfiguration: Sendable, Equatable {
     public var batchSize: Int
     /// How long connecting or one central request may take before the peer counts as partitioned or stalled.
     public var timeoutSeconds: Int
+    /// How long the connection may sit with nothing to ship before a round trip checks it, so that a centre lost
+    /// while the shop is quiet shows in `replication status` and `pizzad_replication_connected`. Each check is a
+    /// transaction at the centre (at 1,000 quiet shops and 5 s, 200 a second), so a large chain may raise it.
+    public var idleCheckSeconds: Int
 
     public init(
         shopID: String, host: String, port: Int = 5432, database: String, user: String, passwordFile: String? = nil,
-        tls: TLSMode = .prefer, caFile: String? = nil, batchSize: Int = 500, timeoutSeconds: Int = 30
+        tls: TLSMode = .prefer, caFile: String? = nil, batchSize: Int = 500, timeoutSeconds: Int = 30,
+        idleCheckSeconds: Int = 5
     ) {
         self.shopID = shopID
         self.host = host
@@ -47,6 +52,7 @@ public struct ReplicationConfiguration: Sendable, Equatable {
         self.caFile = caFile
         self.batchSize = batchSize
         self.timeoutSeconds = timeoutSeconds
+        self.idleCheckSeconds = idleCheckSeconds
     }
 
     /// `user@host:port/database`, for status lines and logs (never the password).

@@ -28,8 +28,6 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
 
     /// The longest wait between attempts.
     static let maximumBackoff: Duration = .seconds(30)
-    /// How often an idle connection is checked.
-    static let idleCheck: Duration = .seconds(5)
 
     private struct Progress {
         var state: ReplicationStatus.State = .connecting
@@ -214,7 +212,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                     try await marks.flush()
                     recovered()
                     state.withLock { $0.state = .idle }
-                    await doorbell.wait(timeout: Self.idleCheck)
+                    await doorbell.wait(timeout: .seconds(configuration.idleCheckSeconds))
                     if try store.replicationBacklog(after: position).latestSeq == position { try await central.ping() }
                     continue
                 }

@@ -300,6 +300,54 @@ struct ReplicationTests {
     }
 
     @Test(
+        "a centre lost while the shop has nothing to ship shows after replication.idleCheckSeconds, not before; shipping goes on when it is back"
+    )
+    func lostWhileQuiet() async throws {
+        let centre = try Centre()
+        func shop(_ id: String, idleCheck: Int) throws -> PizzadProcess {
+            var environment = try centre.shop(id)
+            environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
+            environment["PIZZAD_REPLICATION_IDLE_CHECK_SECONDS"] = String(idleCheck)
+            return try PizzadProcess(environment: environment)
+        }
+        let watchful = try shop("porto", idleCheck: 1)
+        let patient = try shop("braga", idleCheck: 60)
+        for daemon in [watchful, patient] {
+            try await loadOrders(daemon, orders: 5)
+            try await waitUntilShipped(daemon)
+            let quiet = try await waitForStatus(daemon, "idle") { $0["state"] as? String == "idle" }
+            #expect(quiet["connected"] as? Bool == true, "\(quiet)")
+        }
+
+        try centre.server.freeze()
+        var thawed = false
+        defer { if !thawed { try? centre.server.thaw() } }
+        let frozen = ContinuousClock.now
+        // An idle check a second, which gets no answer within timeoutSeconds (2 s).
+        let lost = try await waitForStatus(watchful, "the lost centre noticed") { $0["connected"] as? Bool == false }
+        let noticed = ContinuousClock.now - frozen
+        #expect(noticed < .seconds(8), "noticed after \(noticed): \(lost)")
+        #expect(lost["lastErrorKind"] as? String == "timed_out", "\(lost)")
+        #expect((lost["lastError"] as? String ?? "").contains("within 2 s"), "\(lost)")
+        // The other shop checks once a minute: it has not asked yet, which is what the setting trades for fewer
+        // round trips at a chain's centre. (At the default 5 s it would have asked and given up within 7 s.)
+        try await Task.sleep(until: frozen + .seconds(8), clock: .continuous)
+        let unaware = try replicationStatus(patient)
+        #expect(unaware["connected"] as? Bool == true && unaware["lastErrorKind"] as? String == nil, "\(unaware)")
+
+        try centre.server.thaw()
+        thawed = true
+        for daemon in [watchful, patient] {
+            try await loadOrders(daemon, orders: 5)
+            try await waitUntilShipped(daemon, timeout: 90)
+        }
+        #expect(try centre.entries("porto") == (try localEntries(watchful)))
+        #expect(try centre.entries("braga") == (try localEntries(patient)))
+        #expect(try watchful.stop() == 0)
+        #expect(try patient.stop() == 0)
+    }
+
+    @Test(
         "the centre's disk full: the batch is refused whole and said once, the kitchen goes on, everything arrives when space returns",
         .enabled(if: canMount))
     func centralDiskFull() async throws {

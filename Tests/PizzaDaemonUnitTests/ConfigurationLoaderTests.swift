@@ -1,5 +1,6 @@
 import Foundation
 import PizzaDaemon
+import PizzaReplication
 import Testing
 
 /// `ConfigurationLoader` on its own: files, environment and flags, without starting a daemon.
@@ -56,6 +57,41 @@ struct ConfigurationLoaderTests {
             #expect(await refusal(file, environment: [variable: String(good)]) == nil, "\(key) = \(good)")
         }
         for bad in [String(lowest - 1), String(highest + 1), "many"] {
+            let error = try #require(await refusal(file, environment: [variable: bad]), "\(key) = \(bad)")
+            #expect(error.key == key && error.source == "environment \(variable)", "\(error)")
+            #expect(error.allowed?.contains("from \(lowest) to \(highest)") == true, "\(error)")
+            #expect(error.allowed?.contains(words) == true, "\(error)")
+        }
+    }
+
+    @Test(
+        "replication's whole-number settings take their bounds and refuse one past them, naming the key, the source and the range",
+        arguments: [
+            ("replication.batchSize", "PIZZAD_REPLICATION_BATCH_SIZE", 1, 10_000, 500, "audit entries"),
+            ("replication.timeoutSeconds", "PIZZAD_REPLICATION_TIMEOUT_SECONDS", 1, 600, 30, "seconds"),
+            ("replication.idleCheckSeconds", "PIZZAD_REPLICATION_IDLE_CHECK_SECONDS", 1, 3_600, 5, "seconds"),
+            ("replication.postgres.port", "PIZZAD_REPLICATION_POSTGRES_PORT", 1, 65_535, 5_432, "a TCP port"),
+        ])
+    func replicationRanges(
+        key: String, variable: String, lowest: Int, highest: Int, byDefault: Int, words: String
+    ) async throws {
+        let file = File(
+            "replication:\n  shopId: porto\n  postgres:\n    host: 192.0.2.10\n    database: pizzad\n"
+                + "    user: shop_porto\n")
+        func value(_ replication: ReplicationConfiguration?) -> Int? {
+            switch key {
+            case "replication.batchSize": replication?.batchSize
+            case "replication.timeoutSeconds": replication?.timeoutSeconds
+            case "replication.idleCheckSeconds": replication?.idleCheckSeconds
+            default: replication?.port
+            }
+        }
+        #expect(value(try await load(file).replication) == byDefault, "\(key) by default")
+        for good in [lowest, highest] {
+            let replication = try await load(file, environment: [variable: String(good)]).replication
+            #expect(value(replication) == good, "\(key) = \(good)")
+        }
+        for bad in [String(lowest - 1), String(highest + 1), "soon"] {
             let error = try #require(await refusal(file, environment: [variable: bad]), "\(key) = \(bad)")
             #expect(error.key == key && error.source == "environment \(variable)", "\(error)")
             #expect(error.allowed?.contains("from \(lowest) to \(highest)") == true, "\(error)")

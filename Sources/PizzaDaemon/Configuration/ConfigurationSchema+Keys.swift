@@ -122,6 +122,11 @@ extension ConfigurationSchema {
                 defaultValue: "30", allowed: "", applied: .onRestart,
                 summary: "How long connecting or one central request may take before the connection is retried."),
             ConfigurationKey(
+                path: "replication.idleCheckSeconds",
+                kind: .integer(range: 1...3600, noun: "a whole number of seconds"),
+                defaultValue: "5", allowed: "", applied: .onRestart,
+                summary: "How long the connection may sit with nothing to ship before a round trip checks it."),
+            ConfigurationKey(
                 path: "replication.postgres.host", kind: .text, defaultText: "off",
                 allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
                 applied: .onRestart, summary: "The central PostgreSQL (or PgBouncer); setting it turns shipping on."),

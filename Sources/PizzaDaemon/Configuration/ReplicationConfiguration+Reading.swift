@@ -36,6 +36,7 @@ extension ReplicationConfiguration {
             tls: try values.defaulted("replication.postgres.tls") { TLSMode(rawValue: $0.lowercased()) },
             caFile: try values.setting("replication.postgres.caFile") { Self.isCertificateFile($0) ? $0 : nil },
             batchSize: try values.integer("replication.batchSize"),
-            timeoutSeconds: try values.integer("replication.timeoutSeconds"))
+            timeoutSeconds: try values.integer("replication.timeoutSeconds"),
+            idleCheckSeconds: try values.integer("replication.idleCheckSeconds"))
     }
 }

@@ -11,7 +11,8 @@ import PizzaTesting
 /// (the target's baseline), and beside as many shops without a shipper fed as fast as the step fed its own (the
 /// kitchens), which shows how much of the gap is the machine the centre shares.
 ///
-/// `pizzabench chain [--shops 10,100,1000] [--seconds S] [--saturated-only]`: S is each saturated step's time.
+/// `pizzabench chain [--shops 10,100,1000] [--seconds S] [--idle-check I] [--saturated-only]`: S is each saturated
+/// step's time, I each shop's `replication.idleCheckSeconds`.
 enum ChainBench {
     /// How long the busy evening lasts, and the step with the restarts.
     static let eveningSeconds = 60.0
@@ -49,7 +50,7 @@ enum ChainBench {
     /// Runs the chain; true when every target held and every shop's history is at the centre exactly once.
     /// With `saturatedOnly`, only the saturated steps run (no evening, no faults): for trying a change quickly.
     static func report(
-        work: String, shopCounts: [Int], seconds: Double, saturatedOnly: Bool = false
+        work: String, shopCounts: [Int], seconds: Double, idleCheckSeconds: Int = 5, saturatedOnly: Bool = false
     ) async throws -> Bool {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
@@ -80,7 +81,8 @@ enum ChainBench {
             for index in shops.count..<count {
                 let shop = try ChainShop(
                     index: index, folder: work + "/shops", migrations: migrations,
-                    centralMigrations: centralMigrations, port: centre.bouncer.port, password: "secret-\(index)")
+                    centralMigrations: centralMigrations, port: centre.bouncer.port, password: "secret-\(index)",
+                    idleCheckSeconds: idleCheckSeconds)
                 shop.start()
                 shops.append(shop)
             }

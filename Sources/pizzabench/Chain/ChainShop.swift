@@ -27,7 +27,7 @@ final class ChainShop: Sendable {
     /// Opens (creates) the shop's database in `folder` and, when it `ships`, its shipper to `port` on 127.0.0.1.
     init(
         index: Int, folder: String, migrations: [Migration], centralMigrations: [Migration], port: Int,
-        password: String, ships: Bool = true
+        password: String, idleCheckSeconds: Int = 5, ships: Bool = true
     ) throws {
         id = String(format: "shop-%04d", index)
         role = String(format: "shop_%04d", index)
@@ -45,7 +45,7 @@ final class ChainShop: Sendable {
         try Data((password + "\n").utf8).write(to: URL(fileURLWithPath: passwordFile))
         let configuration = ReplicationConfiguration(
             shopID: id, host: "127.0.0.1", port: port, database: "central", user: role, passwordFile: passwordFile,
-            tls: .disable, batchSize: 500, timeoutSeconds: 10)
+            tls: .disable, batchSize: 500, timeoutSeconds: 10, idleCheckSeconds: idleCheckSeconds)
         var logger = Logger(label: "chain.\(id)")
         logger.logLevel = .critical  // a thousand shops each saying "cannot reach" once is not a report
         let replicator = try Replicator(

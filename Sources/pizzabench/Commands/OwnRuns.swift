@@ -71,8 +71,15 @@ struct Chain: AsyncParsableCommand {
     @Option(help: "Shop counts, 1 to 1000, separated by commas.", transform: Chain.shops) var shops = [10, 100, 1_000]
     @Flag(help: "Only the saturated steps: no busy evening, no faults, no targets (to try a change quickly).")
     var saturatedOnly = false
+    @Option(help: "Each shop's replication.idleCheckSeconds, 1 to 3600: how long a quiet shop waits to check its link.")
+    var idleCheck = 5
 
-    func validate() throws { try StepOptions.validate(seconds: seconds) }
+    func validate() throws {
+        try StepOptions.validate(seconds: seconds)
+        guard (1...3_600).contains(idleCheck) else {
+            throw ValidationError("--idle-check needs a whole number of seconds from 1 to 3600, not \(idleCheck)")
+        }
+    }
 
     static func shops(_ text: String) throws -> [Int] {
         let counts = text.split(separator: ",", omittingEmptySubsequences: false).map { Int($0) ?? 0 }
@@ -87,12 +94,14 @@ struct Chain: AsyncParsableCommand {
         let run = try BenchRun()
         print(
             "the centre and the shops share the machine; \(Bench.format(seconds, 0)) s per saturated step"
+                + "; a quiet shop checks its link every \(idleCheck) s"
                 + (saturatedOnly
                     ? "\n"
                     : ", \(Bench.format(ChainBench.eveningSeconds, 0)) s of busy evening, "
                         + "\(Bench.format(ChainBench.faultSeconds, 0)) s of faults\n"))
         let held = try await ChainBench.report(
-            work: run.work + "/chain", shopCounts: shops, seconds: seconds, saturatedOnly: saturatedOnly)
+            work: run.work + "/chain", shopCounts: shops, seconds: seconds, idleCheckSeconds: idleCheck,
+            saturatedOnly: saturatedOnly)
         try run.finish(held: held)
     }
 }
