@@ -29,6 +29,9 @@ enum ChainBench {
         var copyMicroseconds = 0.0
         /// The COPY baseline's CPU seconds: below a few of the kernel's 10 ms ticks it says nothing.
         var copyCPU = 0.0
+        /// The same rows loaded with COPY into the centre's own tables, as full as the step left them.
+        var intoCentreMicroseconds = 0.0
+        var intoCentreCPU = 0.0
         /// The same COPY while as many shops without a shipper are fed as the step fed (saturated steps only): what
         /// the centre's limit is on a machine doing the shops' kitchen work beside it, as the step's machine was.
         var besideMicroseconds = 0.0
@@ -278,6 +281,10 @@ enum ChainBench {
         defer { files.remove() }
         phase.copyCPU = try centre.loadWithCopy(files)
         phase.copyMicroseconds = phase.copyCPU * 1e6 / Double(max(files.count, 1))
+        let renamed = try centre.exportForCopy(since: startText, renamed: true)
+        defer { renamed.remove() }
+        phase.intoCentreCPU = try centre.loadIntoCentre(renamed)
+        phase.intoCentreMicroseconds = phase.intoCentreCPU * 1e6 / Double(max(renamed.count, 1))
         if !kitchens.isEmpty {
             (phase.besideCPU, phase.besideFedPerSecond) = try await beside(kitchens) { try centre.loadWithCopy(files) }
             phase.besideMicroseconds = phase.besideCPU * 1e6 / Double(max(files.count, 1))
@@ -301,7 +308,8 @@ enum ChainBench {
             [
                 "load", "shops", "orders/s fed", "events", "events/batch", "central events/s", "PostgreSQL µs/event",
                 "COPY µs/event",
-                "× COPY", "COPY beside µs/event", "× COPY beside", "orders/s fed beside",
+                "× COPY", "COPY into the centre µs/event", "× COPY into the centre", "COPY beside µs/event",
+                "× COPY beside", "orders/s fed beside",
                 "PgBouncer µs/event", "lag p50 ms", "p99", "max", "worst shop p99", "waiting clients max",
                 "shipper errors",
             ],
@@ -315,6 +323,9 @@ enum ChainBench {
                     phase.copyCPU < 0.05 ? "-" : Bench.format(phase.copyMicroseconds, 0),
                     phase.copyCPU < 0.05
                         ? "-" : Bench.format(phase.postgresMicroseconds / max(phase.copyMicroseconds, 0.001), 2),
+                    phase.intoCentreCPU < 0.05 ? "-" : Bench.format(phase.intoCentreMicroseconds, 0),
+                    phase.intoCentreCPU < 0.05
+                        ? "-" : Bench.format(phase.postgresMicroseconds / max(phase.intoCentreMicroseconds, 0.001), 2),
                     phase.besideCPU < 0.05 ? "-" : Bench.format(phase.besideMicroseconds, 0),
                     phase.besideCPU < 0.05
                         ? "-" : Bench.format(phase.postgresMicroseconds / max(phase.besideMicroseconds, 0.001), 2),

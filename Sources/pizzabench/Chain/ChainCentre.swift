@@ -91,19 +91,34 @@ final class ChainCentre: Sendable {
         }
     }
 
-    /// Writes out the events received since `start`, and the orders rows they wrote, for ``loadWithCopy(_:)``.
-    func exportForCopy(since start: String) throws -> CopyFiles {
+    /// Writes out the events received since `start`, and the orders rows they wrote, for ``loadWithCopy(_:)``;
+    /// `renamed`, with each shop id as `copy-<id>`, for ``loadIntoCentre(_:)``.
+    func exportForCopy(since start: String, renamed: Bool = false) throws -> CopyFiles {
+        let suffix = renamed ? ".renamed.copy" : ".copy"
         let files = CopyFiles(
-            events: folder + "/events.copy", orders: folder + "/orders.copy",
+            events: folder + "/events" + suffix, orders: folder + "/orders" + suffix,
             count: Int(try sql("SELECT count(*) FROM order_events WHERE received_at >= '\(start)'")) ?? 0)
+        func columns(_ table: String) throws -> String {
+            guard renamed else { return "*" }
+            return try sql(
+                """
+                SELECT string_agg(CASE attname WHEN 'shop_id' THEN '''\(Self.copyPrefix)'' || shop_id AS shop_id'
+                                  ELSE quote_ident(attname) END, ', ' ORDER BY attnum)
+                FROM pg_attribute WHERE attrelid = '\(table)'::regclass AND attnum > 0 AND NOT attisdropped
+                """)
+        }
         let touched =
-            "SELECT o.* FROM orders o WHERE EXISTS (SELECT FROM order_events e WHERE e.received_at >= '\(start)' "
-            + "AND e.shop_id = o.shop_id AND e.order_id = o.order_id)"
+            "SELECT \(try columns("orders")) FROM orders o WHERE EXISTS (SELECT FROM order_events e "
+            + "WHERE e.received_at >= '\(start)' AND e.shop_id = o.shop_id AND e.order_id = o.order_id)"
         try copy(
-            "\\copy (SELECT * FROM order_events WHERE received_at >= '\(start)') TO '\(files.events)'",
+            "\\copy (SELECT \(try columns("order_events")) FROM order_events WHERE received_at >= '\(start)') "
+                + "TO '\(files.events)'",
             "\\copy (\(touched)) TO '\(files.orders)'")
         return files
     }
+
+    /// The shop ids of the rows ``loadIntoCentre(_:)`` loads begin with this, as none of the bench's shops' do.
+    static let copyPrefix = "copy-"
 
     /// The centre's limit for the same work: `files` loaded with COPY into tables of the same shape (partitioned,
     /// the same indexes) and vacuumed, as each step's own rows are at its end. PostgreSQL's CPU seconds for that.
@@ -127,6 +142,24 @@ final class ChainCentre: Sendable {
         try sql("VACUUM copy_events, copy_orders")
         let cpu = try server.cpuSeconds() - before
         try sql("DROP TABLE copy_events, copy_orders")
+        return cpu
+    }
+
+    /// The same limit in this centre as it is: `files` (exported `renamed`) loaded with COPY into the centre's own
+    /// `order_events` and `orders`, which hold every row the steps before wrote, and vacuumed; PostgreSQL's CPU
+    /// seconds for that. The rows are then deleted and vacuumed away again, not billed.
+    func loadIntoCentre(_ files: CopyFiles) throws -> Double {
+        try sql("CHECKPOINT")
+        let before = try server.cpuSeconds()
+        try copy("\\copy order_events FROM '\(files.events)'", "\\copy orders FROM '\(files.orders)'")
+        try sql("VACUUM order_events, orders")
+        let cpu = try server.cpuSeconds() - before
+        try sql(
+            """
+            DELETE FROM order_events WHERE shop_id LIKE '\(Self.copyPrefix)%';
+            DELETE FROM orders WHERE shop_id LIKE '\(Self.copyPrefix)%';
+            """)
+        try sql("VACUUM order_events, orders")
         return cpu
     }
 
