@@ -7,12 +7,13 @@ import PizzaTesting
 /// process, shipping through a real PgBouncer (transaction pooling) into one durable PostgreSQL. For each N, the
 /// shops are fed as fast as this machine allows, then drained; then a busy evening of 1,000 shops (an order every
 /// 10 s each, ``eveningSeconds``); then PgBouncer and PostgreSQL restarted under load (``faultSeconds``); and every
-/// shop's history checked at the centre. A saturated step's rows are loaded with COPY twice: on a quiet machine
-/// (the target's baseline), and beside as many shops without a shipper fed as fast as the step fed its own (the
-/// kitchens), which shows how much of the gap is the machine the centre shares.
+/// shop's history checked at the centre. Each step's rows are loaded with COPY into new tables (the target's
+/// baseline) and into the centre's own tables as full as the step left them; with `beside`, a saturated step's
+/// also into new tables while as many shops without a shipper are fed as fast as the step fed its own (the
+/// kitchens), to show how much the machine the centre shares costs COPY.
 ///
-/// `pizzabench chain [--shops 10,100,1000] [--seconds S] [--idle-check I] [--saturated-only]`: S is each saturated
-/// step's time, I each shop's `replication.idleCheckSeconds`.
+/// `pizzabench chain [--shops 10,100,1000] [--seconds S] [--idle-check I] [--beside] [--saturated-only]`: S is
+/// each saturated step's time, I each shop's `replication.idleCheckSeconds`.
 enum ChainBench {
     /// How long the busy evening lasts, and the step with the restarts.
     static let eveningSeconds = 60.0
@@ -53,7 +54,8 @@ enum ChainBench {
     /// Runs the chain; true when every target held and every shop's history is at the centre exactly once.
     /// With `saturatedOnly`, only the saturated steps run (no evening, no faults): for trying a change quickly.
     static func report(
-        work: String, shopCounts: [Int], seconds: Double, idleCheckSeconds: Int = 5, saturatedOnly: Bool = false
+        work: String, shopCounts: [Int], seconds: Double, idleCheckSeconds: Int = 5, beside: Bool = false,
+        saturatedOnly: Bool = false
     ) async throws -> Bool {
         var limit = rlimit()
         getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
@@ -101,7 +103,7 @@ enum ChainBench {
         var phases: [Phase] = []
         for count in shopCounts.sorted() {
             try await grow(to: count)
-            try growKitchens(to: count)
+            if beside { try growKitchens(to: count) }
             phases.append(
                 try await saturate(
                     Array(shops.prefix(count)), kitchens: Array(kitchens.prefix(count)), centre: centre,
@@ -130,13 +132,14 @@ enum ChainBench {
         let copyRatio = (saturated?.postgresMicroseconds ?? 0) / max(saturated?.copyMicroseconds ?? 1, 0.001)
         let eveningHeld = eveningPhase.lag.p99 < 1_000
         let copyHeld = copyRatio <= 2
-        let besideRatio = (saturated?.postgresMicroseconds ?? 0) / max(saturated?.besideMicroseconds ?? 1, 0.001)
+        let intoCentreRatio =
+            (saturated?.postgresMicroseconds ?? 0) / max(saturated?.intoCentreMicroseconds ?? 1, 0.001)
         print(
             "chain targets: busy evening (1,000 shops, an order every 10 s each) lag p99 "
                 + "\(Bench.format(eveningPhase.lag.p99, 0)) ms (target < 1,000): \(eveningHeld ? "held" : "NOT held"); "
                 + "at saturation (\(saturated?.shops ?? 0) shops) the centre's CPU per event "
                 + "\(Bench.format(copyRatio, 2))× COPY's (target ≤ 2): \(copyHeld ? "held" : "NOT held") "
-                + "(\(Bench.format(besideRatio, 2))× COPY's beside the same shops' kitchen work, not the target)")
+                + "(\(Bench.format(intoCentreRatio, 2))× COPY's into the centre's own tables, not the target)")
         return eveningHeld && copyHeld && exact == shops.count
     }
 

@@ -73,6 +73,8 @@ struct Chain: AsyncParsableCommand {
     var saturatedOnly = false
     @Option(help: "Each shop's replication.idleCheckSeconds, 1 to 3600: how long a quiet shop waits to check its link.")
     var idleCheck = 5
+    @Flag(help: "Also COPY each saturated step's rows while as many shops without a shipper are fed (slower).")
+    var beside = false
 
     func validate() throws {
         try StepOptions.validate(seconds: seconds)
@@ -101,7 +103,7 @@ struct Chain: AsyncParsableCommand {
                         + "\(Bench.format(ChainBench.faultSeconds, 0)) s of faults\n"))
         let held = try await ChainBench.report(
             work: run.work + "/chain", shopCounts: shops, seconds: seconds, idleCheckSeconds: idleCheck,
-            saturatedOnly: saturatedOnly)
+            beside: beside, saturatedOnly: saturatedOnly)
         try run.finish(held: held)
     }
 }
