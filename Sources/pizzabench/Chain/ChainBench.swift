@@ -79,7 +79,6 @@ enum ChainBench {
 
         var shops: [ChainShop] = []
         var kitchens: [ChainShop] = []
-        try FileManager.default.createDirectory(atPath: work + "/kitchens", withIntermediateDirectories: true)
         func grow(to count: Int) async throws {
             guard count > shops.count else { return }
             try centre.addShops(shops.count..<count)
@@ -93,6 +92,7 @@ enum ChainBench {
             }
         }
         func growKitchens(to count: Int) throws {
+            try FileManager.default.createDirectory(atPath: work + "/kitchens", withIntermediateDirectories: true)
             for index in kitchens.count..<max(count, kitchens.count) {
                 kitchens.append(
                     try ChainShop(
