@@ -54,7 +54,7 @@ enum ChainBench {
     /// Runs the chain; true when every target held and every shop's history is at the centre exactly once.
     /// With `saturatedOnly`, only the saturated steps run (no evening, no faults): for trying a change quickly.
     static func report(
-        work: String, shopCounts: [Int], seconds: Double, idleCheckSeconds: Int = 5, beside: Bool = false,
+        work: String, shopCounts: [Int], seconds: Double, idleCheckSeconds: Int, beside: Bool = false,
         saturatedOnly: Bool = false
     ) async throws -> Bool {
         var limit = rlimit()
