@@ -1,7 +1,7 @@
 public import Logging
 public import PizzaStorage
 
-/// The central schema, for `pizzad --migrate-central`.
+/// The central schema, for `pizzad migrate-central`.
 public enum CentralSchema {
     /// Connects as `configuration.user`, applies what is pending of `migrations`, returns the version in force.
     public static func migrate(

@@ -62,7 +62,7 @@ public enum ReplicationError: Error, CustomStringConvertible, Sendable, Equatabl
                 + "point replication.postgres.database at a database of pizzad's own"
         case .schemaBehind(let found, let needed, let detail):
             "the central schema is at version \(found) and this pizzad needs \(needed), but this role may not migrate it "
-                + "(\(detail)); run `pizzad --migrate-central` once with the database owner's role"
+                + "(\(detail)); run `pizzad migrate-central` once with the database owner's role"
         case .schemaMismatch(let detail): "the central schema does not match this pizzad: \(detail)"
         case .diverged(let detail):
             "diverged: \(detail); shipping stopped, nothing central was overwritten. The way back: stop pizzad and run "

@@ -84,9 +84,9 @@ enum ReplicationBench {
             ]
         }
         let migrated = try ChildProcess.run(
-            pizzad, ["--migrate-central"],
+            pizzad, ["migrate-central"],
             environment: try environment(shop: "head-office", user: "central_owner", password: "owner-secret"))
-        guard migrated.status == 0 else { throw BenchError("pizzad --migrate-central: \(migrated.output)") }
+        guard migrated.status == 0 else { throw BenchError("pizzad migrate-central: \(migrated.output)") }
 
         func load(_ name: String, shop: String?, perSecond: Double? = nil) async throws -> Run {
             let directory = folder + "/" + name

@@ -23,9 +23,9 @@ enum RestoreBench {
             ]
         }
         let migrated = try ChildProcess.run(
-            pizzad, ["--migrate-central"],
+            pizzad, ["migrate-central"],
             environment: try environment(shop: "head-office", user: "central_owner", password: "owner-secret"))
-        guard migrated.status == 0 else { throw BenchError("pizzad --migrate-central: \(migrated.output)") }
+        guard migrated.status == 0 else { throw BenchError("pizzad migrate-central: \(migrated.output)") }
         try server.createShopRole("shop_drill", password: "shop_drill-secret")
         let shop = try environment(shop: "drill", user: "shop_drill", password: "shop_drill-secret")
 

@@ -176,7 +176,7 @@ struct ChainTests {
         let v4 = try centre.migrations(upTo: 4)
         var owner = centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret")
         owner["PIZZAD_MIGRATIONS"] = v4
-        let first = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
+        let first = try run(Binaries.pizzad, ["migrate-central"], environment: owner, directory: centre.folder)
         #expect(first.status == 0 && first.stdout.contains("central schema at version 4"), "\(first)")
         // The shops' pizzad knows schema 4 only, as it did before the head office upgraded.
         var lyon = try centre.shop("lyon")
@@ -214,7 +214,7 @@ struct ChainTests {
         async let b: Void = { try await loadOrders(shops[1].1, orders: 400) }()
         try await Task.sleep(for: .milliseconds(300))
         owner["PIZZAD_MIGRATIONS"] = nil
-        let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
+        let second = try run(Binaries.pizzad, ["migrate-central"], environment: owner, directory: centre.folder)
         let latest = try Centre.latestVersion()
         #expect(second.status == 0 && second.stdout.contains("central schema at version \(latest)"), "\(second)")
         #expect(try centre.sql("SELECT count(*) FROM order_events WHERE shop_id LIKE 'old-%'") == "400000")

@@ -457,7 +457,7 @@ struct ReplicationTests {
             database: "foreign_app")
         var foreign = centre.environment(
             shop: "oslo", user: "central_owner", password: "owner-secret", database: "foreign_app")
-        let migrate = try run(Binaries.pizzad, ["--migrate-central"], environment: foreign, directory: centre.folder)
+        let migrate = try run(Binaries.pizzad, ["migrate-central"], environment: foreign, directory: centre.folder)
         #expect(migrate.status == 1)
         #expect(migrate.stderr.contains("already holds orders, shops that pizzad did not create"), "\(migrate.stderr)")
         foreign["PIZZAD_LOG_LEVEL"] = "info"
@@ -516,7 +516,7 @@ struct ReplicationTests {
         let old = try centre.migrations(upTo: 1)
         var owner = centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret")
         owner["PIZZAD_MIGRATIONS"] = old
-        let first = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
+        let first = try run(Binaries.pizzad, ["migrate-central"], environment: owner, directory: centre.folder)
         #expect(first.status == 0 && first.stdout.contains("central schema at version 1"), "\(first)")
         try centre.sql(
             """
@@ -527,7 +527,7 @@ struct ReplicationTests {
             """)
 
         owner["PIZZAD_MIGRATIONS"] = nil
-        let second = try run(Binaries.pizzad, ["--migrate-central"], environment: owner, directory: centre.folder)
+        let second = try run(Binaries.pizzad, ["migrate-central"], environment: owner, directory: centre.folder)
         let latest = try Centre.latestVersion()
         #expect(second.status == 0 && second.stdout.contains("central schema at version \(latest)"), "\(second)")
         #expect(
@@ -576,11 +576,11 @@ struct ReplicationTests {
         let status = try await waitForStatus(shop, "schema_behind") {
             $0["lastErrorKind"] as? String == "schema_behind"
         }
-        #expect((status["lastError"] as? String ?? "").contains("pizzad --migrate-central"), "\(status)")
+        #expect((status["lastError"] as? String ?? "").contains("pizzad migrate-central"), "\(status)")
         #expect(try centre.sql("SELECT to_regclass('order_events') IS NULL") == "t", "the shop's role created tables")
 
         let migrated = try run(
-            Binaries.pizzad, ["--migrate-central"],
+            Binaries.pizzad, ["migrate-central"],
             environment: centre.environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
             directory: centre.folder)
         #expect(migrated.status == 0, "\(migrated.stderr)")

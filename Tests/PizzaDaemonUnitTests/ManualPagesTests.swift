@@ -57,53 +57,80 @@ struct ManualPagesTests {
         }
     }
 
-    @Test("pizzad(8) and --help list every option")
-    func daemonPage() {
+    @Test("pizzad(8) and --help list every option of pizzad and of each subcommand, from the same declarations")
+    func daemonPage() throws {
         let page = ManualPages.daemon(date: "November 25, 2026")
-        for option in DaemonCommand.options {
-            #expect(page.contains(".It Fl \(option.flag.dropFirst())"), "\(option.flag) is not in pizzad(8)")
-            #expect(DaemonCommand.usage.contains(option.flag), "\(option.flag) is not in --help")
+        let help = PizzadCommand.helpMessage()
+        for flag in ["config", "database", "socket", "log-level"] {
+            #expect(page.contains(".It Fl -\(flag) Ar "), "--\(flag) is not in pizzad(8)")
+            #expect(help.contains("--\(flag)"), "--\(flag) is not in --help")
         }
+        for command in ["restore", "check-config", "migrate-central"] {
+            #expect(page.contains(".Sh \(command.uppercased())"), "\(command) has no section in pizzad(8)")
+            #expect(help.contains(command), "\(command) is not in --help")
+        }
+        #expect(!page.contains("check-config Ar") && !help.contains("--migrate-central"), "the old flags stay hidden")
         for code in ["64", "65", "69", "73", "75", "78"] { #expect(page.contains(".It \(code)\n")) }
         #expect(!page.contains("\n\n"))
     }
 
-    @Test("pizzad(8) and --help list every option of pizzad restore")
+    @Test("each key's flag is named by the key, and its help names the key and its variables")
+    func flagsFromKeys() {
+        let help = PizzadCommand.helpMessage()
+        for key in ConfigurationSchema.keys {
+            guard let flag = key.flag else { continue }
+            #expect(help.contains(flag.spelled + " <" + flag.valueName + ">"), "\(help)")
+            #expect(help.contains(key.path), "\(key.path) is not named in --help")
+        }
+    }
+
+    @Test("pizzad(8) lists every option of pizzad restore")
     func restoreOptions() {
         let page = ManualPages.daemon(date: "November 25, 2026")
         #expect(page.contains(".Sh RESTORE"))
-        for option in RestoreOptions.options {
-            #expect(page.contains(".It Fl \(option.flag.dropFirst())"), "\(option.flag) is not in pizzad(8)")
-            #expect(DaemonCommand.usage.contains(option.flag), "\(option.flag) is not in --help")
+        for flag in [
+            "from-backup Ar FILE", "from-central", "until-seq Ar N", "until Ar TIME", "dry-run", "force",
+            "if-db-not-exists",
+        ] {
+            #expect(page.contains(".It Fl -\(flag)\n"), "--\(flag) is not in pizzad(8)")
         }
+    }
+
+    func restore(_ arguments: [String]) throws -> RestoreOptions? {
+        (try PizzadCommand.parseAsRoot(["restore"] + arguments) as? RestoreCommand)?.options
     }
 
     @Test("pizzad restore's command line: one source, one point, values checked, usage errors named")
     func restoreParsing() throws {
-        guard case .restore(let options) = try DaemonCommand.parse(["restore", "--from-central", "--until-seq", "7"])
-        else {
-            Issue.record("not a restore")
-            return
-        }
+        let options = try #require(try restore(["--from-central", "--until-seq", "7"]))
         #expect(options.source == .central && options.point == .seq(7) && !options.force)
-        guard
-            case .restore(let backup) = try DaemonCommand.parse([
-                "restore", "--from-backup=/b.sqlite", "--until", "2026-11-25T18:00:00Z", "--force", "--dry-run",
+        let backup = try #require(
+            try restore([
+                "--from-backup=/b.sqlite", "--until", "2026-11-25T18:00:00Z", "--force", "--dry-run",
                 "--if-db-not-exists", "--database", "/d.sqlite",
-            ])
-        else {
-            Issue.record("not a restore")
-            return
-        }
+            ]))
         #expect(backup.source == .backup("/b.sqlite") && backup.force && backup.dryRun && backup.ifNotExists)
         #expect(backup.flags.database == "/d.sqlite")
         for bad in [
-            ["restore"], ["restore", "--from-central", "--from-backup", "x"], ["restore", "--from-backup"],
-            ["restore", "--from-central", "--until-seq", "-1"], ["restore", "--from-central", "--until", "yesterday"],
-            ["restore", "--from-central", "--until-seq", "3", "--until", "2026-11-25"],
-            ["restore", "--from-central", "--socket", "/s"],
+            [], ["--from-central", "--from-backup", "x"], ["--from-backup"], ["--from-central", "--until-seq", "-1"],
+            ["--from-central", "--until", "yesterday"],
+            ["--from-central", "--until-seq", "3", "--until", "2026-11-25"],
+            ["--from-central", "--socket", "/s"],
         ] {
-            #expect(throws: DaemonCommand.UsageError.self, "\(bad)") { try DaemonCommand.parse(bad) }
+            #expect(throws: (any Error).self, "\(bad)") { try restore(bad) }
         }
+    }
+
+    @Test("the daemon is the default; the old --check-config and --migrate-central flags still parse")
+    func oldFlags() throws {
+        let daemon = try #require(try PizzadCommand.parseAsRoot(["--database", "/d.sqlite"]) as? PizzadCommand)
+        #expect(daemon.options.flags.database == "/d.sqlite" && !daemon.checkConfig)
+        let check = try #require(try PizzadCommand.parseAsRoot(["--check-config", "--config", "/c"]) as? PizzadCommand)
+        #expect(check.checkConfig && check.options.config == "/c")
+        #expect(try PizzadCommand.parseAsRoot(["check-config", "--config", "/c"]) is CheckConfigCommand)
+        #expect(try PizzadCommand.parseAsRoot(["migrate-central"]) is MigrateCentralCommand)
+        #expect((try PizzadCommand.parseAsRoot(["--migrate-central"]) as? PizzadCommand)?.migrateCentral == true)
+        #expect(throws: (any Error).self) { try PizzadCommand.parseAsRoot(["--check-config", "--migrate-central"]) }
+        #expect(throws: (any Error).self) { try PizzadCommand.parseAsRoot(["--frobnicate"]) }
     }
 }

@@ -5,17 +5,18 @@ extension BoardSettings {
     /// late).
     init(reading values: ConfigurationValues) throws(ConfigurationError) {
         self.init()
-        listen = try values.setting("board.listen") { ListenAddress(parsing: $0) }
-        showCustomer = try values.defaulted("board.showCustomer") { Bool($0.lowercased()) }
+        listen = try values.setting(.boardListen) { ListenAddress(parsing: $0) }
+        showCustomer = try values.defaulted(.boardShowCustomer) { Bool($0.lowercased()) }
         for entry in ConfigurationSchema.boardThresholdDefaults {
             guard let status = OrderStatus(rawValue: entry.status) else { continue }
-            let key = "board.\(entry.status).warnSeconds"
-            let warn = try values.integer(key)
-            let late = try values.integer("board.\(entry.status).lateSeconds")
+            let warnKey = ConfigurationKey.boardThreshold(entry.status, late: false)
+            let lateKey = ConfigurationKey.boardThreshold(entry.status, late: true)
+            let warn = try values.integer(warnKey)
+            let late = try values.integer(lateKey)
             guard warn < late else {
                 throw ConfigurationError(
-                    source: values.source(key), key: key, problem: "\(warn) is not below the late mark",
-                    allowed: "fewer seconds than board.\(entry.status).lateSeconds (\(late))")
+                    source: values.source(warnKey), key: warnKey.path, problem: "\(warn) is not below the late mark",
+                    allowed: "fewer seconds than \(lateKey.path) (\(late))")
             }
             thresholds[status] = (warn, late)
         }

@@ -1,9 +1,13 @@
-/// One key of `pizzad.yaml`: what it holds, its default, what it allows and whether a reload applies it.
+/// One key of `pizzad.yaml`: what it holds, its default, what it allows, whether a reload applies it, and the flag
+/// and environment variables that set it.
 ///
-/// ``ConfigurationSchema/keys`` lists them all. The loader checks a file against them, its errors quote their
-/// `allowed` text, its defaults are their `defaultValue` (read as a value from the file would be), and the
-/// `pizzad.yaml(5)` page is written from them, so the page, the checks and the defaults cannot disagree.
-struct ConfigurationKey: Sendable {
+/// Each key is one constant (`ConfigurationKey.databasePath`, in `ConfigurationKey+Keys.swift`), and everything
+/// that names a key uses that constant: ``ConfigurationSchema/keys`` lists them and checks a file against them, the
+/// parts of the daemon read their values through them (``ConfigurationValues``), `pizzad`'s flags take their names
+/// from ``flag``, the loader layers ``environmentVariables``, the reload compares every key and sorts it by
+/// ``applied``, and `pizzad.yaml(5)` is written from them. So the page, the checks, the flags, the defaults and the
+/// reload cannot disagree.
+struct ConfigurationKey: Sendable, Hashable {
     /// The shape of a value.
     enum Kind: Sendable, Equatable {
         /// One scalar.
@@ -36,8 +40,34 @@ struct ConfigurationKey: Sendable {
     var applied: Applied
     /// What the key is for, a sentence or two.
     var summary: String
-    /// The flag and environment variables that set it besides `PIZZAD_<KEY>`.
-    var alsoFrom: [String] = []
+    /// The command-line flag that sets it, if any: `pizzad --database PATH`.
+    var flag: Flag? = nil
+    /// Environment variables that set it before `PIZZAD_<KEY>` (CONTRACT section 6: `PIZZAD_DATABASE`).
+    var environmentAliases: [String] = []
+
+    /// A command-line flag of `pizzad` that sets a key.
+    struct Flag: Sendable, Hashable {
+        /// The long name without its dashes: `database`.
+        var name: String
+        /// The value's name in the help and the manual: `PATH`.
+        var valueName: String
+
+        /// `--database`.
+        var spelled: String { "--" + name }
+    }
+
+    static func == (lhs: ConfigurationKey, rhs: ConfigurationKey) -> Bool { lhs.path == rhs.path }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(path) }
+
+    /// Every environment variable that sets the key, in the order they win: the contract's own names, then
+    /// `PIZZAD_<KEY>` (none for the menu, a mapping).
+    var environmentVariables: [String] {
+        environmentAliases + (kind == .menu ? [] : [environmentVariable])
+    }
+
+    /// The flag and variables the manual lists under "Also".
+    var alsoFrom: [String] { (flag.map { [$0.spelled] } ?? []) + environmentVariables }
 
     /// What the key accepts, in words: an integer's range, else `allowed`.
     var allowedDescription: String {

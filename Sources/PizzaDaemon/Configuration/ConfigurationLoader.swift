@@ -15,12 +15,12 @@ import Yams
 /// file's keys, so unknown keys are found by walking the YAML with Yams); any bad key or value stops with one
 /// ``ConfigurationError`` naming the file, the key and what is allowed.
 public struct ConfigurationLoader: Sendable {
-    /// The command-line flags that carry settings.
+    /// The command-line flags that carry settings: `--config`, and the keys' own flags (``ConfigurationKey/flag``).
     public struct Flags: Sendable {
+        /// `--config PATH`.
         public var config: String?
-        public var database: String?
-        public var socket: String?
-        public var logLevel: String?
+        /// The keys set by their flags, by key.
+        var settings: [ConfigurationKey: String] = [:]
 
         public init(config: String? = nil, database: String? = nil, socket: String? = nil, logLevel: String? = nil) {
             self.config = config
@@ -28,12 +28,25 @@ public struct ConfigurationLoader: Sendable {
             self.socket = socket
             self.logLevel = logLevel
         }
-    }
 
-    /// Environment variables that name a setting directly (CONTRACT section 6).
-    static let contractEnvironment: [String: String] = [
-        "PIZZAD_DATABASE": "database.path", "PIZZAD_SOCKET": "socket.path", "PIZZAD_MIGRATIONS": "database.migrations",
-    ]
+        /// `--database PATH`: `database.path`.
+        public var database: String? {
+            get { settings[.databasePath] }
+            set { settings[.databasePath] = newValue }
+        }
+
+        /// `--socket PATH`: `socket.path`.
+        public var socket: String? {
+            get { settings[.socketPath] }
+            set { settings[.socketPath] = newValue }
+        }
+
+        /// `--log-level LEVEL`: `log.level`.
+        public var logLevel: String? {
+            get { settings[.logLevel] }
+            set { settings[.logLevel] = newValue }
+        }
+    }
 
     public var flags: Flags
     public var environment: [String: String]
@@ -70,14 +83,16 @@ public struct ConfigurationLoader: Sendable {
         }
         var providers: [any ConfigProvider] = []
         var flagValues: [AbsoluteConfigKey: ConfigValue] = [:]
-        if let database = flags.database { flagValues["database.path"] = .init(.string(database), isSecret: false) }
-        if let socket = flags.socket { flagValues["socket.path"] = .init(.string(socket), isSecret: false) }
-        if let level = flags.logLevel { flagValues["log.level"] = .init(.string(level), isSecret: false) }
+        for (key, value) in flags.settings {
+            flagValues[AbsoluteConfigKey(stringLiteral: key.path)] = .init(.string(value), isSecret: false)
+        }
         providers.append(InMemoryProvider(name: "flags", values: flagValues))
         var contractValues: [AbsoluteConfigKey: ConfigValue] = [:]
-        for (variable, key) in Self.contractEnvironment {
-            if let value = environment[variable] {
-                contractValues[AbsoluteConfigKey(stringLiteral: key)] = .init(.string(value), isSecret: false)
+        for key in ConfigurationSchema.keys {
+            if let variable = key.environmentAliases.first(where: { environment[$0] != nil }),
+                let value = environment[variable]
+            {
+                contractValues[AbsoluteConfigKey(stringLiteral: key.path)] = .init(.string(value), isSecret: false)
             }
         }
         providers.append(InMemoryProvider(name: "environment", values: contractValues))
@@ -104,25 +119,18 @@ public struct ConfigurationLoader: Sendable {
         }
     }
 
-    /// Where `key`'s value comes from, for error messages.
-    func source(of key: String, file: String?) -> String {
-        switch key {
-        case "database.path" where flags.database != nil: return "--database"
-        case "socket.path" where flags.socket != nil: return "--socket"
-        case "log.level" where flags.logLevel != nil: return "--log-level"
-        default: break
-        }
-        if let variable = Self.contractEnvironment.first(where: { $0.value == key && environment[$0.key] != nil })?.key
-        {
+    /// Where `key`'s value comes from, for error messages: its flag, the first of its environment variables that is
+    /// set, the file, or the built-in default.
+    func source(of key: ConfigurationKey, file: String?) -> String {
+        if let flag = key.flag, flags.settings[key] != nil { return flag.spelled }
+        if let variable = key.environmentVariables.first(where: { environment[$0] != nil }) {
             return "environment \(variable)"
         }
-        let generic = "PIZZAD_" + ConfigurationSchema.environmentName(of: key)
-        if environment[generic] != nil { return "environment \(generic)" }
         return file ?? "built-in default"
     }
 
     private func resolve(reader: ConfigReader, file: String?, tree: Yams.Node?) throws -> DaemonConfiguration {
-        let values = ConfigurationValues(reader: reader) { key in source(of: key, file: file) }
+        let values = ConfigurationValues(reader: reader, tree: tree) { key in source(of: key, file: file) }
         let menu = try tree.map { try MenuConfiguration.menu(from: $0, file: file ?? "") } ?? Menu.standard
         return try DaemonConfiguration(reading: values, file: file, menu: menu, environment: environment)
     }

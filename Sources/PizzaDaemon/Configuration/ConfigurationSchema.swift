@@ -4,17 +4,6 @@ import Yams
 /// The keys `pizzad.yaml` may hold (``keys``), and the check of a file against them: any unknown key, wrong type or
 /// bad value is one ``ConfigurationError`` naming the file, the key and what is allowed.
 enum ConfigurationSchema {
-    /// What `key` accepts, in words.
-    static func allowed(for key: String) -> String {
-        self.key(key)?.allowedDescription ?? "see pizzad.yaml(5)"
-    }
-
-    /// A whole-number key's range.
-    static func range(of key: String) -> ClosedRange<Int>? {
-        guard case .integer(let range, _)? = self.key(key)?.kind else { return nil }
-        return range
-    }
-
     /// `log.level` → `LOG_LEVEL`, `database.busyTimeoutMs` → `DATABASE_BUSY_TIMEOUT_MS`.
     static func environmentName(of key: String) -> String {
         var name = ""

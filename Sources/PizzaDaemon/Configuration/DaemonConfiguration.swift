@@ -44,6 +44,8 @@ public struct DaemonConfiguration: Sendable {
     public var board = BoardSettings()
     /// Shipping to a central PostgreSQL (`replication.*`); nil keeps it off.
     public var replication: ReplicationConfiguration? = nil
+    /// Every key's value as it was given, before defaults (``ConfigurationValues/given()``): what a reload compares.
+    var given: [ConfigurationKey: String] = [:]
 }
 
 extension DaemonConfiguration {
@@ -57,29 +59,30 @@ extension DaemonConfiguration {
         let runtimeDirectory = environment["RUNTIME_DIRECTORY"]?.split(separator: ":").first.map(String.init)
         self.init(
             file: file,
-            databasePath: values.text("database.path") ?? stateDirectory.map { "\($0)/pizzad.sqlite" }
+            databasePath: values.text(.databasePath) ?? stateDirectory.map { "\($0)/pizzad.sqlite" }
                 ?? ".pizzad/pizzad.sqlite",
-            migrationsPath: values.text("database.migrations"),
-            synchronous: try values.defaulted("database.synchronous") {
+            migrationsPath: values.text(.databaseMigrations),
+            synchronous: try values.defaulted(.databaseSynchronous) {
                 let level = ConnectionSettings.Synchronous(rawValue: $0.uppercased())
                 return level == .full || level == .extra ? level : nil
             },
-            busyTimeoutMilliseconds: try values.integer("database.busyTimeoutMs"),
-            checkpoints: try values.defaulted("database.checkpoints") {
+            busyTimeoutMilliseconds: try values.integer(.databaseBusyTimeout),
+            checkpoints: try values.defaulted(.databaseCheckpoints) {
                 SQLiteOrderStore.CheckpointPolicy(rawValue: $0.lowercased())
             },
-            socketPath: values.text("socket.path") ?? runtimeDirectory.map { "\($0)/pizzad.sock" }
+            socketPath: values.text(.socketPath) ?? runtimeDirectory.map { "\($0)/pizzad.sock" }
                 ?? ".pizzad/pizzad.sock",
-            socketMode: try values.defaulted("socket.mode") { ConfigurationSchema.parseMode($0) },
-            socketGroup: values.text("socket.group"),
-            maxConnections: try values.integer("socket.maxConnections"),
-            shutdownGraceSeconds: try values.integer("shutdown.graceSeconds"),
-            logLevel: try values.defaulted("log.level") { Logger.Level(rawValue: $0.lowercased()) },
-            operators: try values.principals("access.operators"),
-            readers: try values.principals("access.readers"),
+            socketMode: try values.defaulted(.socketMode) { ConfigurationSchema.parseMode($0) },
+            socketGroup: values.text(.socketGroup),
+            maxConnections: try values.integer(.socketMaxConnections),
+            shutdownGraceSeconds: try values.integer(.shutdownGraceSeconds),
+            logLevel: try values.defaulted(.logLevel) { Logger.Level(rawValue: $0.lowercased()) },
+            operators: try values.principals(.accessOperators),
+            readers: try values.principals(.accessReaders),
             menu: menu,
-            metricsListen: try values.setting("metrics.listen") { ListenAddress(parsing: $0) },
+            metricsListen: try values.setting(.metricsListen) { ListenAddress(parsing: $0) },
             board: try BoardSettings(reading: values),
-            replication: try ReplicationConfiguration(reading: values))
+            replication: try ReplicationConfiguration(reading: values),
+            given: values.given())
     }
 }

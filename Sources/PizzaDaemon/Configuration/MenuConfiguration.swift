@@ -18,20 +18,22 @@ enum MenuConfiguration {
         if let currency = mapping["currency"]?.string {
             guard currency.count == 3, currency.allSatisfy({ $0.isASCII && $0.isUppercase }) else {
                 throw ConfigurationError(
-                    source: file, key: "menu.currency", problem: "'\(currency)' is not allowed",
+                    source: file, key: ConfigurationKey.menuCurrency.path, problem: "'\(currency)' is not allowed",
                     allowed: "a three-letter ISO 4217 code such as EUR")
             }
             menu.currency = currency
         }
         if let crusts = mapping["crusts"] {
             guard let list = crusts.sequence?.compactMap(\.string), !list.isEmpty, list.allSatisfy(isName) else {
-                throw ConfigurationSchema.wrongType(file, "menu.crusts", "a non-empty list of lowercase names")
+                throw ConfigurationSchema.wrongType(
+                    file, ConfigurationKey.menuCrusts.path, "a non-empty list of lowercase names")
             }
             menu.crusts = list
         }
         if let extras = mapping["extras"] {
             guard let extrasMapping = extras.mapping else {
-                throw ConfigurationSchema.wrongType(file, "menu.extras", "a mapping of name: price in cents")
+                throw ConfigurationSchema.wrongType(
+                    file, ConfigurationKey.menuExtras.path, "a mapping of name: price in cents")
             }
             var prices: [String: Int64] = [:]
             for (nameNode, priceNode) in extrasMapping {
@@ -49,7 +51,7 @@ enum MenuConfiguration {
         if let kinds = mapping["kinds"] {
             guard let kindsMapping = kinds.mapping, kindsMapping.count > 0 else {
                 throw ConfigurationSchema.wrongType(
-                    file, "menu.kinds", "a mapping of kind name to its prices and defaults")
+                    file, ConfigurationKey.menuKinds.path, "a mapping of kind name to its prices and defaults")
             }
             menu.kinds = []
             for (nameNode, definition) in kindsMapping {

@@ -3,40 +3,39 @@ import PizzaReplication
 extension ReplicationConfiguration {
     /// `replication.*`: nil unless `replication.postgres.host` is set; then the shop id, database and user must be.
     init?(reading values: ConfigurationValues) throws(ConfigurationError) {
-        guard let host = values.text("replication.postgres.host") else {
-            for key in ["replication.shopId", "replication.postgres.database", "replication.postgres.user"]
+        let hostKey = ConfigurationKey.replicationHost
+        guard let host = values.text(hostKey) else {
+            for key in [ConfigurationKey.replicationShopID, .replicationDatabase, .replicationUser]
             where values.text(key) != nil {
                 throw ConfigurationError(
-                    source: values.source(key), key: "replication.postgres.host",
-                    problem: "is missing, so \(key) has no effect",
+                    source: values.source(key), key: hostKey.path, problem: "is missing, so \(key.path) has no effect",
                     allowed: "the central PostgreSQL's host name or address")
             }
             return nil
         }
-        func missing(_ key: String) -> ConfigurationError {
+        func missing(_ key: ConfigurationKey) -> ConfigurationError {
             ConfigurationError(
-                source: values.source("replication.postgres.host"), key: key,
-                problem: "is required when replication.postgres.host is set",
-                allowed: ConfigurationSchema.allowed(for: key))
+                source: values.source(hostKey), key: key.path, problem: "is required when \(hostKey.path) is set",
+                allowed: key.allowedDescription)
         }
-        func required(_ key: String) throws(ConfigurationError) -> String {
+        func required(_ key: ConfigurationKey) throws(ConfigurationError) -> String {
             guard let value = values.text(key) else { throw missing(key) }
             return value
         }
-        guard let shopID = try values.setting("replication.shopId", { Self.isShopID($0) ? $0 : nil }) else {
-            throw missing("replication.shopId")
+        guard let shopID = try values.setting(.replicationShopID, { Self.isShopID($0) ? $0 : nil }) else {
+            throw missing(.replicationShopID)
         }
         self.init(
             shopID: shopID,
             host: host,
-            port: try values.integer("replication.postgres.port"),
-            database: try required("replication.postgres.database"),
-            user: try required("replication.postgres.user"),
-            passwordFile: values.text("replication.postgres.passwordFile"),
-            tls: try values.defaulted("replication.postgres.tls") { TLSMode(rawValue: $0.lowercased()) },
-            caFile: try values.setting("replication.postgres.caFile") { Self.isCertificateFile($0) ? $0 : nil },
-            batchSize: try values.integer("replication.batchSize"),
-            timeoutSeconds: try values.integer("replication.timeoutSeconds"),
-            idleCheckSeconds: try values.integer("replication.idleCheckSeconds"))
+            port: try values.integer(.replicationPort),
+            database: try required(.replicationDatabase),
+            user: try required(.replicationUser),
+            passwordFile: values.text(.replicationPasswordFile),
+            tls: try values.defaulted(.replicationTLS) { TLSMode(rawValue: $0.lowercased()) },
+            caFile: try values.setting(.replicationCAFile) { Self.isCertificateFile($0) ? $0 : nil },
+            batchSize: try values.integer(.replicationBatchSize),
+            timeoutSeconds: try values.integer(.replicationTimeoutSeconds),
+            idleCheckSeconds: try values.integer(.replicationIdleCheckSeconds))
     }
 }

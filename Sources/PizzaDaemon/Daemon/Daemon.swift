@@ -27,7 +27,7 @@ public enum Daemon {
         static let badConfiguration: Int32 = 78
     }
 
-    /// `pizzad --check-config`: loads the configuration exactly as a start or a `SIGHUP` reload reads it and prints
+    /// `pizzad check-config`: loads the configuration exactly as a start or a `SIGHUP` reload reads it and prints
     /// the verdict, so `systemctl reload` (whose `ExecReload=` runs this before signalling) fails, with the reason on
     /// the operator's terminal, when the daemon would refuse the file.
     static func checkConfiguration(_ loader: ConfigurationLoader) async -> Int32 {
@@ -37,12 +37,12 @@ public enum Daemon {
             print("pizzad: configuration OK (\(file))")
             return ExitCode.ok
         } catch {
-            FileHandle.standardError.write(Data("pizzad: configuration refused: \(error)\n".utf8))
+            complain("configuration refused: \(error)", environment: loader.environment)
             return ExitCode.badConfiguration
         }
     }
 
-    /// `pizzad --migrate-central`: brings the central PostgreSQL's schema (`migrations/central`) up to this pizzad's,
+    /// `pizzad migrate-central`: brings the central PostgreSQL's schema (`migrations/central`) up to this pizzad's,
     /// connecting as `replication.postgres.user` (the database owner, once, before shops ship with their own roles).
     static func migrateCentral(_ loader: ConfigurationLoader) async -> Int32 {
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: false) }
@@ -50,12 +50,12 @@ public enum Daemon {
         do {
             configuration = try await loader.load()
         } catch {
-            FileHandle.standardError.write(Data("pizzad: configuration refused: \(error)\n".utf8))
+            complain("configuration refused: \(error)", environment: loader.environment)
             return ExitCode.badConfiguration
         }
         do {
             guard let replication = configuration.replication else {
-                FileHandle.standardError.write(Data("pizzad: replication.postgres.host is not configured\n".utf8))
+                complain("replication.postgres.host is not configured", environment: loader.environment)
                 return ExitCode.badConfiguration
             }
             let migrations = try Migration.load(from: try findMigrations(configuration) + "/central")
@@ -64,44 +64,26 @@ public enum Daemon {
             print("pizzad: central schema at version \(version) in \(replication.peer)")
             return ExitCode.ok
         } catch {
-            FileHandle.standardError.write(Data("pizzad: \(error)\n".utf8))
+            complain("\(error)", environment: loader.environment)
             return ExitCode.failure
         }
     }
 
-    /// Runs the daemon with `arguments` (without the program name); returns the exit code.
-    public static func run(arguments: [String]) async -> Int32 {
-        let environment = ProcessInfo.processInfo.environment
-        let flags: ConfigurationLoader.Flags
-        do {
-            switch try DaemonCommand.parse(arguments) {
-            case .version:
-                print(
-                    "pizzad \(DaemonState.version) (protocol \(PizzaProtocolVersion.current), SQLite \(Database.libraryVersion))"
-                )
-                return ExitCode.ok
-            case .help:
-                print(DaemonCommand.usage)
-                return ExitCode.ok
-            case .run(let parsed): flags = parsed
-            case .checkConfiguration(let parsed):
-                return await checkConfiguration(ConfigurationLoader(flags: parsed, environment: environment))
-            case .migrateCentral(let parsed):
-                return await migrateCentral(ConfigurationLoader(flags: parsed, environment: environment))
-            case .restore(let options):
-                return await Restore.run(options, environment: environment)
-            }
-        } catch {
-            FileHandle.standardError.write(Data("pizzad: \(error)\n\(DaemonCommand.usage)\n".utf8))
-            return ExitCode.usage
-        }
+    /// Writes `text` to stderr as an error: under systemd (`JOURNAL_STREAM`) with the priority prefix `<3>`, so that
+    /// `journalctl -p err` shows why a check, a reload or a start was refused (sd-daemon(3)).
+    static func complain(_ text: String, environment: [String: String]) {
+        let prefix = environment["JOURNAL_STREAM"] != nil ? "<3>" : ""
+        FileHandle.standardError.write(Data("\(prefix)pizzad: \(text)\n".utf8))
+    }
 
+    /// Runs the daemon with the configuration `loader` reads, until SIGTERM or SIGINT; returns the exit code.
+    static func serve(_ loader: ConfigurationLoader) async -> Int32 {
+        let environment = loader.environment
         raiseOpenFileLimit()
         let journal = environment["JOURNAL_STREAM"] != nil
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
         let logger = Logger(label: "pizzad")
         let notifier = SystemdNotifier(environment: environment)
-        let loader = ConfigurationLoader(flags: flags, environment: environment)
 
         let configuration: DaemonConfiguration
         do {
@@ -233,5 +215,3 @@ public enum Daemon {
         throw StorageError.migrationsNotFound(searched: candidates)
     }
 }
-
-typealias PizzaProtocolVersion = ProtocolVersion

@@ -65,23 +65,15 @@ final class DaemonState: Sendable {
     var menu: Menu { factory.menu }
     var access: AccessPolicy { accessState.withLock { $0 } }
 
-    /// Applies what can change live; returns what changed, for the log.
-    func apply(_ configuration: DaemonConfiguration) -> [String] {
-        var applied: [String] = []
+    /// Applies what can change live: the menu and the access lists.
+    func apply(_ configuration: DaemonConfiguration) {
         factoryState.withLock { factory in
-            if factory.menu != configuration.menu {
-                factory = PizzaFactory(menu: configuration.menu)
-                applied.append("menu (\(configuration.menu.kinds.count) kinds)")
-            }
+            if factory.menu != configuration.menu { factory = PizzaFactory(menu: configuration.menu) }
         }
         accessState.withLock { access in
-            if access.operators != configuration.operators || access.readers != configuration.readers {
-                access.operators = configuration.operators
-                access.readers = configuration.readers
-                applied.append("access lists")
-            }
+            access.operators = configuration.operators
+            access.readers = configuration.readers
         }
-        return applied
     }
 
     /// The Prometheus text of every metric, as `GET /metrics` and `metrics.get` serve it.

@@ -4,8 +4,9 @@ import ServiceLifecycle
 import UnixSignals
 
 /// Re-reads the configuration on `SIGHUP` (`systemctl reload pizzad`) and applies what can change live: the
-/// menu, the log level and the access lists. Logs what it applied and what needs a restart; a bad new
-/// configuration is refused whole and the running one stays.
+/// menu, the log level and the access lists. Logs the changed keys it applied and those that need a restart, both
+/// from ``ConfigurationChange`` (every key, sorted by the schema); a bad new configuration is refused whole, logged
+/// at priority err, and the running one stays.
 final class ReloadService: Service {
     private let loader: ConfigurationLoader
     private let current: Locked<DaemonConfiguration>
@@ -45,29 +46,15 @@ final class ReloadService: Service {
             return
         }
         let previous = current.withLock { $0 }
-        var applied = state.apply(next)
-        if next.logLevel != previous.logLevel {
-            DaemonLogHandler.sharedLevel = next.logLevel
-            applied.append("log level \(next.logLevel)")
-        }
-        var needsRestart: [String] = []
-        if next.databasePath != previous.databasePath { needsRestart.append("database.path") }
-        if next.synchronous != previous.synchronous { needsRestart.append("database.synchronous") }
-        if next.busyTimeoutMilliseconds != previous.busyTimeoutMilliseconds {
-            needsRestart.append("database.busyTimeoutMs")
-        }
-        if next.socketPath != previous.socketPath { needsRestart.append("socket.path") }
-        if next.socketMode != previous.socketMode { needsRestart.append("socket.mode") }
-        if next.socketGroup != previous.socketGroup { needsRestart.append("socket.group") }
-        if next.maxConnections != previous.maxConnections { needsRestart.append("socket.maxConnections") }
-        if next.shutdownGraceSeconds != previous.shutdownGraceSeconds { needsRestart.append("shutdown.graceSeconds") }
-        if next.metricsListen != previous.metricsListen { needsRestart.append("metrics.listen") }
+        let change = ConfigurationChange(from: previous, to: next)
+        state.apply(next)
+        DaemonLogHandler.sharedLevel = next.logLevel
         current.withLock { $0 = next }
         logger.notice(
             "configuration reloaded",
             metadata: [
-                "applied": "\(applied.isEmpty ? "nothing changed" : applied.joined(separator: ", "))",
-                "needs-restart": "\(needsRestart.isEmpty ? "nothing" : needsRestart.joined(separator: ", "))",
+                "applied": "\(ConfigurationChange.describe(change.applied))",
+                "needs-restart": "\(ConfigurationChange.describe(change.needsRestart))",
             ])
     }
 

@@ -9,7 +9,7 @@ enum ConfigurationText {
         PIZZAD_LOG_LEVEL, database.busyTimeoutMs is PIZZAD_DATABASE_BUSY_TIMEOUT_MS, a list is comma-separated text \
         (PIZZAD_ACCESS_OPERATORS=alice,@kitchen).
         An unknown key, a wrong type or a bad value stops start-up (exit 78) and a reload with one line naming the \
-        file, the key and what is allowed. pizzad --check-config checks a file without starting.
+        file, the key and what is allowed. pizzad check-config checks a file without starting.
         """
 
     static let example = """

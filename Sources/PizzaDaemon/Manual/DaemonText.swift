@@ -60,7 +60,7 @@ enum DaemonText {
         pizzad.service runs it as Type=notify: READY=1 only after the migrations ran and the socket listens, STATUS= \
         lines, WATCHDOG=1 while the writer and the socket loop answer, and more start time asked for while a migration \
         runs. pizzad.socket creates /run/pizzad/pizzad.sock before it starts; pizzad-metrics.socket (off until enabled) \
-        passes the HTTP metrics endpoint on 127.0.0.1:9464. systemctl reload pizzad first runs pizzad --check-config, \
+        passes the HTTP metrics endpoint on 127.0.0.1:9464. systemctl reload pizzad first runs pizzad check-config, \
         so a file that would be refused fails the reload itself.
         """
 }

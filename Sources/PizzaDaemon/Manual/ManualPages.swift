@@ -1,8 +1,9 @@
 import PizzaProtocol
 import PizzaWire
 
-/// `pizzad(8)` and `pizzad.yaml(5)`, written from the code they describe: the command line from
-/// `DaemonCommand.options`, the exit codes from `Daemon.ExitCode`, every key from ``ConfigurationSchema/keys``.
+/// `pizzad(8)` and `pizzad.yaml(5)`, written from the code they describe: the command line from ``PizzadCommand``'s
+/// own declarations (argument-parser's tool info, as its generate-manual reads it), the exit codes from
+/// `Daemon.ExitCode`, every key from ``ConfigurationSchema/keys``.
 /// `Tools/pizzad-manual` writes them at package build time (debian/rules), so the pages cannot drift.
 public enum ManualPages {
     /// Every page: file name and mdoc source.
@@ -13,25 +14,28 @@ public enum ManualPages {
     /// `pizzad(8)`.
     public static func daemon(date: String) -> String {
         var page = ManualText.page(name: "pizzad", section: 8, date: date, description: "pizza shop order daemon")
+        let root = PizzadCommand.toolInfo
+        let subcommands = (root.subcommands ?? []).filter { $0.shouldDisplay && $0.commandName != "help" }
         page.section("SYNOPSIS")
-        for line in DaemonCommand.synopsis {
+        for command in [root] + subcommands {
             page.request("Nm")
-            page.text(line)
+            page.text(synopsis(of: command, root: root))
             page.request("br")
         }
+        page.request("Nm")
+        page.text("--version")
         page.section("DESCRIPTION")
         page.text(DaemonText.description)
         page.section("OPTIONS")
-        page.list(
-            DaemonCommand.options.map { option in
-                ("Fl " + option.flag.dropFirst() + (option.value.map { " Ar " + $0 } ?? ""), option.help)
-            })
-        page.section("RESTORE")
-        page.text("pizzad restore " + RestoreOptions.summary + " " + DaemonText.restore)
-        page.list(
-            RestoreOptions.options.map { option in
-                ("Fl " + option.flag.dropFirst() + (option.value.map { " Ar " + $0 } ?? ""), option.help)
-            })
+        page.list(options(of: root))
+        for command in subcommands {
+            page.section(command.commandName.uppercased())
+            var text = "pizzad \(command.commandName): \(command.abstract ?? "")"
+            if command.commandName == "restore" { text += " " + DaemonText.restore }
+            page.text(text)
+            let options = options(of: command)
+            if !options.isEmpty { page.list(options) }
+        }
         page.section("ENVIRONMENT")
         page.list(DaemonText.environment.map { ("Ev " + $0.name, $0.text) })
         page.section("FILES")
@@ -84,6 +88,18 @@ public enum ManualPages {
         return page.source
     }
 
+    /// A command's displayed options as the manual lists them: `Fl -config Ar PATH` and its help.
+    static func options(of command: CommandDescription) -> [(tag: String, text: String)] {
+        command.longOptions.map { ("Fl -" + $0.name + ($0.value.map { " Ar " + $0 } ?? ""), $0.help) }
+    }
+
+    /// `[--config PATH] [--database PATH] …` for the root, `restore [--from-backup FILE] …` for a subcommand.
+    static func synopsis(of command: CommandDescription, root: CommandDescription) -> String {
+        let words = command.longOptions.map { "[--" + $0.name + ($0.value.map { " " + $0 } ?? "") + "]" }
+        let prefix = command.commandName == root.commandName ? [] : [command.commandName]
+        return (prefix + words).joined(separator: " ")
+    }
+
     /// `pizzad.yaml(5)`.
     public static func configuration(date: String) -> String {
         var page = ManualText.page(
@@ -110,8 +126,7 @@ public enum ManualPages {
                             ? "Reload: applied at once by systemctl reload pizzad (SIGHUP)."
                             : "Reload: needs a restart.",
                     ]
-                    let sources = key.alsoFrom + (key.kind == .menu ? [] : [key.environmentVariable])
-                    lines.append("Also: \(sources.joined(separator: ", ")).")
+                    lines.append("Also: \(key.alsoFrom.joined(separator: ", ")).")
                     return ("Cm " + key.path, lines.joined(separator: "\n"))
                 })
         }

@@ -12,7 +12,7 @@ let postgresMissing: String? = {
 }()
 
 /// A central PostgreSQL for one test: a database `central` owned by `central_owner`, migrated by
-/// `pizzad --migrate-central`, and a login role per shop that may only call the ingest functions.
+/// `pizzad migrate-central`, and a login role per shop that may only call the ingest functions.
 final class Centre: Sendable {
     let server: PostgresServer
     let folder: String
@@ -30,10 +30,10 @@ final class Centre: Sendable {
         try server.createDatabase("central", owner: "central_owner", password: "owner-secret")
         if migrate {
             let migrated = try run(
-                Binaries.pizzad, ["--migrate-central"],
+                Binaries.pizzad, ["migrate-central"],
                 environment: environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
                 directory: folder)
-            #expect(migrated.status == 0, "pizzad --migrate-central: \(migrated.stderr)")
+            #expect(migrated.status == 0, "pizzad migrate-central: \(migrated.stderr)")
             let latest = try Self.latestVersion()
             #expect(migrated.stdout.contains("central schema at version \(latest)"), "\(migrated.stdout)")
         }
