@@ -91,13 +91,15 @@ public final class CentralHistory: Sendable {
                 try $0.decode(
                     (
                         Int64, Int64, Int64, String, Int32, String, Int64, String, String?, String?, String, String,
-                        String
+                        String, String?, String?
                     ).self)
             }
         }
         var entries: [RebuildEntry] = []
         entries.reserveCapacity(rows.count)
-        for (seq, milliseconds, uid, name, pid, action, order, status, reason, before, after, previous, hash) in rows {
+        for (seq, milliseconds, uid, name, pid, action, order, status, reason, before, after, previous, hash, device, address)
+            in rows
+        {
             func cart(_ text: String) throws -> Cart {
                 do {
                     return try Cart(wire: try JSONParser.parse(text))
@@ -110,7 +112,9 @@ public final class CentralHistory: Sendable {
             let afterCart = try cart(after)
             let entry = AuditEntry(
                 seq: seq, at: Timestamp(millisecondsSince1970: milliseconds).description,
-                actor: ChangeActor(uid: UInt32(truncatingIfNeeded: uid), name: name, pid: pid), action: action,
+                actor: ChangeActor(
+                    uid: UInt32(truncatingIfNeeded: uid), name: name, pid: pid, device: device, address: address),
+                action: action,
                 orderID: order, statusAfter: status, reason: reason, before: beforeCart?.wireText,
                 after: afterCart.wireText, prevHash: previous, hash: hash)
             entries.append(RebuildEntry(entry: entry, before: beforeCart, after: afterCart))

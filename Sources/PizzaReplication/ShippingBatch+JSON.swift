@@ -2,7 +2,8 @@ import PizzaStorage
 import PizzaWire
 
 /// A batch of audit entries as `pizzad_ingest` reads it: a JSON array of
-/// `{seq, at, actor: {uid, name, pid}, action, order, status, reason, before, after, prevHash, hash}`.
+/// `{seq, at, actor: {uid, name, pid, device?, address?}, action, order, status, reason, before, after, prevHash, hash}`
+/// (the device and address only for a change made over the order API).
 ///
 /// `before` and `after` are the order as the shop's audit log holds it, already JSON: they are embedded as they
 /// are, not escaped into strings and parsed twice (they are most of the bytes, and this runs for every entry).
@@ -24,6 +25,14 @@ extension ShippingBatch {
             quoted(entry.actor.name)
             raw(#","pid":"#)
             raw(String(entry.actor.pid))
+            if let device = entry.actor.device {
+                raw(#","device":"#)
+                quoted(device)
+            }
+            if let address = entry.actor.address {
+                raw(#","address":"#)
+                quoted(address)
+            }
             raw(#"},"action":"#)
             quoted(entry.action)
             raw(#","order":"#)

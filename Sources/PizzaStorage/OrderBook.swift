@@ -13,12 +13,16 @@ public final class OrderBook: Sendable {
     public let persistence = PersistenceLayer()
     /// Appends the hash-chained `audit_log` entry.
     public let audit = AuditLogger()
+    /// Keeps the order API's `Idempotency-Key`s with the changes they asked for.
+    public let requests = RequestLog()
 
-    /// The repository over `store`, with persistence and audit subscribed (in that order); `clock` stamps changes.
+    /// The repository over `store`, with persistence, audit and the request log subscribed (in that order); `clock`
+    /// stamps changes.
     public init(store: SQLiteOrderStore, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
         self.store = store
         repository = OrderRepository(store: store, clock: clock)
         repository.writers += persistence
         repository.writers += audit
+        repository.writers += requests
     }
 }

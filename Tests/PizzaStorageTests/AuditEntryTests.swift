@@ -45,4 +45,25 @@ struct AuditEntryTests {
         try Data(fields.joined(separator: "\u{1F}").utf8).write(to: URL(fileURLWithPath: file))
         #expect(entry.computedHash == (try Fixtures.sha256(of: file)))
     }
+
+    @Test(
+        "a change over the order API hashes its device and address after the previous hash; a missing one as U+0000",
+        arguments: [("till-1", "192.0.2.7:53122"), ("till-1", nil), (nil, "[2001:db8::7]:443")])
+    func hashDevice(device: String?, address: String?) throws {
+        let actor = ChangeActor(uid: 110, name: "pizzad", pid: 77, device: device, address: address)
+        let entry = AuditEntry(
+            seq: 3, at: "2026-11-26T12:00:00.000Z", actor: actor, action: "created", orderID: 3, statusAfter: "open",
+            reason: nil, before: nil, after: "{}", prevHash: AuditLogger.genesis, hash: "")
+        let fields = [
+            "3", entry.at, "110", "pizzad", "77", "created", "3", "open", "\u{0}", "\u{0}", "{}", AuditLogger.genesis,
+            device ?? "\u{0}", address ?? "\u{0}",
+        ]
+        let directory = try TemporaryFolder("pizzad-test")
+        let file = directory.path + "/fields"
+        try Data(fields.joined(separator: "\u{1F}").utf8).write(to: URL(fileURLWithPath: file))
+        #expect(entry.computedHash == (try Fixtures.sha256(of: file)))
+        var without = entry
+        without.actor = ChangeActor(uid: 110, name: "pizzad", pid: 77)
+        #expect(without.computedHash != entry.computedHash, "the device is in the hash")
+    }
 }

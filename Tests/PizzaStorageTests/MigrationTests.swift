@@ -29,8 +29,9 @@ struct MigrationTests {
         #expect(
             rows
                 == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64"
+                    + "\n5|0005_devices_and_requests.sql|64"
         )
-        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "4")
+        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "5")
         // Each checksum is the file's SHA-256 as sha256sum prints it.
         for migration in Fixtures.migrations {
             let stored = try Fixtures.sqlite3(
@@ -39,7 +40,7 @@ struct MigrationTests {
         }
         // Opening again applies nothing new.
         _ = try open(path)
-        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "4")
+        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "5")
     }
 
     @Test(
@@ -63,21 +64,28 @@ struct MigrationTests {
             }
             await store.close()
         }
-        let dump = "SELECT * FROM carts; SELECT * FROM pizzas; SELECT * FROM status_history; SELECT * FROM audit_log;"
+        // The columns schema 1 had (schema 5 adds the device columns, NULL for every row from before).
+        let dump =
+            "SELECT * FROM carts; SELECT * FROM pizzas; "
+            + "SELECT id, cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason FROM status_history; "
+            + "SELECT seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, before, after, "
+            + "prev_hash, hash FROM audit_log;"
         let before = try Fixtures.sqlite3(path, dump)
         #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "1")
 
         let store = try open(path)
-        #expect(store.schemaVersion == 4)
+        #expect(store.schemaVersion == 5)
         #expect(try Fixtures.sqlite3(path, dump) == before, "the rebuilt tables hold exactly the rows they held")
         #expect(try store.verifyAudit().ok)
         #expect(try Fixtures.sqlite3(path, "PRAGMA integrity_check; PRAGMA foreign_key_check") == "ok")
         let objects = "SELECT type || ' ' || name FROM sqlite_schema WHERE name NOT LIKE 'sqlite_%' ORDER BY 1"
         #expect(
             try Fixtures.sqlite3(path, objects).split(separator: "\n") == [
-                "index audit_log_by_order", "index carts_active_by_status_age", "index carts_by_created_at",
+                "index api_requests_by_age", "index audit_log_by_order", "index carts_active_by_status_age",
+                "index carts_by_created_at",
                 "index carts_by_status", "index pizzas_by_cart",
-                "index status_history_by_cart", "table audit_log", "table carts", "table pizzas",
+                "index status_history_by_cart", "table api_devices", "table api_requests", "table audit_log",
+                "table carts", "table pizzas",
                 "table replication_state",
                 "table schema_migrations", "table status_history", "trigger audit_log_no_delete",
                 "trigger audit_log_no_update",

@@ -23,12 +23,14 @@ public struct OrderChange: Sendable, Equatable {
     public let after: Cart
     /// The reason given, for cancellations.
     public let reason: String?
+    /// The order API's `Idempotency-Key` that asked for it, kept with it; nil for every other change.
+    public let requestKey: RequestKey?
     /// The order after the change as JSON text (its wire form), encoded once for the audit entry and the events.
     public let afterText = ComputedOnce<String>()
 
     public init(
         sequence: Int64, kind: Kind, at: Timestamp, actor: ChangeActor, before: Cart?, after: Cart,
-        reason: String? = nil
+        reason: String? = nil, requestKey: RequestKey? = nil
     ) {
         self.sequence = sequence
         self.kind = kind
@@ -38,5 +40,6 @@ public struct OrderChange: Sendable, Equatable {
         self.before = before
         self.after = after
         self.reason = reason
+        self.requestKey = requestKey
     }
 }

@@ -31,41 +31,43 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     /// loop does for it. The `async` methods below are the same changes for callers in Swift concurrency.
     @inlinable
     public func submit(
-        _ request: ChangeRequest, by actor: ChangeActor,
+        _ request: ChangeRequest, by actor: ChangeActor, key: RequestKey? = nil,
         completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
     ) {
         switch request {
         case .create(let customer, let ref, let note, let pizzas, let place, let currency):
             create(
                 customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
-                completion)
+                key: key, completion)
         case .addItem(let pizza, let id):
-            modify(.addItem, id: id, kind: .itemAdded, by: actor, completion) { cart, tx, now in
+            modify(.addItem, id: id, kind: .itemAdded, by: actor, key: key, completion) { cart, tx, now in
                 try cart.add(pizza, itemID: try tx.nextItemIDs(count: 1), at: now)
             }
         case .removeItem(let itemID, let id):
-            modify(.removeItem, id: id, kind: .itemRemoved, by: actor, completion) { cart, _, now in
+            modify(.removeItem, id: id, kind: .itemRemoved, by: actor, key: key, completion) { cart, _, now in
                 try cart.remove(itemID: itemID, at: now)
             }
         case .place(let id):
-            modify(.place, id: id, kind: .placed, by: actor, completion) { cart, _, now in
+            modify(.place, id: id, kind: .placed, by: actor, key: key, completion) { cart, _, now in
                 try cart.apply(.place, by: actor, at: now)
             }
         case .advance(let id, let from):
-            modify(.advance, id: id, kind: .advanced, by: actor, completion) { cart, _, now in
+            modify(.advance, id: id, kind: .advanced, by: actor, key: key, completion) { cart, _, now in
                 try cart.apply(.advance, expected: from, by: actor, at: now)
             }
         case .cancel(let id, let reason):
-            modify(.cancel, id: id, kind: .cancelled, reason: reason, by: actor, completion) { cart, _, now in
+            modify(.cancel, id: id, kind: .cancelled, reason: reason, by: actor, key: key, completion) { cart, _, now in
                 try cart.apply(.cancel, reason: reason, by: actor, at: now)
             }
         }
     }
 
-    /// ``submit(_:by:completion:)``, returning once the change is durable.
-    public func perform(_ request: ChangeRequest, by actor: ChangeActor) async throws -> OrderOutcome {
+    /// ``submit(_:by:key:completion:)``, returning once the change is durable.
+    public func perform(
+        _ request: ChangeRequest, by actor: ChangeActor, key: RequestKey? = nil
+    ) async throws -> OrderOutcome {
         try await withCheckedThrowingContinuation { continuation in
-            submit(request, by: actor) { continuation.resume(with: $0) }
+            submit(request, by: actor, key: key) { continuation.resume(with: $0) }
         }
     }
 
@@ -110,7 +112,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     @inlinable
     func create(
         customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String,
-        by actor: ChangeActor, _ completion: @escaping Completion
+        by actor: ChangeActor, key: RequestKey? = nil, _ completion: @escaping Completion
     ) {
         do {
             if let ref { try Cart.checkRef(ref) }
@@ -133,7 +135,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         }
         createChange(
             customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
-            lookUp: false, completion)
+            key: key, lookUp: false, completion)
     }
 
     /// The create's change. Without `lookUp` a `ref` is not looked up first: the store's unique index refuses a
@@ -142,7 +144,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     @inlinable
     func createChange(
         customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String,
-        by actor: ChangeActor, lookUp: Bool, _ completion: @escaping Completion
+        by actor: ChangeActor, key: RequestKey?, lookUp: Bool, _ completion: @escaping Completion
     ) {
         let clock = self.clock
         let answer: Completion
@@ -153,7 +155,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
                 if !lookUp, case .failure(let error) = result, error is RefInUse {
                     return createChange(
                         customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency,
-                        by: actor, lookUp: true, completion)
+                        by: actor, key: key, lookUp: true, completion)
                 }
                 completion(result)
             }
@@ -173,7 +175,8 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
                 createdAt: now, updatedAt: now, history: consume history)
             if place { try cart.apply(.place, by: actor, at: now) }
             let change = OrderChange(
-                sequence: try tx.nextSequence(), kind: .created, at: now, actor: actor, before: nil, after: cart)
+                sequence: try tx.nextSequence(), kind: .created, at: now, actor: actor, before: nil, after: cart,
+                requestKey: key)
             return (cart, change)
         }
     }
@@ -181,7 +184,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     @inlinable
     func modify(
         _ operation: OrderOperation, id: Int64, kind: OrderChange.Kind, reason: String? = nil, by actor: ChangeActor,
-        _ completion: @escaping Completion,
+        key: RequestKey? = nil, _ completion: @escaping Completion,
         _ mutate: @escaping @Sendable (inout Cart, Store.Transaction, Timestamp) throws -> Void
     ) {
         let clock = self.clock
@@ -192,7 +195,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
             try mutate(&after, tx, now)
             let change = OrderChange(
                 sequence: try tx.nextSequence(), kind: kind, at: now, actor: actor, before: before, after: after,
-                reason: reason)
+                reason: reason, requestKey: key)
             return (after, change)
         }
     }

@@ -74,7 +74,7 @@ public final class BackupReader {
     /// Entries after `after`, oldest first, at most `limit`.
     public func entries(after: Int64, limit: Int) throws -> [AuditEntry] {
         try db.statement(
-            "SELECT \(SQLiteOrderStore.auditColumns) FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?"
+            "SELECT \(try db.auditColumnList()) FROM audit_log WHERE seq > ? ORDER BY seq LIMIT ?"
         ).map([after, limit], SQLiteOrderStore.auditEntry)
     }
 

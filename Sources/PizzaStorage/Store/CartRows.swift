@@ -80,12 +80,17 @@ extension Database {
             """
         ).forEach([ids]) { row in items[row.int64(9), default: []].append(Self.item(row)) }
         var history: [Int64: [StatusChange]] = [:]
-        try statement(
+        try historyStatement(
             """
-            SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason, cart_id
+            SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason, actor_device, actor_address,
+                   cart_id
             FROM status_history WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
-            """
-        ).forEach([ids]) { row in history[row.int64(7), default: []].append(Self.change(row)) }
+            """,
+            before5: """
+                SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason, NULL, NULL, cart_id
+                FROM status_history WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
+                """
+        ).forEach([ids]) { row in history[row.int64(9), default: []].append(Self.change(row)) }
         return headers.map { header in
             var cart = header
             cart.items = items[cart.id] ?? []
@@ -112,7 +117,8 @@ extension Database {
             at: Timestamp(iso8601: row.string(2)) ?? Timestamp(millisecondsSince1970: 0),
             actor: ChangeActor(
                 uid: UInt32(truncatingIfNeeded: row.int64(3)), name: row.string(4),
-                pid: Int32(truncatingIfNeeded: row.int64(5))),
+                pid: Int32(truncatingIfNeeded: row.int64(5)), device: row.optionalString(7),
+                address: row.optionalString(8)),
             reason: row.optionalString(6))
     }
 
@@ -124,12 +130,27 @@ extension Database {
                 FROM pizzas WHERE cart_id = ? ORDER BY id
                 """
         ).map([cart.id], Self.item)
-        cart.history = try statement(
-            literal: """
-                SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason
+        cart.history = try historyStatement(
+            """
+            SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason, actor_device, actor_address
+            FROM status_history WHERE cart_id = ? ORDER BY id
+            """,
+            before5: """
+                SELECT from_status, to_status, at, actor_uid, actor_name, actor_pid, reason, NULL, NULL
                 FROM status_history WHERE cart_id = ? ORDER BY id
                 """
         ).map([cart.id], Self.change)
         return cart
+    }
+
+    /// The history's statement; on a database from before schema 5 (only ever opened by a migration's own test, or a
+    /// backup read before it is migrated), the one without the device columns, which reads them as NULL. The
+    /// current schema prepares the first and never pays for the second.
+    private func historyStatement(_ sql: StaticString, before5 old: StaticString) throws -> Statement {
+        do {
+            return try statement(literal: sql)
+        } catch {
+            return try statement(literal: old)
+        }
     }
 }

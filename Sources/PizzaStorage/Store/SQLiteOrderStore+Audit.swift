@@ -4,14 +4,20 @@ import SQLite
 /// Reading the audit log: entries in order, and the whole chain checked.
 extension SQLiteOrderStore {
     static let auditColumns =
-        "seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, before, after, prev_hash, hash"
+        "seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, before, after, prev_hash, hash, "
+        + "actor_device, actor_address"
+    /// ``auditColumns`` in a database from before schema 5 (a backup being restored), which has no device columns.
+    static let auditColumnsBeforeDevices =
+        "seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, before, after, prev_hash, hash, "
+        + "NULL, NULL"
 
     static func auditEntry(_ row: Row) -> AuditEntry {
         AuditEntry(
             seq: row.int64(0), at: row.string(1),
             actor: ChangeActor(
                 uid: UInt32(truncatingIfNeeded: row.int64(2)), name: row.string(3),
-                pid: Int32(truncatingIfNeeded: row.int64(4))),
+                pid: Int32(truncatingIfNeeded: row.int64(4)), device: row.optionalString(13),
+                address: row.optionalString(14)),
             action: row.string(5), orderID: row.int64(6), statusAfter: row.string(7), reason: row.optionalString(8),
             before: row.optionalString(9), after: row.string(10), prevHash: row.string(11), hash: row.string(12))
     }
@@ -42,7 +48,7 @@ extension Database {
         var expectedSeq: Int64 = 1
         var count = 0
         var bad: (Int64, String)?
-        try db.statement("SELECT \(SQLiteOrderStore.auditColumns) FROM audit_log ORDER BY seq").forEach { row in
+        try db.statement("SELECT \(auditColumnList()) FROM audit_log ORDER BY seq").forEach { row in
             guard bad == nil else { return }
             let entry = SQLiteOrderStore.auditEntry(row)
             count += 1
@@ -73,5 +79,17 @@ extension Database {
             return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
         }
         return AuditVerification(ok: true, entries: count, firstBad: nil, problem: nil)
+    }
+}
+
+extension Database {
+    /// The columns ``SQLiteOrderStore/auditEntry(_:)`` reads, as this database has them: a backup from before schema 5
+    /// has no device columns, and reads as NULL there.
+    func auditColumnList() throws -> String {
+        let hasDevices =
+            try statement("SELECT count(*) FROM pragma_table_info('audit_log') WHERE name = 'actor_device'").first {
+                $0.int64(0)
+            } == 1
+        return hasDevices ? SQLiteOrderStore.auditColumns : SQLiteOrderStore.auditColumnsBeforeDevices
     }
 }

@@ -36,7 +36,9 @@ public struct AuditEntry: Sendable, Equatable, Codable {
     }
 
     /// SHA-256 over every field but `hash`, in a fixed order with unit separators (U+001F), a missing field as
-    /// U+0000, hex. The fields are written into one buffer (numbers as their decimal digits, straight in) and
+    /// U+0000, hex. The actor's device and address (a change over the order API) follow the previous hash, and only
+    /// when either is there, so an entry from before they were (every entry made over the control socket) hashes as
+    /// it always did. The fields are written into one buffer (numbers as their decimal digits, straight in) and
     /// hashed in one go: fed one by one, each of the 23 pieces was a call through swift-crypto's copy-on-write
     /// digest and BoringSSL's update.
     public var computedHash: String {
@@ -44,6 +46,7 @@ public struct AuditEntry: Sendable, Equatable, Codable {
         let capacity =
             4 * 20 + 11 + 2 + at.utf8.count + actor.name.utf8.count + action.utf8.count + statusAfter.utf8.count
             + (reason?.utf8.count ?? 0) + (before?.utf8.count ?? 0) + after.utf8.count + prevHash.utf8.count
+            + 4 + (actor.device?.utf8.count ?? 0) + (actor.address?.utf8.count ?? 0)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
             var count = 0
             func separate() {
@@ -92,6 +95,10 @@ public struct AuditEntry: Sendable, Equatable, Codable {
             append(before ?? "\u{0}")
             append(after)
             append(prevHash)
+            if actor.device != nil || actor.address != nil {
+                append(actor.device ?? "\u{0}")
+                append(actor.address ?? "\u{0}")
+            }
             var hasher = SHA256()
             hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
             return hasher.finalize().withUnsafeBytes { Hex.string($0) }

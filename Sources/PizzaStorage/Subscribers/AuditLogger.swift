@@ -32,13 +32,21 @@ public final class AuditLogger: OrderChangeWriter {
 extension Database {
     /// Appends `entry` to `audit_log` with `hash` (the daemon's computed one, or a restored entry's own).
     func insertAuditEntry(_ entry: AuditEntry, hash: String) throws {
-        try execute(
-            literal: """
-                INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason,
-                                       before, after, prev_hash, hash)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                """
-        ) { row in
+        // An entry made over the control socket names no device: its row is written as before schema 5.
+        let byDevice = entry.actor.device != nil || entry.actor.address != nil
+        let sql: StaticString =
+            byDevice
+            ? """
+            INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason,
+                                   before, after, prev_hash, hash, actor_device, actor_address)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+            : """
+            INSERT INTO audit_log (seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason,
+                                   before, after, prev_hash, hash)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        try execute(literal: sql) { row in
             row.bind(entry.seq)
             row.bind(entry.at)
             row.bind(entry.actor.uid)
@@ -52,6 +60,10 @@ extension Database {
             row.bind(entry.after)
             row.bind(entry.prevHash)
             row.bind(hash)
+            if byDevice {
+                row.bind(entry.actor.device)
+                row.bind(entry.actor.address)
+            }
         }
     }
 }

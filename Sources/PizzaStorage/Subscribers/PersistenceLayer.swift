@@ -56,12 +56,19 @@ public final class PersistenceLayer: OrderChangeWriter {
             }
         }
         for entry in cart.history.dropFirst(change.before?.history.count ?? 0) {
-            try db.execute(
-                literal: """
-                    INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ) { row in
+            // A change over the control socket names no device: its row is written as before schema 5.
+            let sql: StaticString =
+                entry.actor.device == nil && entry.actor.address == nil
+                ? """
+                INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+                """
+                : """
+                INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason,
+                                            actor_device, actor_address)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """
+            try db.execute(literal: sql) { row in
                 row.bind(cart.id)
                 row.bind(entry.from?.rawValue)
                 row.bind(entry.to.rawValue)
@@ -70,6 +77,10 @@ public final class PersistenceLayer: OrderChangeWriter {
                 row.bind(entry.actor.name)
                 row.bind(entry.actor.pid)
                 row.bind(entry.reason)
+                if entry.actor.device != nil || entry.actor.address != nil {
+                    row.bind(entry.actor.device)
+                    row.bind(entry.actor.address)
+                }
             }
         }
     }

@@ -69,7 +69,7 @@ extension StatusChange {
 }
 
 extension ChangeActor {
-    /// `{uid, name, pid}`.
+    /// `{uid, name, pid}`, and `device` and `address` for a change over the order API.
     public var wire: JSONValue {
         var writer = JSONWriter(capacity: 64)
         writeWire(to: &writer)
@@ -81,6 +81,8 @@ extension ChangeActor {
         w.member("uid", Int64(uid))
         w.member("name", name)
         w.member("pid", Int64(pid))
+        if let device { w.member("device", device) }
+        if let address { w.member("address", address) }
         w.close()
     }
 }
@@ -172,7 +174,9 @@ extension StatusChange {
         else { throw WireFormError(description: "a history entry is missing a field or has one of the wrong type") }
         self.init(
             from: value["from"]?.stringValue.flatMap(OrderStatus.init(rawValue:)), to: to, at: at,
-            actor: ChangeActor(uid: UInt32(truncatingIfNeeded: uid), name: name, pid: Int32(truncatingIfNeeded: pid)),
+            actor: ChangeActor(
+                uid: UInt32(truncatingIfNeeded: uid), name: name, pid: Int32(truncatingIfNeeded: pid),
+                device: actor["device"]?.stringValue, address: actor["address"]?.stringValue),
             reason: value["reason"]?.stringValue)
     }
 }

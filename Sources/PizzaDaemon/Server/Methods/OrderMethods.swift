@@ -8,28 +8,7 @@ extension RPCDispatcher {
     /// it); reads are one short query.
     static func addOrderMethods(to table: inout MethodTable, _ state: DaemonState) {
         let repository = state.repository
-        table.addChange(.create, .operator) { params in
-            try params.onlyKnown(["customer", "ref", "note", "items", "place"])
-            let factory = state.factory
-            let items = try params.array("items") ?? []
-            guard items.count <= 100 else {
-                throw RPCError.validation("items", "at most 100 items per order", allowed: ["0..100 items"])
-            }
-            var pizzas: [Pizza] = []
-            for (index, item) in items.enumerated() {
-                pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
-            }
-            let ref = try params.string("ref")  // checked by the repository (Cart.checkRef)
-            let customer = try params.string("customer")
-            let note = try params.string("note")
-            for (field, value) in [("customer", customer), ("note", note)] where (value?.count ?? 0) > 1000 {
-                throw RPCError.validation(
-                    field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
-            }
-            return .create(
-                customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
-                currency: factory.menu.currency)
-        }
+        table.addChange(.create, .operator) { params in try .create(params, factory: state.factory) }
         table.addChange(.addItem, .operator) { params in
             try params.onlyKnown(["id", "pizza"])
             let id = try params.requiredInt("id")
@@ -53,13 +32,7 @@ extension RPCDispatcher {
         }
         table.addChange(.cancel, .operator) { params in
             try params.onlyKnown(["id", "reason"])
-            let id = try params.requiredInt("id")
-            let reason = try params.requiredString("reason").trimmingCharacters(in: .whitespaces)
-            guard !reason.isEmpty, reason.count <= 1000 else {
-                throw RPCError.validation(
-                    "reason", "a cancellation needs a reason (1 to 1000 characters)", allowed: ["1..1000 characters"])
-            }
-            return .cancel(order: id, reason: reason)
+            return try .cancel(order: try params.requiredInt("id"), params)
         }
         table.addImmediate(.get, .reader) { params, _ in
             try params.onlyKnown(["id", "ref"])

@@ -1,0 +1,17 @@
+/// What the order API checks a request against: an active device's role and its token's SHA-256 (hex), or the
+/// Standard Webhooks secret of a device that signs its pushes.
+public struct DeviceCredential: Sendable, Equatable {
+    public var name: String
+    public var role: DeviceRole
+    /// The SHA-256 of its bearer token, hex; nil for a device that signs.
+    public var tokenSHA256: String?
+    /// The secret it signs with (`whsec_…`); nil for a device with a token.
+    public var signingSecret: String?
+
+    public init(name: String, role: DeviceRole, tokenSHA256: String?, signingSecret: String?) {
+        self.name = name
+        self.role = role
+        self.tokenSHA256 = tokenSHA256
+        self.signingSecret = signingSecret
+    }
+}

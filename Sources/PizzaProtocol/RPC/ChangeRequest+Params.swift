@@ -1,0 +1,48 @@
+public import PizzaCore
+import PizzaWire
+
+/// The order changes as the control socket's `order.*` parameters and the order API's bodies spell them (the same
+/// fields, CONTRACT sections 4 and 15): each checked once, here, for both.
+extension ChangeRequest {
+    /// `order.create` and `POST /v1/orders`: `{customer?, ref?, note?, items?: [pizza], place?}`.
+    public static func create(_ params: Params, factory: PizzaFactory) throws -> ChangeRequest {
+        try params.onlyKnown(["customer", "ref", "note", "items", "place"])
+        let items = try params.array("items") ?? []
+        guard items.count <= 100 else {
+            throw RPCError.validation("items", "at most 100 items per order", allowed: ["0..100 items"])
+        }
+        var pizzas: [Pizza] = []
+        for (index, item) in items.enumerated() {
+            pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
+        }
+        let ref = try params.string("ref")  // checked by the repository (Cart.checkRef)
+        let customer = try params.string("customer")
+        let note = try params.string("note")
+        for (field, value) in [("customer", customer), ("note", note)] where (value?.count ?? 0) > 1000 {
+            throw RPCError.validation(field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
+        }
+        return .create(
+            customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
+            currency: factory.menu.currency)
+    }
+
+    /// `order.cancel`'s and `POST /v1/orders/{id}/cancel`'s reason: 1 to 1000 characters, white space trimmed.
+    public static func cancel(order id: Int64, _ params: Params) throws -> ChangeRequest {
+        let reason = try params.requiredString("reason").trimmingWhitespace
+        guard !reason.isEmpty, reason.count <= 1000 else {
+            throw RPCError.validation(
+                "reason", "a cancellation needs a reason (1 to 1000 characters)", allowed: ["1..1000 characters"])
+        }
+        return .cancel(order: id, reason: reason)
+    }
+}
+
+extension String {
+    /// The text without white space at either end.
+    fileprivate var trimmingWhitespace: String {
+        var text = Substring(self)
+        while text.first?.isWhitespace == true { text.removeFirst() }
+        while text.last?.isWhitespace == true { text.removeLast() }
+        return String(text)
+    }
+}
