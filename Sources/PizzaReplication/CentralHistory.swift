@@ -97,7 +97,10 @@ public final class CentralHistory: Sendable {
         }
         var entries: [RebuildEntry] = []
         entries.reserveCapacity(rows.count)
-        for (seq, milliseconds, uid, name, pid, action, order, status, reason, before, after, previous, hash, device, address)
+        for (
+            seq, milliseconds, uid, name, pid, action, order, status, reason, before, after, previous, hash, device,
+            address
+        )
             in rows
         {
             func cart(_ text: String) throws -> Cart {

@@ -48,7 +48,7 @@ struct AuditEntryTests {
 
     @Test(
         "a change over the order API hashes its device and address after the previous hash; a missing one as U+0000",
-        arguments: [("till-1", "192.0.2.7:53122"), ("till-1", nil), (nil, "[2001:db8::7]:443")])
+        arguments: [("till-1", "192.0.2.7:53122"), ("till-1", nil), (nil, "[2001:db8::7]:443")] as [(String?, String?)])
     func hashDevice(device: String?, address: String?) throws {
         let actor = ChangeActor(uid: 110, name: "pizzad", pid: 77, device: device, address: address)
         let entry = AuditEntry(
