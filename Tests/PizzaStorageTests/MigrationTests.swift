@@ -29,7 +29,7 @@ struct MigrationTests {
         #expect(
             rows
                 == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64"
-                    + "\n5|0005_devices_and_requests.sql|64"
+                + "\n5|0005_devices_and_requests.sql|64"
         )
         #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "5")
         // Each checksum is the file's SHA-256 as sha256sum prints it.
