@@ -34,8 +34,18 @@ let package = Package(
         .package(url: "https://github.com/HdrHistogram/hdrhistogram-swift", from: "0.2.0"),
         // Shipping every change to a central PostgreSQL (CONTRACT section 11): the wire protocol, SCRAM and TLS.
         .package(url: "https://github.com/vapor/postgres-nio", from: "1.33.2"),
-        // TLS to the central PostgreSQL (replication.postgres.tls); already in the graph through postgres-nio.
+        // TLS to the central PostgreSQL (replication.postgres.tls) and the order API; already in the graph through
+        // postgres-nio.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        // The order API (CONTRACT section 15): HTTP/1.1 and HTTP/2 over TLS, its router and middleware. Without its
+        // default traits: pizzad reads its configuration itself and needs none of Foundation's extras from it.
+        .package(url: "https://github.com/hummingbird-project/hummingbird", from: "2.28.1", traits: []),
+        // Bearer tokens and the identity a request carries (AuthRequestContext).
+        .package(url: "https://github.com/hummingbird-project/hummingbird-auth", from: "2.5.0"),
+        // HTTP's field names and statuses as Hummingbird speaks them; already in the graph through it.
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+        // HTTP parts typed as swift-http-types (NIOHTTPTypes), for the API's request deadline; already in the graph.
+        .package(url: "https://github.com/apple/swift-nio-extras", from: "1.35.2"),
     ],
     targets: [
         // libsqlite3 from the system (Debian: libsqlite3-dev).
@@ -115,12 +125,34 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // The order API over HTTPS (CONTRACT section 15): devices and their tokens, idempotency keys, limits, the
+        // routes; Hummingbird stays inside it, and the daemon only wires it in.
+        .target(
+            name: "PizzaAPI",
+            dependencies: [
+                "PizzaCore", "PizzaStorage", "PizzaWire", "PizzaProtocol", "SQLite",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdCore", package: "hummingbird"),
+                .product(name: "HummingbirdTLS", package: "hummingbird"),
+                .product(name: "HummingbirdHTTP2", package: "hummingbird"),
+                .product(name: "HummingbirdAuth", package: "hummingbird-auth"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "NIOHTTPTypes", package: "swift-nio-extras"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: strict
+        ),
         // The daemon: configuration, services, control socket server, access, systemd integration.
         .target(
             name: "PizzaDaemon",
             dependencies: [
                 "PizzaCore", "PizzaStorage", "PizzaMetrics", "PizzaProtocol", "PizzaWire", "PizzaReplication", "SQLite",
-                "CSystemShims",
+                "CSystemShims", "PizzaAPI",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
@@ -199,6 +231,16 @@ let package = Package(
             name: "PizzaClientTests", dependencies: ["PizzaClient", "PizzaProtocol", "PizzaTesting", "CSystemShims"],
             swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "PizzaTesting"], swiftSettings: strict),
+        // The order API in process: its router over a real SQLite store, without a socket (HummingbirdTesting).
+        .testTarget(
+            name: "PizzaAPITests",
+            dependencies: [
+                "PizzaAPI", "PizzaStorage", "PizzaCore", "PizzaWire", "PizzaTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+            ],
+            swiftSettings: strict
+        ),
         .testTarget(
             name: "PizzaDaemonUnitTests",
             dependencies: ["PizzaDaemon", "PizzaReplication", .product(name: "NIOCore", package: "swift-nio")],

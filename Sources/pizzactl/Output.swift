@@ -66,6 +66,15 @@ enum Output {
         }
     }
 
+    /// Who made a change: `alice (uid 1000, pid 42)`, or for the order API `device till-1 from 192.0.2.7:53122`.
+    static func actor(_ actor: JSONValue?, uid: Bool) -> String {
+        if let device = actor?["device"]?.stringValue {
+            return "device \(device)" + (actor?["address"]?.stringValue.map { " from \($0)" } ?? "")
+        }
+        let process = uid ? "uid \(text(actor?["uid"])), pid \(text(actor?["pid"]))" : "pid \(text(actor?["pid"]))"
+        return "\(text(actor?["name"])) (\(process))"
+    }
+
     static func text(_ value: JSONValue?) -> String {
         switch value {
         case .string(let s)?: s
@@ -119,7 +128,7 @@ enum Output {
                     let change = from.map { "\($0) → \(text(entry["to"]))" } ?? "created"
                     return [
                         time(entry["at"]?.stringValue), change,
-                        "\(text(entry["actor"]?["name"])) (pid \(text(entry["actor"]?["pid"])))", text(entry["reason"]),
+                        actor(entry["actor"], uid: false), text(entry["reason"]),
                     ]
                 })
         }

@@ -28,7 +28,9 @@ struct ConfigurationChangeTests {
             "replication.postgres.user": "shop_lisboa", "replication.postgres.passwordFile": "/srv/pizzad/pgpassword",
             "replication.postgres.tls": "require", "replication.postgres.caFile": certificate,
             "menu.currency": "USD", "menu.crusts": "[classic, thin, stuffed, pan]", "menu.extras": "{olives: 90}",
-            "menu.kinds": "{calzone: {prices: {M: 1000}, size: M}}",
+            "menu.kinds": "{calzone: {prices: {M: 1000}, size: M}}", "api.listen": "127.0.0.1:8443",
+            "api.tls.certificate": certificate,
+            "api.tls.key": certificate.replacingOccurrences(of: ".pem", with: ".key"),
         ]
         return samples[key.path]
     }
@@ -61,17 +63,24 @@ struct ConfigurationChangeTests {
         let folder = NSTemporaryDirectory() + "pizzad-reload-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
+        for name in ["ca", "api"] {
+            let openssl = Process()
+            openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+            openssl.arguments = [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj",
+                "/CN=\(name)",
+                "-days", "1", "-keyout", folder + "/\(name).key", "-out", folder + "/\(name).pem",
+            ]
+            openssl.standardError = FileHandle.nullDevice
+            try openssl.run()
+            openssl.waitUntilExit()
+        }
         let certificate = folder + "/ca.pem"
-        let openssl = Process()
-        openssl.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
-        openssl.arguments = [
-            "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-subj", "/CN=centre",
-            "-days", "1", "-keyout", folder + "/ca.key", "-out", certificate,
-        ]
-        openssl.standardError = FileHandle.nullDevice
-        try openssl.run()
-        openssl.waitUntilExit()
-        let before = try await load(Self.base, in: folder)
+        // The order API's certificate and key are set together: the base has one pair, each key's sample the other.
+        var base = Self.base
+        base["api.tls.certificate"] = folder + "/api.pem"
+        base["api.tls.key"] = folder + "/api.key"
+        let before = try await load(base, in: folder)
         #expect(ConfigurationChange(from: before, to: before) == ConfigurationChange(from: before, to: before))
         #expect(ConfigurationChange(from: before, to: before).applied.isEmpty)
         #expect(ConfigurationChange(from: before, to: before).needsRestart.isEmpty)
@@ -80,7 +89,7 @@ struct ConfigurationChangeTests {
                 Issue.record("\(key.path) has no sample value here: add one")
                 continue
             }
-            var values = Self.base
+            var values = base
             values[key.path] = sample
             let after: DaemonConfiguration
             do {

@@ -1,4 +1,5 @@
 public import Logging
+public import PizzaAPI
 public import PizzaCore
 public import PizzaReplication
 public import PizzaStorage
@@ -44,6 +45,8 @@ public struct DaemonConfiguration: Sendable {
     public var board = BoardSettings()
     /// Shipping to a central PostgreSQL (`replication.*`); nil keeps it off.
     public var replication: ReplicationConfiguration? = nil
+    /// The order API (`api.*`): off unless `api.listen` is set or systemd passes a socket named `api`.
+    public var api = APISettings()
     /// Every key's value as it was given, before defaults (``ConfigurationValues/given()``): what a reload compares.
     var given: [ConfigurationKey: String] = [:]
 }
@@ -83,6 +86,7 @@ extension DaemonConfiguration {
             metricsListen: try values.setting(.metricsListen) { ListenAddress(parsing: $0) },
             board: try BoardSettings(reading: values),
             replication: try ReplicationConfiguration(reading: values),
+            api: try APISettings(reading: values),
             given: values.given())
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Logging
 import NIOPosix
+import PizzaAPI
 import PizzaCore
 import PizzaProtocol
 import PizzaReplication
@@ -132,6 +133,7 @@ public enum Daemon {
         let server: ControlSocketServer
         let metricsServer: HTTPEndpoint?
         let boardServer: HTTPEndpoint?
+        let apiServer: APIServer?
         do {
             state = try await DaemonState(
                 store: store, configuration: configuration, daemonUID: getuid(), logger: logger,
@@ -143,6 +145,8 @@ public enum Daemon {
             state.metricsAddress.withLock { $0 = metricsServer?.address }
             boardServer = try await HTTPEndpoint.board(
                 settings: configuration.board, passed: passed.board, state: state, logger: logger)
+            apiServer = try await startAPI(
+                configuration, passed: passed.api, migrationsPath: migrationsPath, state: state, logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             notifier.notify("STATUS=cannot start: \(error)")
@@ -162,22 +166,27 @@ public enum Daemon {
                 ])
             notifier.notify("READY=1\nSTATUS=\(HealthService.statusLine(state: state))\nMAINPID=\(getpid())")
         }
-        let services = ServiceGroup(
+        var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
+            .init(service: server), .init(service: health), .init(service: reload),
+        ]
+        if let metricsServer { services.append(.init(service: metricsServer)) }
+        if let boardServer { services.append(.init(service: boardServer)) }
+        if let apiServer, let api = state.api.value {
+            services.append(.init(service: apiServer))
+            services.append(.init(service: DeviceSeenRecorder(directory: api.directory)))
+        }
+        if let replicator = state.replicator {
+            // Shipping never takes the shop down: whatever becomes of it, the other services go on.
+            services.append(
+                .init(service: replicator, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
+        let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(
-                services: [
-                    .init(service: server),
-                    .init(service: health),
-                    .init(service: reload),
-                ] + (metricsServer.map { [.init(service: $0)] } ?? [])
-                    + (boardServer.map { [.init(service: $0)] } ?? [])
-                    // Shipping never takes the shop down: whatever becomes of it, the other services go on.
-                    + (state.replicator.map {
-                        [.init(service: $0, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore)]
-                    } ?? []),
+                services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
         do {
-            try await services.run()
+            try await serviceGroup.run()
         } catch {
             logger.error("stopped on an error: \(error)")
         }
@@ -185,6 +194,47 @@ public enum Daemon {
         await store.close()
         logger.info("stopped cleanly")
         return ExitCode.ok
+    }
+
+    /// The order API on the socket systemd passed (`api`), else on `api.listen`; nil when neither is given.
+    static func startAPI(
+        _ configuration: DaemonConfiguration, passed: SocketActivation.PassedSocket?, migrationsPath: String,
+        state: DaemonState, logger: Logger
+    ) async throws -> APIServer? {
+        let settings = configuration.api
+        let listener: APIServer.Listener
+        if let passed {
+            listener = .passed(passed.descriptor)
+        } else if let host = settings.host {
+            listener = .address(host: host, port: settings.port)
+        } else {
+            return nil
+        }
+        let uid = getuid()
+        let api = try OrderAPI(
+            orders: state.orders, factory: { state.factory },
+            daemon: ChangeActor(uid: uid, name: Peer.userName(of: uid) ?? String(uid), pid: getpid()),
+            document: try openAPIDocument(besideMigrations: migrationsPath), settings: settings)
+        let server = try await APIServer(api: api, listener: listener, logger: logger)
+        state.api.withLock { $0 = api }
+        logger.info(
+            passed != nil ? "serving the order API on the socket passed by systemd" : "serving the order API",
+            metadata: ["api": "\(server.scheme)://\(server.address)/v1/"])
+        return server
+    }
+
+    /// The OpenAPI document the API serves: installed beside the migrations (`/usr/share/pizzad/openapi.yaml`), or
+    /// in the source tree's `docs/`.
+    static func openAPIDocument(besideMigrations migrations: String) throws -> String {
+        let parent = URL(fileURLWithPath: migrations).deletingLastPathComponent()
+        let candidates = [
+            parent.appendingPathComponent("openapi.yaml"), parent.appendingPathComponent("docs/openapi.yaml"),
+        ]
+        for candidate in candidates {
+            if let text = try? String(contentsOf: candidate, encoding: .utf8) { return text }
+        }
+        throw APIServer.StartError(
+            description: "the order API's document is in none of \(candidates.map(\.path).joined(separator: ", "))")
     }
 
     /// Lets the daemon hold as many connections as the hard limit allows (the soft limit is often 1024).

@@ -1,4 +1,5 @@
 import Logging
+import PizzaAPI
 import PizzaCore
 import PizzaMetrics
 import PizzaProtocol
@@ -22,6 +23,10 @@ final class DaemonState: Sendable {
     let replicator: Replicator?
     /// How the boards show tickets (`board.*`).
     let board: BoardSettings
+    /// The order API's settings (`api.*`): its certificate's fingerprint is what `device.add` hands out.
+    let apiSettings: APISettings
+    /// The order API, once it serves; nil when it is off. `device.add` and `device.revoke` reload its devices.
+    let api = Locked<OrderAPI?>(nil)
     let logger: Logger
     let startedAt = ContinuousClock.now
     let connections = Atomic<Int>(0)
@@ -50,6 +55,7 @@ final class DaemonState: Sendable {
         if let replicator { repository.delegates += replicator }
         daemonMetrics = DaemonMetrics(collector: metrics, store: store, board: configuration.board)
         board = configuration.board
+        apiSettings = configuration.api
         store.observeGroupCommits { [metrics] changes, duration in
             metrics.groupCommitted(changes: changes, duration: duration)
         }

@@ -145,6 +145,8 @@ final class RPCDispatcher: Sendable {
         case let error as OrderError: return RPCError(error)
         case let error as PizzaError: return RPCError(error)
         case let error as StorageError: return RPCError(.storage, "\(error)")
+        case DeviceError.exists(let name): return RPCError(.conflict, "\(DeviceError.exists(name))")
+        case DeviceError.notFound(let name): return RPCError(.notFound, "\(DeviceError.notFound(name))")
         case let error as SQLiteError where error.isStorageFailure:
             return RPCError(.storage, "\(StorageError.unavailable(error))")
         case let error as SQLiteError where error.code == .constraint:
@@ -166,6 +168,7 @@ final class RPCDispatcher: Sendable {
         addDatabaseMethods(to: &table, state)
         addBoardMethods(to: &table, state)
         addReplicationMethods(to: &table, state)
+        addDeviceMethods(to: &table, state)
         return table.methods
     }
 

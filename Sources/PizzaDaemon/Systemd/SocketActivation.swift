@@ -22,6 +22,8 @@ struct SocketActivation: Sendable {
     static let metricsName = "metrics"
     /// The name `pizzad-board.socket` gives its socket (`FileDescriptorName=board`).
     static let boardName = "board"
+    /// The name `pizzad-api.socket` gives its socket (`FileDescriptorName=api`).
+    static let apiName = "api"
 
     /// Every passed listening stream socket; empty when the daemon was not socket-activated.
     let sockets: [PassedSocket]
@@ -59,10 +61,15 @@ struct SocketActivation: Sendable {
     /// The board's socket: the one named `board`.
     var board: PassedSocket? { sockets.first { $0.name == Self.boardName } }
 
+    /// The order API's socket: the one named `api`.
+    var api: PassedSocket? { sockets.first { $0.name == Self.apiName } }
+
     /// The metrics socket: the one named `metrics`, or else the first TCP socket.
     var metrics: PassedSocket? {
         sockets.first { $0.name == Self.metricsName }
-            ?? sockets.first { !$0.isUnix && $0.name != "pizzad.sock" && $0.name != Self.boardName }
+            ?? sockets.first {
+                !$0.isUnix && $0.name != "pizzad.sock" && $0.name != Self.boardName && $0.name != Self.apiName
+            }
     }
 
     /// The address family of `fd` when it is a listening stream socket of a family pizzad serves, else nil.

@@ -133,3 +133,20 @@ extension SQLiteOrderStore {
         }
     }
 }
+
+extension SQLiteOrderStore {
+    /// Which of the orders `ids` were created by `device` (a platform lists only its own).
+    public func orders(createdBy device: String, among ids: [Int64]) throws -> Set<Int64> {
+        guard !ids.isEmpty else { return [] }
+        let list = "[" + ids.map(String.init).joined(separator: ",") + "]"
+        return try read { db in
+            Set(
+                try db.statement(
+                    literal: """
+                        SELECT order_id FROM audit_log
+                        WHERE action = 'created' AND actor_device = ? AND order_id IN (SELECT value FROM json_each(?))
+                        """
+                ).map([device, list]) { $0.int64(0) })
+        }
+    }
+}

@@ -29,7 +29,7 @@ struct AuditCommand: AsyncParsableCommand {
                     (result["entries"]?.arrayValue ?? []).map { entry in
                         [
                             Output.text(entry["seq"]), Output.time(entry["at"]?.stringValue),
-                            "\(Output.text(entry["actor"]?["name"])) (uid \(Output.text(entry["actor"]?["uid"])), pid \(Output.text(entry["actor"]?["pid"])))",
+                            Output.actor(entry["actor"], uid: true),
                             Output.text(entry["action"]), Output.text(entry["order"]), Output.text(entry["status"]),
                             Output.text(entry["reason"]),
                         ]

@@ -1,0 +1,78 @@
+import PizzaCore
+
+/// Failed authentications by address: past the allowed count within a minute, the address is locked out for a
+/// minute (429 with `Retry-After`), whatever it sends, so that a token cannot be guessed at speed.
+final class AuthenticationFailures: Sendable {
+    private struct Window {
+        var started: ContinuousClock.Instant
+        var failures: Int
+        var lockedUntil: ContinuousClock.Instant?
+    }
+
+    private let allowed: Int
+    private let windows = Locked<[String: Window]>([:])
+    static let window: Duration = .seconds(60)
+
+    init(allowed: Int) { self.allowed = allowed }
+
+    /// Seconds until `address` may try again, or nil when it may now.
+    func lockedOut(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {
+        windows.withLock { windows in
+            guard let until = windows[address]?.lockedUntil else { return nil }
+            guard until > now else {
+                windows[address] = nil
+                return nil
+            }
+            return Int((until - now).components.seconds) + 1
+        }
+    }
+
+    /// Counts a failure from `address`; returns the seconds it is now locked out for, if this one locked it.
+    @discardableResult
+    func failed(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {
+        windows.withLock { windows in
+            if windows.count > 100_000 { windows = windows.filter { $0.value.lockedUntil.map { $0 > now } ?? false } }
+            var window = windows[address] ?? Window(started: now, failures: 0)
+            if now - window.started > Self.window { window = Window(started: now, failures: 0) }
+            window.failures += 1
+            var locked: Int?
+            if window.failures > allowed {
+                window.lockedUntil = now + Self.window
+                locked = Int(Self.window.components.seconds)
+            }
+            windows[address] = window
+            return locked
+        }
+    }
+}
+
+/// Each device's request rate: a token bucket of `perSecond` tokens a second, holding at most twice that.
+final class DeviceRateLimiter: Sendable {
+    private struct Bucket {
+        var tokens: Double
+        var at: ContinuousClock.Instant
+    }
+
+    private let perSecond: Double
+    private let buckets = Locked<[String: Bucket]>([:])
+
+    init(perSecond: Int) { self.perSecond = Double(max(1, perSecond)) }
+
+    /// Takes a token for `device`; false when it has none left.
+    func admit(_ device: String, now: ContinuousClock.Instant = .now) -> Bool {
+        buckets.withLock { buckets in
+            var bucket = buckets[device] ?? Bucket(tokens: perSecond * 2, at: now)
+            let elapsed = now - bucket.at
+            let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+            bucket.tokens = min(perSecond * 2, bucket.tokens + seconds * perSecond)
+            bucket.at = now
+            guard bucket.tokens >= 1 else {
+                buckets[device] = bucket
+                return false
+            }
+            bucket.tokens -= 1
+            buckets[device] = bucket
+            return true
+        }
+    }
+}

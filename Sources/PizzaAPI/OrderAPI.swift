@@ -1,0 +1,50 @@
+public import Hummingbird
+public import PizzaCore
+public import PizzaStorage
+
+/// The order API (CONTRACT section 15): what its routes need, and its router. ``APIServer`` serves it over
+/// TCP; tests run the same router in process.
+///
+/// Every change goes through the one repository, as the control socket's do, with the device and the peer's
+/// address as its actor; an `Idempotency-Key` is kept with the change it asked for (``InFlightKeys``,
+/// `RequestLog`), so that a till retrying on a flaky network never makes an order twice.
+public final class OrderAPI: Sendable {
+    let repository: OrderRepository<SQLiteOrderStore>
+    let store: SQLiteOrderStore
+    /// The menu's factory as the configuration has it now (a reload may change it).
+    let factory: @Sendable () -> PizzaFactory
+    /// The daemon's own uid, user name and pid: a change over the API is made by the daemon on a device's behalf.
+    let daemon: ChangeActor
+    /// The OpenAPI document served at `GET /v1/openapi.yaml`.
+    let document: String
+    public let directory: DeviceDirectory
+    let failures: AuthenticationFailures
+    let rates: DeviceRateLimiter
+    let inFlight = InFlightKeys()
+    public let settings: APISettings
+
+    public init(
+        orders: OrderBook, factory: @escaping @Sendable () -> PizzaFactory, daemon: ChangeActor, document: String,
+        settings: APISettings
+    ) throws {
+        repository = orders.repository
+        store = orders.store
+        self.factory = factory
+        self.daemon = daemon
+        self.document = document
+        self.settings = settings
+        directory = try DeviceDirectory(store: orders.store)
+        failures = AuthenticationFailures(allowed: settings.failedAuthenticationsAllowed)
+        rates = DeviceRateLimiter(perSecond: settings.requestsPerSecond)
+        orders.requests.keepHours.withLock { $0 = settings.idempotencyHours }
+    }
+
+    /// The routes, behind problem details and device authentication.
+    public func router() -> Router<APIRequestContext> {
+        let router = Router(context: APIRequestContext.self)
+        router.middlewares.add(ProblemMiddleware())
+        router.middlewares.add(DeviceAuthentication(directory: directory, failures: failures, rates: rates))
+        addOrderRoutes(to: router)
+        return router
+    }
+}

@@ -1,0 +1,206 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PizzaCore
+import PizzaProtocol
+import PizzaStorage
+import PizzaWire
+
+extension OrderAPI {
+    /// `/v1/menu`, `/v1/orders…` and `/v1/openapi.yaml`.
+    func addOrderRoutes(to router: Router<APIRequestContext>) {
+        router.get("/v1/openapi.yaml") { [document] _, _ in
+            Response(
+                status: .ok, headers: [.contentType: "application/yaml"],
+                body: ResponseBody(byteBuffer: ByteBuffer(string: document)))
+        }
+        router.get("/v1/menu") { [factory] _, context in
+            _ = try context.identity(may: .menu)
+            var bytes: [UInt8] = []
+            factory().menu.wire.write(into: &bytes)
+            return Self.json(.ok, bytes)
+        }
+        router.post("/v1/orders") { request, context in
+            let device = try context.identity(may: .create)
+            let body = try await Self.body(of: request, context)
+            let change = try ChangeRequest.create(try Self.params(body), factory: self.factory())
+            return try await self.run(change, status: .created, request: request, body: body, device: device)
+        }
+        router.get("/v1/orders") { request, context in
+            let device = try context.identity(may: .read)
+            let query = request.uri.queryParameters
+            let params = Params(
+                query.map { (String($0.key), Self.queryValue(String($0.key), String($0.value))) })
+            try params.onlyKnown(["status", "limit", "after", "since"])
+            let page = try self.repository.list(
+                OrderQuery(
+                    status: try params.status("status"), since: try params.timestamp("since"),
+                    limit: Int(try params.int("limit") ?? 50), after: try params.int("after")))
+            var orders = page.orders
+            if device.role.ownOrdersOnly {
+                let own = try self.store.orders(createdBy: device.name, among: orders.map(\.id))
+                orders = orders.filter { own.contains($0.id) }
+            }
+            var bytes: [UInt8] = []
+            let list: JSONValue = ["orders": .array(orders.map(\.wire)), "next": .int(page.next)]
+            list.write(into: &bytes)
+            return Self.json(.ok, bytes)
+        }
+        router.get("/v1/orders/{id}") { request, context in
+            let device = try context.identity(may: .read)
+            let id = try Self.orderID(context)
+            try self.checkOwner(device, id)
+            let text = try self.repository.cart(id: id).wireText
+            let tag = "\"" + InFlightKeys.fingerprint(method: "GET", path: "", body: Array(text.utf8)).prefix(32) + "\""
+            if let match = request.headers[.ifNoneMatch],
+                match.split(separator: ",").contains(where: {
+                    $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*"
+                })
+            {
+                return Response(status: .notModified, headers: [.eTag: tag])
+            }
+            var response = Self.json(.ok, Array(text.utf8))
+            response.headers[.eTag] = tag
+            return response
+        }
+        router.post("/v1/orders/{id}/place") { request, context in
+            let device = try context.identity(may: .place)
+            let id = try Self.orderID(context)
+            let body = try await Self.body(of: request, context)
+            try Self.params(body, empty: true).onlyKnown([])
+            return try await self.run(.place(order: id), status: .ok, request: request, body: body, device: device)
+        }
+        router.post("/v1/orders/{id}/advance") { request, context in
+            let device = try context.identity(may: .advance)
+            let id = try Self.orderID(context)
+            let body = try await Self.body(of: request, context)
+            let params = try Self.params(body, empty: true)
+            try params.onlyKnown(["from"])
+            let change = ChangeRequest.advance(order: id, from: try params.status("from"))
+            return try await self.run(change, status: .ok, request: request, body: body, device: device)
+        }
+        router.post("/v1/orders/{id}/cancel") { request, context in
+            let device = try context.identity(may: .cancel)
+            let id = try Self.orderID(context)
+            try self.checkOwner(device, id)
+            let body = try await Self.body(of: request, context)
+            let params = try Self.params(body)
+            try params.onlyKnown(["reason"])
+            return try await self.run(
+                try .cancel(order: id, params), status: .ok, request: request, body: body, device: device)
+        }
+    }
+
+    /// Runs `change` for `device`: once per `Idempotency-Key` (required to create), the kept answer to a replay,
+    /// 422 for the key with another request, 409 while its first request runs.
+    func run(
+        _ change: ChangeRequest, status: HTTPResponse.Status, request: Request, body: [UInt8], device: DeviceIdentity
+    ) async throws -> Response {
+        var actor = daemon
+        actor.device = device.name
+        actor.address = device.address
+        let creating = change.operation == .create
+        guard let header = request.headers[.idempotencyKey] else {
+            guard !creating else {
+                throw Problem(
+                    .badRequest, "idempotency_key_missing",
+                    "POST /v1/orders needs an Idempotency-Key header (a new UUID per order, the same on every retry)")
+            }
+            return answer(try await repository.perform(change, by: actor), status: status)
+        }
+        let key = try InFlightKeys.checked(header)
+        guard inFlight.claim(device: device.name, key: key) else {
+            throw Problem(
+                .conflict, "idempotency_key_in_use", "the first request with this Idempotency-Key is still running")
+        }
+        defer { inFlight.release(device: device.name, key: key) }
+        let fingerprint = InFlightKeys.fingerprint(
+            method: request.method.rawValue, path: request.uri.path, body: body)
+        if let kept = try store.keptAnswer(device: device.name, key: key) {
+            guard kept.request == fingerprint else {
+                throw Problem(
+                    .unprocessableContent, "idempotency_key_reused",
+                    "this Idempotency-Key was used with another request at \(kept.at); use a new key for a new request")
+            }
+            var response = Self.json(HTTPResponse.Status(code: kept.status), Array(kept.body.utf8))
+            response.headers[.idempotentReplayed] = "true"
+            if kept.status == 201 { response.headers[.location] = "/v1/orders/\(kept.orderID)" }
+            return response
+        }
+        let outcome = try await repository.perform(
+            change, by: actor,
+            key: RequestKey(device: device.name, key: key, request: fingerprint, status: status.code))
+        if creating, outcome.change == nil {
+            // The ref names an order made by another key or device: say so, without that order's data.
+            throw Problem(.conflict, "ref_in_use", "the ref is taken by another order; an order's ref is made once")
+        }
+        return answer(outcome, status: status)
+    }
+
+    func answer(_ outcome: OrderOutcome, status: HTTPResponse.Status) -> Response {
+        let text = outcome.change?.afterWireText ?? outcome.cart.wireText
+        var response = Self.json(status, Array(text.utf8))
+        if status == .created { response.headers[.location] = "/v1/orders/\(outcome.cart.id)" }
+        return response
+    }
+
+    /// A platform reads and cancels only the orders it created: another's answers as if it did not exist.
+    func checkOwner(_ device: DeviceIdentity, _ id: Int64) throws {
+        guard device.role.ownOrdersOnly else { return }
+        guard try store.creator(ofOrder: id) == device.name else { throw Problem.notFound("no order with id \(id)") }
+    }
+
+    static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
+        Response(
+            status: status, headers: [.contentType: "application/json"],
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+    }
+
+    static func body(of request: Request, _ context: APIRequestContext) async throws -> [UInt8] {
+        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
+        return Array(buffer.readableBytesView)
+    }
+
+    /// A JSON object body as parameters; an empty body is `{}` where `empty` allows it.
+    static func params(_ body: [UInt8], empty: Bool = false) throws -> Params {
+        if empty, body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return Params() }
+        let value: JSONValue
+        do {
+            value = try JSONParser.parse(body)
+        } catch {
+            throw Problem.validation("the body is not JSON: \(error)")
+        }
+        guard let members = value.objectValue else { throw Problem.validation("the body must be a JSON object") }
+        return Params(members)
+    }
+
+    static func orderID(_ context: APIRequestContext) throws -> Int64 {
+        guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
+            throw Problem.notFound("no order \(context.parameters.get("id") ?? "")")
+        }
+        return id
+    }
+
+    /// A query parameter as the socket's parameters type it: numbers as integers, the rest as text.
+    static func queryValue(_ name: String, _ value: String) -> JSONValue {
+        if name == "limit" || name == "after", let number = Int64(value) { return .int(number) }
+        return .string(value)
+    }
+}
+
+extension APIRequestContext {
+    /// The device the request authenticated as, if its role has `right`; else 403 `permission_denied`.
+    func identity(may right: DeviceRole.Right) throws -> DeviceIdentity {
+        guard let identity else { throw Problem.unauthenticated("no device authenticated") }
+        guard identity.may(right) else {
+            throw Problem.denied(
+                "device \(identity.name) is a \(identity.role.rawValue), which may not \(right.rawValue)")
+        }
+        return identity
+    }
+}
+
+extension HTTPField.Name {
+    static let idempotentReplayed = Self("Idempotent-Replayed")!
+}

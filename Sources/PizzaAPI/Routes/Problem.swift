@@ -1,0 +1,123 @@
+public import HTTPTypes
+public import Hummingbird
+import NIOCore
+import PizzaCore
+import PizzaProtocol
+import PizzaStorage
+import PizzaWire
+import SQLite
+
+/// An order API error as RFC 9457 problem details (`application/problem+json`), whose `type` ends in the error's
+/// name: the control socket's (`not_found`, `conflict`, …) or the API's own (`unauthenticated`, `rate_limited`,
+/// `idempotency_key_reused`, …; CONTRACT section 15).
+public struct Problem: Error, Sendable, Equatable {
+    public var status: HTTPResponse.Status
+    /// The error's name, as on the socket.
+    public var name: String
+    /// What happened, in a sentence.
+    public var detail: String
+    /// Headers the answer carries besides its type (`Retry-After`, `WWW-Authenticate`).
+    public var headers: HTTPFields
+
+    public init(_ status: HTTPResponse.Status, _ name: String, _ detail: String, headers: HTTPFields = [:]) {
+        self.status = status
+        self.name = name
+        self.detail = detail
+        self.headers = headers
+    }
+
+    /// `urn:pizzad:problem:not_found`.
+    public var type: String { "urn:pizzad:problem:" + name }
+
+    /// The response: `{type, title, status, detail}`.
+    public var response: Response {
+        var writer = JSONWriter(capacity: 128 + detail.utf8.count)
+        writer.open()
+        writer.member("type", type)
+        writer.member("title", name.replacingUnderscores)
+        writer.member("status", Int64(status.code))
+        writer.member("detail", detail)
+        writer.close()
+        var fields = headers
+        fields[.contentType] = "application/problem+json"
+        return Response(
+            status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: writer.text)))
+    }
+
+    static func unauthenticated(_ detail: String) -> Problem {
+        Problem(.unauthorized, "unauthenticated", detail, headers: [.wwwAuthenticate: "Bearer realm=\"pizzad\""])
+    }
+
+    static func rateLimited(_ detail: String, retryAfter seconds: Int) -> Problem {
+        Problem(.tooManyRequests, "rate_limited", detail, headers: [.retryAfter: String(max(1, seconds))])
+    }
+
+    static func denied(_ detail: String) -> Problem { Problem(.forbidden, "permission_denied", detail) }
+
+    static func validation(_ detail: String) -> Problem { Problem(.badRequest, "validation", detail) }
+
+    static func notFound(_ detail: String) -> Problem { Problem(.notFound, "not_found", detail) }
+
+    /// What an error thrown by a route or the repository answers as.
+    static func from(_ error: any Error) -> Problem {
+        switch error {
+        case let problem as Problem: return problem
+        case let error as OrderError: return from(RPCError(error))
+        case let error as PizzaError: return from(RPCError(error))
+        case let error as RPCError: return from(error)
+        case let error as StorageError: return Problem(.serviceUnavailable, "storage", "\(error)")
+        case let error as SQLiteError where error.isStorageFailure:
+            return Problem(.serviceUnavailable, "storage", "\(StorageError.unavailable(error))")
+        case let error as HTTPError where error.status == .contentTooLarge:
+            return Problem(
+                .contentTooLarge, "validation", "the body is larger than \(APISettings.maximumBodyBytes) bytes")
+        case let error as HTTPError: return Problem(error.status, "validation", error.body ?? "\(error.status)")
+        default: return Problem(.internalServerError, "internal_error", "internal error: \(error)")
+        }
+    }
+
+    /// The socket's error as the API answers it: the same name, the HTTP status the contract gives it.
+    static func from(_ error: RPCError) -> Problem {
+        let status: HTTPResponse.Status =
+            switch error.code {
+            case .notFound: .notFound
+            case .invalidTransition, .conflict: .conflict
+            case .validation, .invalidParams, .parseError, .invalidRequest: .badRequest
+            case .permissionDenied: .forbidden
+            case .storage, .overloaded: .serviceUnavailable
+            case .methodNotFound: .notFound
+            case .unsupportedVersion: .badRequest
+            case .internalError: .internalServerError
+            }
+        let name =
+            switch error.code {
+            case .invalidParams, .parseError, .invalidRequest, .unsupportedVersion: "validation"
+            default: error.code.name
+            }
+        return Problem(status, name, error.message)
+    }
+}
+
+extension String {
+    /// `not_found` → `not found`.
+    fileprivate var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
+}
+
+/// Answers every error a route throws as problem details, so that no route writes its own error bodies.
+struct ProblemMiddleware: RouterMiddleware {
+    typealias Context = APIRequestContext
+
+    func handle(
+        _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+    ) async throws -> Response {
+        do {
+            return try await next(request, context)
+        } catch {
+            let problem = Problem.from(error)
+            if problem.status == .internalServerError {
+                context.logger.error("order API: \(request.method) \(request.uri.path) failed: \(error)")
+            }
+            return problem.response
+        }
+    }
+}

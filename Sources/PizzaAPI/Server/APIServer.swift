@@ -1,0 +1,196 @@
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdCore
+import HummingbirdHTTP2
+public import Logging
+import NIOCore
+import NIOPosix
+import NIOSSL
+import PizzaCore
+public import ServiceLifecycle
+
+/// The order API's listener: on `api.listen`, or on the socket systemd passes (`pizzad-api.socket`, which lets the
+/// service keep `PrivateNetwork=yes`), with TLS 1.2 or newer, offering HTTP/2 and HTTP/1.1 (ALPN), or plain HTTP/1.1
+/// on a loopback address.
+///
+/// Hummingbird binds by address only; so that a passed socket is served the same way, the listener is NIO's own
+/// (`ServerBootstrap`, bound or `withBoundSocket`), and each connection is Hummingbird's HTTP channel running the
+/// router. It has event loops of its own: a flood of connections, a slow client or a TLS handshake never runs on the
+/// control socket's threads.
+public final class APIServer: Service {
+    /// What the API serves on.
+    public enum Listener: Sendable {
+        case address(host: String, port: Int)
+        /// A listening TCP socket's descriptor, passed by systemd.
+        case passed(Int32)
+    }
+
+    /// Why the API could not start: named, for the log and the exit.
+    public struct StartError: Error, CustomStringConvertible {
+        public let description: String
+
+        public init(description: String) { self.description = description }
+    }
+
+    private let group: MultiThreadedEventLoopGroup
+    private let serve: @Sendable () async -> Void
+    private let close: @Sendable () async -> Void
+    /// Where it listens: `127.0.0.1:8443`, `[::]:8443`.
+    public let address: String
+    /// `https` or `http`.
+    public let scheme: String
+
+    /// Binds the listener; the connections are served once ``run()`` runs.
+    public init(api: OrderAPI, listener: Listener, logger: Logger) async throws {
+        let settings = api.settings
+        let tls = try Self.tlsConfiguration(settings)
+        if tls == nil {
+            guard case .address(let host, _) = listener, Self.isLoopback(host) else {
+                throw StartError(
+                    description:
+                        "the order API serves plain HTTP only on a loopback address: set api.tls.certificate and "
+                        + "api.tls.key (PEM files) to listen beyond it")
+            }
+        }
+        scheme = tls == nil ? "http" : "https"
+        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        self.group = group
+        let responder = api.router().buildResponder()
+        let answer: HTTPChannelHandler.Responder = { request, writer, channel in
+            let context = APIRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
+            let response: Response
+            do {
+                response = try await responder.respond(to: request, context: context)
+            } catch {
+                response = Problem.from(error).response
+            }
+            try await writer.write(response: response.head, body: response.body)
+        }
+        let head = TimeAmount.seconds(Int64(settings.headerTimeoutSeconds))
+        let idle = TimeAmount.seconds(Int64(settings.idleTimeoutSeconds))
+        let http1 = HTTP1Channel.Configuration(
+            additionalChannelHandlers: [RequestHeadDeadline(first: head, next: idle)], idleTimeout: idle,
+            httpDecoderConfiguration: .init(
+                maxHeaderFieldSize: APISettings.maximumHeaderBytes, maxHeaderListSize: APISettings.maximumHeaderBytes,
+                maxHeaderFieldCount: 100))
+        let connections = ConnectionCount(limit: settings.maxConnections)
+        let bound: (address: String, serve: @Sendable () async -> Void, close: @Sendable () async -> Void)
+        do {
+            if let tls {
+                let child = try HTTP2UpgradeChannel(
+                    tlsConfiguration: tls,
+                    configuration: .init(
+                        idleTimeout: .seconds(settings.idleTimeoutSeconds), streamConfiguration: http1),
+                    responder: answer)
+                bound = try await Self.bind(child, listener, group, connections, logger)
+            } else {
+                bound = try await Self.bind(
+                    HTTP1Channel(responder: answer, configuration: http1), listener, group, connections, logger)
+            }
+        } catch {
+            try? await group.shutdownGracefully()
+            throw StartError(description: "cannot listen for the order API: \(error)")
+        }
+        address = bound.address
+        serve = bound.serve
+        close = bound.close
+    }
+
+    public func run() async throws {
+        await withGracefulShutdownHandler {
+            await serve()
+        } onGracefulShutdown: { [close] in
+            Task { await close() }
+        }
+        try? await group.shutdownGracefully()
+    }
+
+    /// Counts the open connections; past the limit a connection is answered 503 and closed.
+    final class ConnectionCount: Sendable {
+        let limit: Int
+        let open = Locked(0)
+        init(limit: Int) { self.limit = limit }
+    }
+
+    private static func bind<Child: ServerChildChannel>(
+        _ child: Child, _ listener: Listener, _ group: MultiThreadedEventLoopGroup, _ connections: ConnectionCount,
+        _ logger: Logger
+    ) async throws -> (address: String, serve: @Sendable () async -> Void, close: @Sendable () async -> Void) {
+        let bootstrap = ServerBootstrap(group: group)
+            .serverChannelOption(.backlog, value: 256)
+            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
+            .childChannelOption(.allowRemoteHalfClosure, value: true)
+        let initialize: @Sendable (any Channel) -> EventLoopFuture<Child.Value> = { channel in
+            let admitted = connections.open.withLock { open in
+                guard open < connections.limit else { return false }
+                open += 1
+                return true
+            }
+            guard admitted else {
+                // Plain text to a TLS client is noise; it is closed either way.
+                let refusal = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+                return channel.writeAndFlush(channel.allocator.buffer(string: refusal)).flatMap {
+                    channel.close()
+                }.flatMap { channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
+            }
+            channel.closeFuture.whenComplete { _ in connections.open.withLock { $0 -= 1 } }
+            return child.setup(channel: channel, logger: logger)
+        }
+        let server: NIOAsyncChannel<Child.Value, Never>
+        switch listener {
+        case .address(let host, let port):
+            server = try await bootstrap.bind(host: host, port: port, childChannelInitializer: initialize)
+        case .passed(let descriptor):
+            server = try await bootstrap.bind(descriptor, childChannelInitializer: initialize)
+        }
+        let address =
+            server.channel.localAddress.map { local in
+                let host = local.ipAddress ?? "?"
+                return host.contains(":") ? "[\(host)]:\(local.port ?? 0)" : "\(host):\(local.port ?? 0)"
+            } ?? "passed socket"
+        let serve: @Sendable () async -> Void = {
+            await withDiscardingTaskGroup { group in
+                do {
+                    try await server.executeThenClose { inbound in
+                        for try await connection in inbound {
+                            group.addTask { await child.handle(value: connection, logger: logger) }
+                        }
+                    }
+                } catch {
+                    logger.error("order API: accepting connections failed: \(error)")
+                }
+            }
+        }
+        return (address, serve, { try? await server.channel.close() })
+    }
+
+    /// TLS 1.2 or newer with forward-secret AEAD ciphers only, from the configured PEM files; nil without them.
+    static func tlsConfiguration(_ settings: APISettings) throws -> TLSConfiguration? {
+        guard let certificatePath = settings.certificatePath else { return nil }
+        guard let keyPath = settings.keyPath else {
+            throw StartError(description: "api.tls.certificate is set but api.tls.key is not")
+        }
+        let chain: [NIOSSLCertificate]
+        let key: NIOSSLPrivateKey
+        do {
+            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
+            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
+        } catch {
+            throw StartError(
+                description: "cannot read the order API's certificate \(certificatePath) or key \(keyPath): \(error)")
+        }
+        guard !chain.isEmpty else { throw StartError(description: "\(certificatePath) holds no PEM certificate") }
+        var configuration = TLSConfiguration.makeServerConfiguration(
+            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+        configuration.minimumTLSVersion = .tlsv12
+        configuration.cipherSuites = [
+            "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
+            "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
+        ].joined(separator: ":")
+        return configuration
+    }
+
+    /// Whether `host` is a loopback address (`127.0.0.0/8`, `::1`).
+    static func isLoopback(_ host: String) -> Bool { host.hasPrefix("127.") || host == "::1" || host == "localhost" }
+}

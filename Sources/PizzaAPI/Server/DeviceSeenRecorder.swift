@@ -1,0 +1,23 @@
+public import ServiceLifecycle
+
+/// Writes when each device was last seen, and from where, every few seconds and once more at shutdown: one write
+/// for all the requests in between, never one per request.
+public struct DeviceSeenRecorder: Service {
+    let directory: DeviceDirectory
+    let interval: Duration
+
+    public init(directory: DeviceDirectory, interval: Duration = .seconds(5)) {
+        self.directory = directory
+        self.interval = interval
+    }
+
+    public func run() async throws {
+        // Each pass sleeps until the interval or the shutdown, whichever comes first, then writes; so the last pass
+        // writes what was seen up to the shutdown.
+        while !Task.isCancelled && !Task.isShuttingDownGracefully {
+            let interval = interval
+            try? await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            try? await directory.flushSeen()
+        }
+    }
+}
