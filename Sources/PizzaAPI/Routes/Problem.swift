@@ -69,12 +69,15 @@ public struct Problem: Error, Sendable, Equatable {
         case let error as SQLiteError where error.isStorageFailure:
             return Problem(.serviceUnavailable, "storage", "\(StorageError.unavailable(error))")
         case let error as HTTPError where error.status == .contentTooLarge:
-            return Problem(
-                .contentTooLarge, "validation", "the body is larger than \(APISettings.maximumBodyBytes) bytes")
+            return tooLarge
+        case is NIOTooManyBytesError: return tooLarge
         case let error as HTTPError: return Problem(error.status, "validation", error.body ?? "\(error.status)")
         default: return Problem(.internalServerError, "internal_error", "internal error: \(error)")
         }
     }
+
+    static let tooLarge = Problem(
+        .contentTooLarge, "validation", "the body is larger than \(APISettings.maximumBodyBytes) bytes")
 
     /// The socket's error as the API answers it: the same name, the HTTP status the contract gives it.
     static func from(_ error: RPCError) -> Problem {

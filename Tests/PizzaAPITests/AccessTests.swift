@@ -1,0 +1,186 @@
+import Crypto
+import Foundation
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import PizzaAPI
+import PizzaCore
+import PizzaStorage
+import Testing
+
+/// Who may do what over the order API: tokens, signatures, roles, revocation, lockout and rate (CONTRACT section 15).
+@Suite("Order API: devices, roles and limits")
+struct AccessTests {
+    static let order = #"{"items":[{"kind":"cheese"}]}"#
+
+    @Test("no token, a wrong one, or a malformed header: 401 unauthenticated with WWW-Authenticate and no order data")
+    func unauthenticated() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            _ = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "1"),
+                body: APIFixture.body(#"{"customer":"Ann","items":[{"kind":"cheese"}]}"#))
+            for headers: HTTPFields in [
+                [:], [.authorization: "Bearer pzd_not-a-token"], [.authorization: "Basic YTpi"],
+                [.authorization: "Bearer "],
+            ] {
+                let refused = try await client.execute(uri: "/v1/orders/1", method: .get, headers: headers)
+                #expect(refused.status == .unauthorized && refused.problem == "unauthenticated", "\(headers)")
+                #expect(refused.headers[.wwwAuthenticate]?.hasPrefix("Bearer") == true)
+                #expect(!String(buffer: refused.body).contains("Ann"))
+            }
+            let document = try await client.execute(uri: "/v1/openapi.yaml", method: .get)
+            #expect(document.status == .ok && String(buffer: document.body).hasPrefix("openapi: 3.1"))
+        }
+    }
+
+    @Test(
+        "each role has exactly the contract's rights",
+        arguments: [
+            (DeviceRole.till, ["menu", "create", "place", "cancel", "read"]),
+            (.kitchen, ["advance", "read", "events"]), (.reader, ["read", "events"]),
+            (.platform, ["create", "cancel", "read"]),
+        ])
+    func roles(role: DeviceRole, rights: [String]) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            // An order of this device's own (made by the till when this role may not create), placed and open.
+            let maker: DeviceRole = rights.contains("create") ? role : .till
+            _ = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(maker, key: "mine"),
+                body: APIFixture.body(#"{"items":[{"kind":"cheese"}],"place":true}"#))
+            let checks: [(String, String, HTTPRequest.Method, String?)] = [
+                ("menu", "/v1/menu", .get, nil), ("read", "/v1/orders/1", .get, nil),
+                ("read", "/v1/orders", .get, nil), ("advance", "/v1/orders/1/advance", .post, "{}"),
+                ("cancel", "/v1/orders/1/cancel", .post, #"{"reason":"test"}"#),
+                ("create", "/v1/orders", .post, Self.order), ("place", "/v1/orders/1/place", .post, "{}"),
+            ]
+            for (right, uri, method, body) in checks {
+                let response = try await client.execute(
+                    uri: uri, method: method, headers: fixture.headers(role, key: "k-\(right)-\(uri)"),
+                    body: body.map(APIFixture.body))
+                if rights.contains(right) {
+                    #expect(response.status != .forbidden, "\(role) may \(right): \(String(buffer: response.body))")
+                } else {
+                    #expect(
+                        response.status == .forbidden && response.problem == "permission_denied",
+                        "\(role) may not \(right): \(response.status)")
+                }
+            }
+        }
+    }
+
+    @Test("a platform reads, lists and cancels only the orders it created")
+    func platformOwnOrders() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            let tills = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "t"),
+                body: APIFixture.body(Self.order))
+            #expect(tills.status == .created)
+            let own = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.platform, key: "p"),
+                body: APIFixture.body(Self.order))
+            #expect(own.status == .created)
+            #expect(
+                try await client.execute(uri: "/v1/orders/1", method: .get, headers: fixture.headers(.platform)).status
+                    == .notFound)
+            #expect(
+                try await client.execute(uri: "/v1/orders/2", method: .get, headers: fixture.headers(.platform)).status
+                    == .ok)
+            let cancel = try await client.execute(
+                uri: "/v1/orders/1/cancel", method: .post, headers: fixture.headers(.platform),
+                body: APIFixture.body(#"{"reason":"not mine"}"#))
+            #expect(cancel.status == .notFound)
+            let list = try await client.execute(uri: "/v1/orders", method: .get, headers: fixture.headers(.platform))
+            #expect(list.json["orders"]?.arrayValue?.compactMap { $0["id"]?.intValue } == [2])
+        }
+    }
+
+    @Test("a revoked device is refused from its next request on")
+    func revoked() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            #expect(
+                try await client.execute(uri: "/v1/menu", method: .get, headers: fixture.headers(.till)).status == .ok)
+            try await fixture.orders.store.revokeDevice(name: "till-1")
+            try fixture.api.directory.reload()
+            let refused = try await client.execute(uri: "/v1/menu", method: .get, headers: fixture.headers(.till))
+            #expect(refused.status == .unauthorized)
+        }
+        let devices = try fixture.orders.store.devices()
+        #expect(devices.first { $0.name == "till-1" }?.revokedAt != nil)
+    }
+
+    @Test("failed authentications past the allowance lock the address out with 429 and Retry-After, good token or not")
+    func lockout() async throws {
+        let fixture = try await APIFixture(
+            settings: APISettings(host: "127.0.0.1", port: 0, failedAuthenticationsAllowed: 3))
+        try await fixture.test { client in
+            for attempt in 1...4 {
+                let guess = try await client.execute(
+                    uri: "/v1/menu", method: .get, headers: [.authorization: "Bearer pzd_guess\(attempt)"])
+                #expect(guess.status == .unauthorized, "attempt \(attempt)")
+            }
+            let locked = try await client.execute(uri: "/v1/menu", method: .get, headers: fixture.headers(.till))
+            #expect(locked.status == .tooManyRequests && locked.problem == "rate_limited")
+            #expect(Int(locked.headers[.retryAfter] ?? "") ?? 0 > 0)
+        }
+    }
+
+    @Test("a device beyond its rate gets 429 rate_limited with Retry-After; another device is not slowed")
+    func rate() async throws {
+        let fixture = try await APIFixture(settings: APISettings(host: "127.0.0.1", port: 0, requestsPerSecond: 2))
+        try await fixture.test { client in
+            var statuses: [HTTPResponse.Status] = []
+            for _ in 0..<8 {
+                statuses.append(
+                    try await client.execute(uri: "/v1/menu", method: .get, headers: fixture.headers(.till)).status)
+            }
+            #expect(statuses.prefix(4).allSatisfy { $0 == .ok }, "a burst of twice the rate: \(statuses)")
+            #expect(statuses.contains(.tooManyRequests))
+            let other = try await client.execute(uri: "/v1/orders", method: .get, headers: fixture.headers(.reader))
+            #expect(other.status == .ok)
+        }
+    }
+
+    /// Standard Webhooks headers over `body` with `secret`, stamped `seconds` from now.
+    func signed(_ body: String, secret: String, id: String, seconds: Int = 0) -> HTTPFields {
+        let key = Data(base64Encoded: String(secret.dropFirst(6)))!
+        let stamp = String(Int(Date().timeIntervalSince1970) + seconds)
+        let mac = HMAC<SHA256>.authenticationCode(
+            for: Data("\(id).\(stamp).\(body)".utf8), using: SymmetricKey(data: key))
+        return [
+            HTTPField.Name("webhook-id")!: id, HTTPField.Name("webhook-timestamp")!: stamp,
+            HTTPField.Name("webhook-signature")!: "v1,bm90LXRoaXMtb25l v1," + Data(mac).base64EncodedString(),
+            HTTPField.Name("Idempotency-Key")!: id,
+        ]
+    }
+
+    @Test("a platform that signs its pushes: a good signature creates, a wrong secret or an old stamp is 401")
+    func signatures() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            let good = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: signed(Self.order, secret: fixture.secret, id: "msg_1"),
+                body: APIFixture.body(Self.order))
+            #expect(good.status == .created, "\(String(buffer: good.body))")
+            let other = "whsec_" + Data(repeating: 7, count: 32).base64EncodedString()
+            let wrong = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: signed(Self.order, secret: other, id: "msg_2"),
+                body: APIFixture.body(Self.order))
+            #expect(wrong.status == .unauthorized)
+            let stale = try await client.execute(
+                uri: "/v1/orders", method: .post,
+                headers: signed(Self.order, secret: fixture.secret, id: "msg_3", seconds: -600),
+                body: APIFixture.body(Self.order))
+            #expect(stale.status == .unauthorized)
+            let tampered = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: signed(Self.order, secret: fixture.secret, id: "msg_4"),
+                body: APIFixture.body(#"{"items":[{"kind":"seafood"}]}"#))
+            #expect(tampered.status == .unauthorized)
+        }
+        let audit = try fixture.orders.store.auditEntries()
+        #expect(audit.count == 1 && audit[0].actor.device == "shop-online")
+    }
+}
