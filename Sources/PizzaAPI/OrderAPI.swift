@@ -22,6 +22,9 @@ public final class OrderAPI: Sendable {
     let rates: DeviceRateLimiter
     let inFlight = InFlightKeys()
     public let settings: APISettings
+    /// The changes as Server-Sent Events, encoded once for every reader; subscribed to the repository while the API
+    /// lives (the repository holds it weakly).
+    public let events = EventFanOut()
 
     public init(
         orders: OrderBook, factory: @escaping @Sendable () -> PizzaFactory, daemon: ChangeActor, document: String,
@@ -37,6 +40,13 @@ public final class OrderAPI: Sendable {
         failures = AuthenticationFailures(allowed: settings.failedAuthenticationsAllowed)
         rates = DeviceRateLimiter(perSecond: settings.requestsPerSecond)
         orders.requests.keepHours.withLock { $0 = settings.idempotencyHours }
+        orders.repository.delegates += events
+    }
+
+    /// Reads the devices again (after `device add` and `device revoke`) and ends the event streams of revoked ones.
+    public func reloadDevices() throws {
+        try directory.reload()
+        events.revalidate { directory.isActive($0) }
     }
 
     /// The routes, behind problem details and device authentication.
@@ -45,6 +55,7 @@ public final class OrderAPI: Sendable {
         router.middlewares.add(ProblemMiddleware())
         router.middlewares.add(DeviceAuthentication(directory: directory, failures: failures, rates: rates))
         addOrderRoutes(to: router)
+        addEventRoutes(to: router)
         return router
     }
 }

@@ -47,6 +47,9 @@ public final class DeviceDirectory: Sendable {
         return found
     }
 
+    /// Whether `name` is a device that is not revoked.
+    func isActive(_ name: String) -> Bool { credentials.withLock { $0.contains { $0.name == name } } }
+
     /// Notes that `device` was seen from `address` now.
     func saw(_ device: String, from address: String) {
         let now = Timestamp.now()

@@ -32,7 +32,7 @@ extension RPCDispatcher {
             let token = secret == nil ? DeviceTokens.make() : nil
             try await store.addDevice(
                 name: name, role: role, tokenSHA256: token.map(DeviceTokens.sha256(of:)), signingSecret: secret)
-            try state.api.value?.directory.reload()
+            try state.api.value?.reloadDevices()
             state.logger.notice("order API device added", metadata: ["device": "\(name)", "role": "\(role.rawValue)"])
             let fingerprint = state.apiSettings.certificatePath.flatMap(DeviceTokens.fingerprint(ofCertificateFile:))
             return [
@@ -48,7 +48,7 @@ extension RPCDispatcher {
             try params.onlyKnown(["name"])
             let name = try params.requiredString("name")
             try await store.revokeDevice(name: name)
-            try state.api.value?.directory.reload()
+            try state.api.value?.reloadDevices()
             state.logger.notice("order API device revoked", metadata: ["device": "\(name)"])
             guard let device = try store.devices().first(where: { $0.name == name }) else {
                 throw DeviceError.notFound(name)

@@ -1,0 +1,131 @@
+public import NIOCore
+public import PizzaCore
+import PizzaProtocol
+import PizzaWire
+
+/// Every committed change as a Server-Sent Event, encoded once and handed to every reader that streams events
+/// (`GET /v1/events`): one repository subscriber however many readers there are, instead of one each encoding the
+/// same event again.
+///
+/// A reader gets the events as a stream of `(seq, bytes)`; the bytes are one shared `ByteBuffer` per event. A reader
+/// with more than ``maximumPending`` bytes not yet taken is not keeping up: it gets a `dropped` event and its stream
+/// ends, so a slow screen never holds the writer or the others.
+public final class EventFanOut: OrderRepositoryDelegate {
+    /// One reader's stream of events.
+    public final class Reader: Sendable {
+        /// The device reading, for revocation; nil for a reader that is not a device.
+        public let device: String?
+        let hideCustomer: Bool
+        let continuation: AsyncStream<(Int64, ByteBuffer)>.Continuation
+        /// The events, in commit order.
+        public let events: AsyncStream<(Int64, ByteBuffer)>
+        /// Bytes handed over and not yet taken.
+        private let pending = Locked(0)
+
+        init(device: String?, hideCustomer: Bool) {
+            self.device = device
+            self.hideCustomer = hideCustomer
+            (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
+        }
+
+        /// Hands `event` over; false when the reader is past its allowance (and is then ended).
+        fileprivate func send(_ seq: Int64, _ event: ByteBuffer) -> Bool {
+            let fits = pending.withLock { pending in
+                guard pending + event.readableBytes <= EventFanOut.maximumPending else { return false }
+                pending += event.readableBytes
+                return true
+            }
+            guard fits else {
+                let before = seq == Self.keepAliveSeq ? "null" : String(seq - 1)
+                continuation.yield((seq, ByteBuffer(string: "event: dropped\ndata: {\"lastSeq\":\(before)}\n\n")))
+                continuation.finish()
+                return false
+            }
+            continuation.yield((seq, event))
+            return true
+        }
+
+        /// Called by the reader once it wrote an event out.
+        public func took(_ event: ByteBuffer) { pending.withLock { $0 -= event.readableBytes } }
+
+        /// The sequence number of a keep-alive comment: written whatever came before.
+        public static let keepAliveSeq = Int64.min
+
+        /// Hands over a comment line that keeps proxies from closing a quiet stream.
+        public func keepAlive() { _ = send(Self.keepAliveSeq, ByteBuffer(string: ": keep-alive\n\n")) }
+
+        /// Ends the stream (the device was revoked, or the daemon stops).
+        public func end() { continuation.finish() }
+    }
+
+    /// The most a reader may have waiting before it counts as not keeping up.
+    public static let maximumPending = 1 << 20
+
+    private let readers = Locked<[ObjectIdentifier: Reader]>([:])
+
+    public init() {}
+
+    /// A new reader; it receives every change committed from now on, until ``remove(_:)``.
+    public func subscribe(device: String?, hideCustomer: Bool = false) -> Reader {
+        let reader = Reader(device: device, hideCustomer: hideCustomer)
+        readers.withLock { $0[ObjectIdentifier(reader)] = reader }
+        return reader
+    }
+
+    public func remove(_ reader: Reader) {
+        _ = readers.withLock { $0.removeValue(forKey: ObjectIdentifier(reader)) }
+        reader.end()
+    }
+
+    /// Ends the streams of the readers whose device `isActive` no longer admits.
+    public func revalidate(_ isActive: (String) -> Bool) {
+        let ended = readers.withLock { readers in
+            let ended = readers.filter { entry in entry.value.device.map { !isActive($0) } ?? false }
+            for key in ended.keys { readers[key] = nil }
+            return Array(ended.values)
+        }
+        for reader in ended { reader.end() }
+    }
+
+    /// How many read now.
+    public var count: Int { readers.withLock { $0.count } }
+
+    public func repository(didCommit change: OrderChange, latency: Duration) {
+        let current = readers.withLock { Array($0.values) }
+        guard !current.isEmpty else { return }
+        var full: ByteBuffer?
+        var hidden: ByteBuffer?
+        var slow: [Reader] = []
+        for reader in current {
+            let event: ByteBuffer
+            if reader.hideCustomer {
+                if hidden == nil {
+                    var cart = change.after
+                    cart.customer = nil
+                    hidden = Self.event(
+                        seq: change.sequence, at: change.atText, kind: change.kind.rawValue, order: cart.wireText)
+                }
+                event = hidden!
+            } else {
+                if full == nil {
+                    full = Self.event(
+                        seq: change.sequence, at: change.atText, kind: change.kind.rawValue,
+                        order: change.afterWireText)
+                }
+                event = full!
+            }
+            if !reader.send(change.sequence, event) { slow.append(reader) }
+        }
+        if !slow.isEmpty {
+            readers.withLock { readers in for reader in slow { readers[ObjectIdentifier(reader)] = nil } }
+        }
+    }
+
+    /// `id: SEQ`, `event: order` and one `data:` line of `{seq, at, kind, order}` (the JSON holds no raw newline).
+    public static func event(seq: Int64, at: String, kind: String, order: String) -> ByteBuffer {
+        var bytes = Array("id: \(seq)\nevent: order\ndata: ".utf8)
+        bytes += RPCResponse.eventParams(seq: seq, at: at, kind: kind, orderText: order)
+        bytes += Array("\n\n".utf8)
+        return ByteBuffer(bytes: bytes)
+    }
+}

@@ -1,0 +1,78 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PizzaCore
+import PizzaStorage
+import PizzaWire
+
+extension OrderAPI {
+    /// `GET /v1/events`: every change as Server-Sent Events from the one fan-out; after `Last-Event-ID`, the changes
+    /// since from the audit log first. A comment line every 15 s keeps proxies from closing a quiet stream.
+    func addEventRoutes(to router: Router<APIRequestContext>) {
+        router.get("/v1/events") { request, context in
+            let device = try context.identity(may: .events)
+            let after: Int64?
+            if let header = request.headers[.lastEventID] {
+                guard let seq = Int64(header), seq >= 0 else {
+                    throw Problem.validation("Last-Event-ID must be an event's seq, a whole number")
+                }
+                after = seq
+            } else {
+                after = nil
+            }
+            // Subscribed before the replay is read: a change in between arrives live and is skipped if replayed.
+            let reader = self.events.subscribe(device: device.name)
+            let store = self.store
+            let events = self.events
+            let body = ResponseBody { writer in
+                do {
+                    var replayed = after ?? 0
+                    try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
+                    if let after {
+                        var cursor = after
+                        while true {
+                            let entries = try store.auditEntries(after: cursor, limit: 500)
+                            if entries.isEmpty { break }
+                            var chunk = ByteBuffer()
+                            for entry in entries {
+                                let order = (try? Cart(wire: JSONParser.parse(entry.after)))?.wireText ?? entry.after
+                                var event = EventFanOut.event(
+                                    seq: entry.seq, at: entry.at, kind: entry.action, order: order)
+                                chunk.writeBuffer(&event)
+                                cursor = entry.seq
+                            }
+                            try await writer.write(chunk)
+                            replayed = cursor
+                        }
+                    }
+                    // A comment every 15 s into the same stream: one loop writes, in order.
+                    let ticker = Task {
+                        while !Task.isCancelled {
+                            try await Task.sleep(for: .seconds(15))
+                            reader.keepAlive()
+                        }
+                    }
+                    defer { ticker.cancel() }
+                    var last = replayed
+                    // The stream ends with the reader's (revoked, dropped, or the daemon stopping).
+                    for await (seq, event) in reader.events {
+                        reader.took(event)
+                        if seq != EventFanOut.Reader.keepAliveSeq {
+                            guard seq > last else { continue }
+                            last = seq
+                        }
+                        try await writer.write(event)
+                    }
+                } catch {
+                    events.remove(reader)
+                    throw error
+                }
+                events.remove(reader)
+                try await writer.finish(nil)
+            }
+            return Response(
+                status: .ok,
+                headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"], body: body)
+        }
+    }
+}

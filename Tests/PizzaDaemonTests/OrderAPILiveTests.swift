@@ -1,0 +1,237 @@
+import Foundation
+import PizzaTesting
+import Testing
+
+/// The order API as a till reaches it: a real pizzad with TLS, curl and openssl as the clients, pizzactl as the
+/// operator types it (CONTRACT section 15).
+@Suite("Order API over the network", .serialized)
+struct OrderAPILiveTests {
+    /// A self-signed certificate for 127.0.0.1 and ::1, and its key, in `folder`.
+    static func certificate(in folder: String) throws -> (certificate: String, key: String) {
+        let certificate = folder + "/api.pem"
+        let key = folder + "/api.key"
+        let made = try run(
+            "openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=pizzad", "-addext", "subjectAltName=IP:127.0.0.1,IP:::1", "-keyout", key, "-out",
+                certificate,
+            ])
+        guard made.status == 0 else { throw HarnessError("openssl req: \(made)") }
+        return (certificate, key)
+    }
+
+    /// A pizzad serving the API with TLS on a free port, with a till's, a kitchen's and a reader's tokens.
+    struct Shop {
+        let folder: TemporaryFolder
+        let daemon: PizzadProcess
+        let port: Int
+        let tokens: [String: String]
+        let cert: String
+    }
+
+    static func start(_ extra: String = "") throws -> Shop {
+        let folder = try TemporaryFolder("pizzad-api")
+        let (certificate, key) = try Self.certificate(in: folder.path)
+        let port = try freeLoopbackPort()
+        let daemon = try PizzadProcess(
+            config: """
+                api:
+                  listen: 127.0.0.1:\(port)
+                  tls:
+                    certificate: \(certificate)
+                    key: \(key)
+                \(extra)
+                """, directory: folder.path)
+        var tokens: [String: String] = [:]
+        for role in ["till", "kitchen", "reader"] {
+            let added = try daemon.pizzactl(["device", "add", "\(role)-1", "--role", role])
+            guard added.status == 0, let token = added.stdout.split(separator: "\n").last else {
+                throw HarnessError("device add: \(added)")
+            }
+            tokens[role] = String(token)
+        }
+        return Shop(folder: folder, daemon: daemon, port: port, tokens: tokens, cert: certificate)
+    }
+
+    /// `curl` against the API: `(status, body, HTTP version)`.
+    static func curl(
+        _ port: Int, _ path: String, token: String?, cert: String, method: String = "GET", body: String? = nil,
+        key: String? = nil, extra: [String] = []
+    ) throws -> (status: Int, body: String, version: String) {
+        var arguments = [
+            "-sS", "--cacert", cert, "-X", method, "-o", "-", "-w", "\n%{http_code} %{http_version}",
+            "https://127.0.0.1:\(port)\(path)",
+        ]
+        if let token { arguments += ["-H", "Authorization: Bearer \(token)"] }
+        if let key { arguments += ["-H", "Idempotency-Key: \(key)"] }
+        if let body { arguments += ["-H", "Content-Type: application/json", "--data-binary", body] }
+        let result = try run("curl", arguments + extra)
+        let lines = result.stdout.split(separator: "\n", omittingEmptySubsequences: false)
+        let last = lines.last.map(String.init) ?? ""
+        let parts = last.split(separator: " ")
+        return (
+            Int(parts.first ?? "") ?? 0, lines.dropLast().joined(separator: "\n"),
+            parts.count > 1 ? String(parts[1]) : ""
+        )
+    }
+
+    @Test(
+        "curl over TLS with HTTP/1.1 and HTTP/2: a till orders, a replay is the first answer, the audit names the till")
+    func tillOrders() throws {
+        let shop = try Self.start()
+        defer { shop.folder.remove() }
+        let (daemon, port, tokens, cert) = (shop.daemon, shop.port, shop.tokens, shop.cert)
+        let order = #"{"customer":"Zoë","items":[{"kind":"chicken","size":"L"}],"place":true}"#
+        let first = try Self.curl(
+            port, "/v1/orders", token: tokens["till"], cert: cert, method: "POST", body: order, key: "till-1-0001",
+            extra: ["--http1.1"])
+        #expect(first.status == 201 && first.version == "1.1", "\(first)")
+        let again = try Self.curl(
+            port, "/v1/orders", token: tokens["till"], cert: cert, method: "POST", body: order, key: "till-1-0001",
+            extra: ["--http2"])
+        #expect(again.status == 201 && again.version == "2" && again.body == first.body, "\(again)")
+        let audit = try daemon.pizzactl(["audit", "list"])
+        #expect(audit.stdout.contains("device till-1 from 127.0.0.1:"), "\(audit.stdout)")
+        #expect(try daemon.pizzactl(["audit", "verify"]).status == 0)
+        let count = try run("sqlite3", [daemon.database, "SELECT count(*), actor_device FROM audit_log"])
+        #expect(count.stdout == "1|till-1\n")
+        let menu = try Self.curl(port, "/v1/menu", token: tokens["till"], cert: cert)
+        #expect(menu.status == 200 && menu.body.contains("\"currency\":\"EUR\""))
+    }
+
+    @Test("device add prints the certificate's fingerprint as openssl does, and the token alone on the last line")
+    func deviceAdd() throws {
+        let shop = try Self.start()
+        defer { shop.folder.remove() }
+        let (daemon, cert) = (shop.daemon, shop.cert)
+        let added = try daemon.pizzactl(["device", "add", "ubereats", "--role", "platform"])
+        let fingerprint = try run("openssl", ["x509", "-noout", "-fingerprint", "-sha256", "-in", cert])
+        let expected = try #require(fingerprint.stdout.split(separator: "=").last).trimmingCharacters(in: .newlines)
+        #expect(added.stdout.contains(expected), "\(added.stdout) vs \(expected)")
+        #expect(added.stdout.split(separator: "\n").last?.hasPrefix("pzd_") == true)
+        let json = try daemon.pizzactl(["--json", "device", "add", "till-9", "--role", "till"])
+        #expect(json.stdout.contains("\"fingerprint\"") && json.stdout.contains("\"token\""))
+        let list = try daemon.pizzactl(["device", "list"])
+        #expect(list.stdout.contains("ubereats") && list.stdout.contains("platform"), "\(list.stdout)")
+        #expect(try daemon.pizzactl(["device", "add", "ubereats", "--role", "till"]).status == 1)
+        #expect(try daemon.pizzactl(["device", "add", "Bad Name", "--role", "till"]).status == 1)
+        #expect(try daemon.pizzactl(["device", "add", "x", "--role", "owner"]).status == 1)
+        // Only a hash of each token is in the database.
+        let stored = try run("sqlite3", [daemon.database, "SELECT token_sha256 FROM api_devices"])
+        #expect(!stored.stdout.contains("pzd_"))
+    }
+
+    @Test("TLS 1.2 and 1.3 are spoken, TLS 1.1 and 1.0 refused; a wrong or missing token gets 401 and no order data")
+    func tlsAndTokens() throws {
+        let shop = try Self.start()
+        defer { shop.folder.remove() }
+        let (port, tokens, cert) = (shop.port, shop.tokens, shop.cert)
+        _ = try Self.curl(
+            port, "/v1/orders", token: tokens["till"], cert: cert, method: "POST",
+            body: #"{"customer":"Secret Sam","items":[{"kind":"cheese"}]}"#, key: "one")
+        for version in ["-tls1_2", "-tls1_3"] {
+            let spoken = try run(
+                "openssl", ["s_client", "-connect", "127.0.0.1:\(port)", version, "-CAfile", cert], input: "")
+            #expect(spoken.stdout.contains("Verify return code: 0"), "\(version): \(spoken)")
+        }
+        for version in ["-tls1_1", "-tls1"] {
+            let refused = try run(
+                "openssl", ["s_client", "-connect", "127.0.0.1:\(port)", version, "-CAfile", cert], input: "")
+            #expect(refused.status != 0 || !refused.stdout.contains("Cipher is ECDHE"), "\(version): \(refused)")
+        }
+        for token in [nil, "pzd_wrong"] {
+            let refused = try Self.curl(port, "/v1/orders/1", token: token, cert: cert)
+            #expect(refused.status == 401 && !refused.body.contains("Secret Sam"), "\(refused)")
+        }
+    }
+
+    @Test("a revoked device is refused on the connection it already has open")
+    func revokedOnOpenConnection() throws {
+        let shop = try Self.start()
+        defer { shop.folder.remove() }
+        let (daemon, port, tokens, cert) = (shop.daemon, shop.port, shop.tokens, shop.cert)
+        let token = try #require(tokens["reader"])
+        let client = Process()
+        client.executableURL = URL(fileURLWithPath: "/usr/bin/openssl")
+        client.arguments = [
+            "s_client", "-quiet", "-connect", "127.0.0.1:\(port)", "-CAfile", cert, "-alpn", "http/1.1",
+        ]
+        let input = Pipe()
+        let output = Pipe()
+        client.standardInput = input
+        client.standardOutput = output
+        client.standardError = FileHandle.nullDevice
+        try client.run()
+        defer { client.terminate() }
+        let request = "GET /v1/orders HTTP/1.1\r\nHost: pizzad\r\nAuthorization: Bearer \(token)\r\n\r\n"
+        input.fileHandleForWriting.write(Data(request.utf8))
+        let first = try Self.read(output, until: "\"next\"")
+        #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
+        #expect(try daemon.pizzactl(["device", "revoke", "reader-1"]).status == 0)
+        input.fileHandleForWriting.write(Data(request.utf8))
+        let second = try Self.read(output, until: "}")
+        #expect(second.hasPrefix("HTTP/1.1 401"), "\(second)")
+        #expect(client.isRunning, "the same connection answered")
+    }
+
+    /// Reads from `pipe` until `marker` is in what came, at most 10 s.
+    static func read(_ pipe: Pipe, until marker: String) throws -> String {
+        var text = ""
+        let limit = TimeLimit(seconds: 10)
+        while !text.contains(marker), limit.remains {
+            let data = pipe.fileHandleForReading.availableData
+            if data.isEmpty { break }
+            text += String(decoding: data, as: UTF8.self)
+        }
+        return text
+    }
+
+    @Test("GET /v1/events streams every change as Server-Sent Events; Last-Event-ID replays what was missed")
+    func events() throws {
+        let shop = try Self.start()
+        defer { shop.folder.remove() }
+        let (daemon, port, tokens, cert) = (shop.daemon, shop.port, shop.tokens, shop.cert)
+        let stream = Process()
+        stream.executableURL = URL(fileURLWithPath: "/usr/bin/curl")
+        stream.arguments = [
+            "-sSN", "--cacert", cert, "--max-time", "4", "-H", "Authorization: Bearer \(tokens["kitchen"]!)",
+            "https://127.0.0.1:\(port)/v1/events",
+        ]
+        let output = Pipe()
+        stream.standardOutput = output
+        try stream.run()
+        usleep(800_000)
+        #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        #expect(try daemon.pizzactl(["order", "advance", "1"]).status == 0)
+        stream.waitUntilExit()
+        let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        #expect(text.contains("id: 1\nevent: order\ndata: {\"seq\":1,"), "\(text)")
+        #expect(text.contains("id: 2\nevent: order\n"), "\(text)")
+        let resumed = try run(
+            "curl",
+            [
+                "-sSN", "--cacert", cert, "--max-time", "2", "-H", "Authorization: Bearer \(tokens["kitchen"]!)",
+                "-H", "Last-Event-ID: 1", "https://127.0.0.1:\(port)/v1/events",
+            ])
+        #expect(resumed.stdout.contains("id: 2\n") && !resumed.stdout.contains("id: 1\n"), "\(resumed)")
+        let tills = try Self.curl(port, "/v1/events", token: tokens["till"], cert: cert)
+        #expect(tills.status == 403)
+    }
+
+    @Test("plain HTTP beyond loopback, or a certificate without its key, is refused at start, naming the key")
+    func refusedConfigurations() throws {
+        let folder = try TemporaryFolder("pizzad-api")
+        defer { folder.remove() }
+        let (certificate, _) = try Self.certificate(in: folder.path)
+        for (config, key) in [
+            ("api:\n  listen: 0.0.0.0:8443\n", "api.listen"),
+            ("api:\n  listen: 127.0.0.1:8443\n  tls:\n    certificate: \(certificate)\n", "api.tls.key"),
+        ] {
+            let file = folder.path + "/bad.yaml"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: file))
+            let checked = try run(Binaries.pizzad, ["check-config", "--config", file])
+            #expect(checked.status == 78 && checked.stderr.contains(key), "\(checked)")
+        }
+    }
+}
