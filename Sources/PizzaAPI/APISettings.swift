@@ -21,6 +21,8 @@ public struct APISettings: Sendable, Equatable {
 
     /// A request body larger than this is refused (413).
     public static let maximumBodyBytes = 64 * 1024
+    /// How long a request's body may take to arrive.
+    public static let bodyTimeout: Duration = .seconds(10)
     /// A request head (the request line and the headers) larger than this closes the connection.
     public static let maximumHeaderBytes = 16 * 1024
 

@@ -19,6 +19,10 @@ struct DeviceAuthentication: RouterMiddleware {
     ) async throws -> Response {
         // The document describes the API and holds no order data: anyone who can reach the port may read it.
         if request.method == .get, request.uri.path == "/v1/openapi.yaml" { return try await next(request, context) }
+        // A body announced larger than allowed is refused before a byte of it is waited for.
+        if let length = request.headers[.contentLength].flatMap({ Int($0) }), length > context.maxUploadSize {
+            throw Problem.tooLarge
+        }
         if let seconds = failures.lockedOut(context.peerHost) {
             throw Problem.rateLimited(
                 "too many failed authentications from \(context.peerHost); try again later", retryAfter: seconds)

@@ -157,9 +157,23 @@ extension OrderAPI {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
+    /// The request's body, at most 64 KiB, within ``APISettings/bodyTimeout``: a client dribbling its body is cut off
+    /// (408) as one dribbling its headers is.
     static func body(of request: Request, _ context: APIRequestContext) async throws -> [UInt8] {
-        let buffer = try await request.body.collect(upTo: context.maxUploadSize)
-        return Array(buffer.readableBytesView)
+        let limit = context.maxUploadSize
+        return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
+            group.addTask { Array(try await request.body.collect(upTo: limit).readableBytesView) }
+            group.addTask {
+                try await Task.sleep(for: APISettings.bodyTimeout)
+                return nil
+            }
+            defer { group.cancelAll() }
+            guard let first = try await group.next(), let body = first else {
+                throw Problem(
+                    .requestTimeout, "validation", "the body did not arrive within \(APISettings.bodyTimeout)")
+            }
+            return body
+        }
     }
 
     /// A JSON object body as parameters; an empty body is `{}` where `empty` allows it.
