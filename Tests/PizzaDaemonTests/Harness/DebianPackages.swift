@@ -114,7 +114,9 @@ enum DebianPackages {
         }
         let rulesPath = source + "/debian/rules"
         var rules = try String(contentsOfFile: rulesPath, encoding: .utf8)
-        let units = ["pizzad.service", "pizzad.socket", "pizzad-metrics.socket", "pizzad-board.socket"]
+        let units = [
+            "pizzad.service", "pizzad.socket", "pizzad-metrics.socket", "pizzad-board.socket", "pizzad-api.socket",
+        ]
         for unit in units where !exists("systemd/" + unit) {
             rules = rules.replacingOccurrences(of: " " + unit + ";", with: ";")
             rules = rules.split(separator: "\n", omittingEmptySubsequences: false)
