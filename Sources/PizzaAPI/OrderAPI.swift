@@ -53,6 +53,7 @@ public final class OrderAPI: Sendable {
     public func router() -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
         router.middlewares.add(ProblemMiddleware())
+        router.middlewares.add(AllowedMethods())
         router.middlewares.add(DeviceAuthentication(directory: directory, failures: failures, rates: rates))
         addOrderRoutes(to: router)
         addEventRoutes(to: router)

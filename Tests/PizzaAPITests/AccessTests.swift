@@ -147,7 +147,7 @@ struct AccessTests {
     /// Standard Webhooks headers over `body` with `secret`, stamped `seconds` from now.
     func signed(_ body: String, secret: String, id: String, seconds: Int = 0) -> HTTPFields {
         let key = Data(base64Encoded: String(secret.dropFirst(6)))!
-        let stamp = String(Int(Date().timeIntervalSince1970) + seconds)
+        let stamp = String(Int(Timestamp.now().millisecondsSince1970 / 1000) + seconds)
         let mac = HMAC<SHA256>.authenticationCode(
             for: Data("\(id).\(stamp).\(body)".utf8), using: SymmetricKey(data: key))
         return [

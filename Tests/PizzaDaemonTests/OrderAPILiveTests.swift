@@ -146,6 +146,36 @@ struct OrderAPILiveTests {
         }
     }
 
+    @Test(
+        "sslscan finds no protocol below TLS 1.2 and no weak cipher: only forward-secret AEAD suites",
+        .enabled(if: Binaries.available("sslscan"), "sslscan is not installed (.ci/run installs it)"))
+    func scanner() throws {
+        let shop = try Self.start()
+        defer { shop.folder.remove() }
+        let scan = try run("sslscan", ["--no-colour", "127.0.0.1:\(shop.port)"])
+        #expect(scan.status == 0, "\(scan)")
+        for line in [
+            "SSLv2     disabled", "SSLv3     disabled", "TLSv1.0   disabled", "TLSv1.1   disabled",
+            "TLSv1.2   enabled", "TLSv1.3   enabled", "Session renegotiation not supported",
+        ] {
+            #expect(scan.stdout.contains(line), "\(line): \(scan.stdout)")
+        }
+        let ciphers = scan.stdout.split(separator: "\n").filter {
+            $0.hasPrefix("Preferred") || $0.hasPrefix("Accepted")
+        }
+        #expect(!ciphers.isEmpty)
+        for cipher in ciphers {
+            let name = cipher.split(separator: " ", omittingEmptySubsequences: true).dropFirst(4).first ?? ""
+            let strong =
+                name.hasPrefix("TLS_")
+                || (name.hasPrefix("ECDHE-") && (name.contains("GCM") || name.contains("CHACHA20")))
+            #expect(strong, "a weak cipher: \(cipher)")
+            #expect(
+                !cipher.contains("SHA1") && !cipher.contains("CBC") && !cipher.contains("RC4")
+                    && !cipher.contains("3DES"))
+        }
+    }
+
     @Test("a revoked device is refused on the connection it already has open")
     func revokedOnOpenConnection() throws {
         let shop = try Self.start()

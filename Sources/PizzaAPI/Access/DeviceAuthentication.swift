@@ -39,7 +39,7 @@ struct DeviceAuthentication: RouterMiddleware {
             let signature = RequestSignature(
                 id: id, timestamp: timestamp, signatures: signatures.split(separator: " ").map(String.init),
                 body: Array(body.readableBytesView))
-            guard signature.isFresh(now: Int64(Date().timeIntervalSince1970)) else {
+            guard signature.isFresh(now: Timestamp.now().millisecondsSince1970 / 1000) else {
                 failures.failed(context.peerHost)
                 throw Problem.unauthenticated("webhook-timestamp is more than 5 minutes from now")
             }

@@ -33,6 +33,9 @@ extension OrderAPI {
             let params = Params(
                 query.map { (String($0.key), Self.queryValue(String($0.key), String($0.value))) })
             try params.onlyKnown(["status", "limit", "after", "since"])
+            if let after = try params.int("after"), after < 0 {
+                throw Problem.validation("after is the next of a page before: a whole number from 0")
+            }
             let page = try self.repository.list(
                 OrderQuery(
                     status: try params.status("status"), since: try params.timestamp("since"),

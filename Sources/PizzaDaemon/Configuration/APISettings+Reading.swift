@@ -32,6 +32,7 @@ extension APISettings {
             idempotencyHours: try values.integer(.apiIdempotencyHours),
             requestsPerSecond: try values.integer(.apiRequestsPerSecond),
             maxConnections: try values.integer(.apiMaxConnections),
-            idleTimeoutSeconds: try values.integer(.apiIdleTimeoutSeconds))
+            idleTimeoutSeconds: try values.integer(.apiIdleTimeoutSeconds),
+            failedAuthenticationsAllowed: try values.integer(.apiLockoutAfterFailures))
     }
 }

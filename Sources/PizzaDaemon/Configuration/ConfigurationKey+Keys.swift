@@ -136,6 +136,14 @@ extension ConfigurationKey {
         defaultValue: "50", allowed: "", applied: .onRestart,
         summary: "Requests one device may make a second on average (twice as many in a burst); beyond, 429.")
 
+    /// `api.lockoutAfterFailures`.
+    static let apiLockoutAfterFailures = ConfigurationKey(
+        path: "api.lockoutAfterFailures", kind: .integer(range: 1...100_000, noun: "a whole number of failures"),
+        defaultValue: "10", allowed: "", applied: .onRestart,
+        summary:
+            "Failed authentications from one address within a minute before it is locked out for a minute (429 with "
+            + "Retry-After, whatever it sends): a token cannot be guessed at speed.")
+
     /// `api.maxConnections`.
     static let apiMaxConnections = ConfigurationKey(
         path: "api.maxConnections", kind: .integer(range: 1...100_000, noun: "a whole number"),
@@ -316,6 +324,7 @@ extension ConfigurationSchema {
             .apiKey,
             .apiIdempotencyHours,
             .apiRequestsPerSecond,
+            .apiLockoutAfterFailures,
             .apiMaxConnections,
             .apiIdleTimeoutSeconds,
             .logLevel,
