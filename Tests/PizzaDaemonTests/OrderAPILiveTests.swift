@@ -192,7 +192,7 @@ struct OrderAPILiveTests {
         client.standardInput = input
         client.standardOutput = output
         client.standardError = FileHandle.nullDevice
-        try client.run()
+        try client.runWithCleanSignals()
         defer { client.terminate() }
         let request = "GET /v1/orders HTTP/1.1\r\nHost: pizzad\r\nAuthorization: Bearer \(token)\r\n\r\n"
         input.fileHandleForWriting.write(Data(request.utf8))
@@ -230,7 +230,7 @@ struct OrderAPILiveTests {
         ]
         let output = Pipe()
         stream.standardOutput = output
-        try stream.run()
+        try stream.runWithCleanSignals()
         usleep(800_000)
         #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         #expect(try daemon.pizzactl(["order", "advance", "1"]).status == 0)
