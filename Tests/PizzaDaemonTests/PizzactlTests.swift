@@ -75,7 +75,8 @@ struct PizzactlTests {
         #expect(status.stdout.contains("placed"))
         let statusJSON = try json(daemon.pizzactl(["--json", "status"]))
         #expect((statusJSON["orders"] as? [String: Int])?["placed"] == 1)
-        #expect(statusJSON["delegates"] as? Int == 3)
+        // The persistence layer, the audit logger, the request log (order API keys) and the metrics collector.
+        #expect(statusJSON["delegates"] as? Int == 4)
 
         let menu = try daemon.pizzactl(["menu"])
         #expect(menu.stdout.contains("seafood"))

@@ -107,3 +107,17 @@ struct Chain: AsyncParsableCommand {
         try run.finish(held: held)
     }
 }
+
+struct API: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "api", abstract: "The order API over TLS against the control socket, back to back.")
+    @OptionGroup var step: StepOptions
+    @Option(help: "Rounds.") var rounds = 2
+
+    func run() async throws {
+        let run = try BenchRun(seconds: step.seconds)
+        let held = try APIBench.report(
+            pizzad: run.pizzad, work: run.work + "/api", seconds: step.seconds, rounds: rounds)
+        try run.finish(held: held)
+    }
+}

@@ -1,0 +1,187 @@
+import Foundation
+import PizzaTesting
+
+/// What the order API costs against the control socket, back to back in one run (`pizzabench api`): `POST
+/// /v1/orders` over TLS with HTTP/1.1 from 16 keep-alive clients (wrk, a Lua script giving each order its own
+/// `Idempotency-Key`), over HTTP/2 (curl multiplexing 16 streams, each order its own key), with a new TLS connection
+/// per order, a replayed key, and `order.create` from 16 socket clients as the baseline.
+enum APIBench {
+    /// A pizzad with the API on TLS, and a till's token.
+    struct Shop {
+        let daemon: PizzadProcess
+        let port: Int
+        let token: String
+        let certificate: String
+    }
+
+    static func start(pizzad: String, directory: String) throws -> Shop {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let certificate = directory + "/api.pem"
+        let key = directory + "/api.key"
+        let made = try ChildProcess.run(
+            "/usr/bin/openssl",
+            [
+                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
+                "-subj", "/CN=pizzad", "-addext", "subjectAltName=IP:127.0.0.1", "-keyout", key, "-out", certificate,
+            ])
+        guard made.status == 0 else { throw BenchError("openssl req: \(made.output)") }
+        let port = 20_000 + Int.random(in: 0..<20_000)
+        let daemon = try PizzadProcess.bench(
+            binary: pizzad, directory: directory,
+            config: """
+                api:
+                  listen: 127.0.0.1:\(port)
+                  requestsPerSecond: 100000
+                  tls:
+                    certificate: \(certificate)
+                    key: \(key)
+                """)
+        let pizzactl = (pizzad as NSString).deletingLastPathComponent + "/pizzactl"
+        let added = try ChildProcess.run(
+            pizzactl, ["--socket", daemon.socket, "device", "add", "bench-till", "--role", "till"])
+        guard added.status == 0, let token = added.output.split(separator: "\n").last else {
+            throw BenchError("device add: \(added.output)")
+        }
+        return Shop(daemon: daemon, port: port, token: String(token), certificate: certificate)
+    }
+
+    /// A wrk run's figures.
+    struct Run {
+        var perSecond: Double
+        var p50: String
+        var p99: String
+        var cpuPerOrder: Double
+        var orders: Int
+    }
+
+    static let body = #"{"items":[{"kind":"chicken","size":"L"},{"kind":"cheese","quantity":2}],"place":true}"#
+
+    /// wrk against `POST /v1/orders` with `connections`; `keys` names what the Lua script sends as the key.
+    static func wrk(
+        _ shop: Shop, connections: Int, seconds: Double, keys: String, close: Bool = false, work: String
+    ) throws -> Run {
+        let script = work + "/orders-\(keys).lua"
+        let keyExpression =
+            keys == "unique" ? #"prefix .. "-" .. counter"# : #""replayed-key""#
+        try """
+        local counter = 0
+        local threads = 0
+        local prefix = "k"
+        function setup(thread)
+          threads = threads + 1
+          thread:set("prefix", "t" .. threads .. "-" .. math.random(1, 1e9))
+        end
+        function request()
+          counter = counter + 1
+          local headers = {
+            ["Authorization"] = "Bearer \(shop.token)", ["Content-Type"] = "application/json",
+            ["Idempotency-Key"] = \(keyExpression)\(close ? #", ["Connection"] = "close""# : "")
+          }
+          return wrk.format("POST", "/v1/orders", headers, '\(body)')
+        end
+        """.write(toFile: script, atomically: true, encoding: .utf8)
+        let before = Bench.cpuSeconds(of: shop.daemon.pid)
+        let ordersBefore = try count(shop)
+        let result = try ChildProcess.run(
+            "/usr/bin/wrk",
+            [
+                "-t", "2", "-c", String(connections), "-d", "\(Int(seconds))s", "--latency", "-s", script,
+                "https://127.0.0.1:\(shop.port)",
+            ], timeout: seconds + 60)
+        let cpu = Bench.cpuSeconds(of: shop.daemon.pid) - before
+        let orders = try count(shop) - ordersBefore
+        let lines = result.output.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+        func field(_ prefix: String) -> String {
+            lines.first { $0.hasPrefix(prefix) }?.split(separator: " ", omittingEmptySubsequences: true)
+                .dropFirst().first.map(String.init) ?? "?"
+        }
+        let rate = Double(field("Requests/sec:")) ?? 0
+        let requests = max(1, Int(rate * seconds))
+        return Run(
+            perSecond: rate, p50: field("50%"), p99: field("99%"),
+            cpuPerOrder: cpu / Double(keys == "unique" ? max(1, orders) : requests), orders: orders)
+    }
+
+    /// HTTP/2: curl multiplexing `count` orders over up to 16 streams of one connection, each with its own key.
+    static func http2(_ shop: Shop, count: Int, work: String) throws -> (perSecond: Double, orders: Int) {
+        var config = ""
+        for index in 0..<count {
+            config += """
+                url = "https://127.0.0.1:\(shop.port)/v1/orders"
+                header = "Authorization: Bearer \(shop.token)"
+                header = "Content-Type: application/json"
+                header = "Idempotency-Key: h2-\(index)-\(Int.random(in: 0..<1_000_000_000))"
+                data = "\(body.replacingOccurrences(of: "\"", with: "\\\""))"
+                output = "/dev/null"
+                next
+
+                """
+        }
+        let file = work + "/h2.curl"
+        try config.write(toFile: file, atomically: true, encoding: .utf8)
+        let before = try APIBench.count(shop)
+        let clock = Stopwatch()
+        let result = try ChildProcess.run(
+            "/usr/bin/curl",
+            ["-sS", "--http2", "--parallel", "--parallel-max", "16", "--cacert", shop.certificate, "-K", file],
+            timeout: 600)
+        let seconds = clock.seconds
+        guard result.status == 0 else { throw BenchError("curl --http2: \(result.output.prefix(500))") }
+        let orders = try APIBench.count(shop) - before
+        return (Double(orders) / seconds, orders)
+    }
+
+    static func count(_ shop: Shop) throws -> Int {
+        let result = try ChildProcess.run("/usr/bin/sqlite3", [shop.daemon.database, "SELECT count(*) FROM carts"])
+        return Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
+    }
+
+    static func report(pizzad: String, work: String, seconds: Double, rounds: Int) throws -> Bool {
+        print("order API: POST /v1/orders over TLS against order.create on the control socket, back to back")
+        print("(16 clients each; two pizzas, placed; a unique Idempotency-Key per order unless replayed)")
+        var rows: [[String]] = []
+        var ratios: [Double] = []
+        var p99s: [String] = []
+        var replayP50s: [String] = []
+        for round in 1...rounds {
+            let shop = try start(pizzad: pizzad, directory: work + "/api-\(round)")
+            defer { _ = try? shop.daemon.stop() }
+            let socket = try Load.create(daemon: shop.daemon, clients: 16, seconds: seconds)
+            let socketCPU = socket.daemonCPU / Double(max(1, socket.operations)) * 1e6
+            rows.append([
+                "\(round)", "socket order.create", Bench.format(socket.perSecond, 0),
+                us(socket.latency.valueAtPercentile(50)), us(socket.latency.valueAtPercentile(99)),
+                Bench.format(socketCPU, 0),
+            ])
+            let keepAlive = try wrk(shop, connections: 16, seconds: seconds, keys: "unique", work: work)
+            rows.append([
+                "\(round)", "HTTP/1.1 TLS keep-alive", Bench.format(keepAlive.perSecond, 0), keepAlive.p50,
+                keepAlive.p99, Bench.format(keepAlive.cpuPerOrder * 1e6, 0),
+            ])
+            ratios.append(keepAlive.perSecond / max(1, socket.perSecond))
+            p99s.append(keepAlive.p99)
+            let replay = try wrk(shop, connections: 16, seconds: seconds, keys: "replayed", work: work)
+            rows.append([
+                "\(round)", "replayed key (no write)", Bench.format(replay.perSecond, 0), replay.p50, replay.p99,
+                Bench.format(replay.cpuPerOrder * 1e6, 0),
+            ])
+            replayP50s.append(replay.p50)
+            let fresh = try wrk(shop, connections: 16, seconds: seconds, keys: "unique", close: true, work: work)
+            rows.append([
+                "\(round)", "new TLS connection each", Bench.format(fresh.perSecond, 0), fresh.p50, fresh.p99,
+                Bench.format(fresh.cpuPerOrder * 1e6, 0),
+            ])
+            let h2 = try http2(shop, count: Int(max(500, keepAlive.perSecond * seconds / 2)), work: work)
+            rows.append(["\(round)", "HTTP/2, 16 streams (curl)", Bench.format(h2.perSecond, 0), "", "", ""])
+        }
+        Bench.table(["round", "client", "orders/s", "p50", "p99", "pizzad CPU µs/order"], rows)
+        let ratio = ratios.sorted()[ratios.count / 2]
+        let held = ratio >= 0.8
+        print(
+            "order API: HTTP/1.1 over TLS / socket \(ratios.map { Bench.format($0, 2) }.joined(separator: ", ")) "
+                + "(median \(Bench.format(ratio, 2)), target ≥ 0.80), p99 \(p99s.joined(separator: ", ")) "
+                + "(target < 10 ms); a replayed key answers in \(replayP50s.joined(separator: ", ")) p50 "
+                + "(target < 1 ms): " + (held ? "held" : "NOT HELD"))
+        return held
+    }
+}
