@@ -176,6 +176,32 @@ struct OrderAPILiveTests {
         }
     }
 
+    /// The connections pizzad holds open on `port` (its side, as `ss` lists them).
+    static func established(_ port: Int) throws -> Int {
+        let listed = try run("ss", ["-Htn", "state", "established", "( sport = :\(port) )"])
+        return listed.stdout.split(separator: "\n").count
+    }
+
+    @Test(
+        "1,000 idle connections to the TLS port: a till still orders, the control socket answers, and pizzad closes them",
+        .enabled(if: Binaries.available("ss"), "ss (iproute2) is not installed"))
+    func idleTLSConnections() throws {
+        let shop = try Self.start("  idleTimeoutSeconds: 20\n")
+        defer { shop.folder.remove() }
+        let held = try HeldConnections(port: shop.port, count: 1000)
+        defer { held.release() }
+        #expect(try Self.established(shop.port) >= 1000)
+        let order = try Self.curl(
+            shop.port, "/v1/orders", token: shop.tokens["till"], cert: shop.cert, method: "POST",
+            body: #"{"items":[{"kind":"cheese"}]}"#, key: "busy")
+        #expect(order.status == 201, "\(order)")
+        #expect(try shop.daemon.pizzactl(["status"]).status == 0)
+        // No handshake and no request within twice the header deadline (2 s here): each is closed.
+        let limit = TimeLimit(seconds: 15)
+        while try Self.established(shop.port) > 10, limit.remains { usleep(200_000) }
+        #expect(try Self.established(shop.port) <= 10, "pizzad still holds the idle connections")
+    }
+
     @Test("a revoked device is refused on the connection it already has open")
     func revokedOnOpenConnection() throws {
         let shop = try Self.start()

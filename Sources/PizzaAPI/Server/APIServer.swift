@@ -57,7 +57,10 @@ public final class APIServer: Service {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
         self.group = group
         let responder = api.router().buildResponder()
+        let connections = ConnectionCount(limit: settings.maxConnections)
         let answer: HTTPChannelHandler.Responder = { request, writer, channel in
+            // An HTTP/2 stream's parent is the connection: it has made a request, so no first-request deadline.
+            connections.madeRequest(channel.parent ?? channel)
             let context = APIRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
             let response: Response
             do {
@@ -74,7 +77,6 @@ public final class APIServer: Service {
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: APISettings.maximumHeaderBytes, maxHeaderListSize: APISettings.maximumHeaderBytes,
                 maxHeaderFieldCount: 100))
-        let connections = ConnectionCount(limit: settings.maxConnections)
         let bound: (address: String, serve: @Sendable () async -> Void, close: @Sendable () async -> Void)
         do {
             if let tls {
@@ -83,10 +85,12 @@ public final class APIServer: Service {
                     configuration: .init(
                         idleTimeout: .seconds(settings.idleTimeoutSeconds), streamConfiguration: http1),
                     responder: answer)
-                bound = try await Self.bind(child, listener, group, connections, logger)
+                bound = try await Self.bind(
+                    child, listener, group, connections, .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             } else {
                 bound = try await Self.bind(
-                    HTTP1Channel(responder: answer, configuration: http1), listener, group, connections, logger)
+                    HTTP1Channel(responder: answer, configuration: http1), listener, group, connections,
+                    .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             }
         } catch {
             try? await group.shutdownGracefully()
@@ -106,16 +110,32 @@ public final class APIServer: Service {
         try? await group.shutdownGracefully()
     }
 
-    /// Counts the open connections; past the limit a connection is answered 503 and closed.
+    /// Counts the open connections (past the limit a connection is answered 503 and closed), and knows which have
+    /// made a request: one that has not within its first deadline (a TLS handshake never finished, or nothing sent)
+    /// is closed, so idle connections cannot fill the limit.
     final class ConnectionCount: Sendable {
         let limit: Int
         let open = Locked(0)
+        private let requested = Locked<Set<ObjectIdentifier>>([])
         init(limit: Int) { self.limit = limit }
+
+        func madeRequest(_ channel: any Channel) {
+            _ = requested.withLock { $0.insert(ObjectIdentifier(channel)) }
+        }
+
+        func hasRequested(_ channel: any Channel) -> Bool {
+            requested.withLock { $0.contains(ObjectIdentifier(channel)) }
+        }
+
+        func closed(_ channel: any Channel) {
+            _ = requested.withLock { $0.remove(ObjectIdentifier(channel)) }
+            open.withLock { $0 -= 1 }
+        }
     }
 
     private static func bind<Child: ServerChildChannel>(
         _ child: Child, _ listener: Listener, _ group: MultiThreadedEventLoopGroup, _ connections: ConnectionCount,
-        _ logger: Logger
+        _ firstRequest: TimeAmount, _ logger: Logger
     ) async throws -> (address: String, serve: @Sendable () async -> Void, close: @Sendable () async -> Void) {
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -134,7 +154,10 @@ public final class APIServer: Service {
                     channel.close()
                 }.flatMap { channel.eventLoop.makeFailedFuture(ChannelError.ioOnClosedChannel) }
             }
-            channel.closeFuture.whenComplete { _ in connections.open.withLock { $0 -= 1 } }
+            channel.closeFuture.whenComplete { _ in connections.closed(channel) }
+            channel.eventLoop.scheduleTask(in: firstRequest) {
+                if !connections.hasRequested(channel) { channel.close(promise: nil) }
+            }
             return child.setup(channel: channel, logger: logger)
         }
         let server: NIOAsyncChannel<Child.Value, Never>
