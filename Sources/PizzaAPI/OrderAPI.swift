@@ -21,6 +21,7 @@ public final class OrderAPI: Sendable {
     let failures: AuthenticationFailures
     let rates: DeviceRateLimiter
     let inFlight = InFlightKeys()
+    let knownKeys: KnownKeys
     public let settings: APISettings
     /// The changes as Server-Sent Events, encoded once for every reader; subscribed to the repository while the API
     /// lives (the repository holds it weakly).
@@ -39,6 +40,7 @@ public final class OrderAPI: Sendable {
         directory = try DeviceDirectory(store: orders.store)
         failures = AuthenticationFailures(allowed: settings.failedAuthenticationsAllowed)
         rates = DeviceRateLimiter(perSecond: settings.requestsPerSecond)
+        knownKeys = try KnownKeys(store: orders.store, keepHours: settings.idempotencyHours)
         orders.requests.keepHours.withLock { $0 = settings.idempotencyHours }
         orders.repository.delegates += events
     }

@@ -73,7 +73,14 @@ public final class PizzadProcess: Sendable {
         let started = DispatchTime.now().uptimeNanoseconds
         try process.runWithCleanSignals()
         if let notify {
-            try notify.waitForReady(while: { process.isRunning })
+            do {
+                try notify.waitForReady(while: { process.isRunning })
+            } catch {
+                // What pizzad said before it went is the reason; say it with the error.
+                usleep(100_000)
+                let said = String(decoding: log.withLock { $0 }, as: UTF8.self)
+                throw HarnessError("\(error); pizzad said: \(said.suffix(2000))")
+            }
             readyAfter = DispatchTime.now().uptimeNanoseconds - started
         } else {
             readyAfter = nil

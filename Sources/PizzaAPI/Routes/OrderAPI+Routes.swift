@@ -120,7 +120,9 @@ extension OrderAPI {
         defer { inFlight.release(device: device.name, key: key) }
         let fingerprint = InFlightKeys.fingerprint(
             method: request.method.rawValue, path: request.uri.path, body: body)
-        if let kept = try store.keptAnswer(device: device.name, key: key) {
+        if knownKeys.contains(device: device.name, key: key),
+            let kept = try store.keptAnswer(device: device.name, key: key)
+        {
             guard kept.request == fingerprint else {
                 throw Problem(
                     .unprocessableContent, "idempotency_key_reused",
@@ -134,6 +136,7 @@ extension OrderAPI {
         let outcome = try await repository.perform(
             change, by: actor,
             key: RequestKey(device: device.name, key: key, request: fingerprint, status: status.code))
+        if outcome.change != nil { knownKeys.insert(device: device.name, key: key) }
         if creating, outcome.change == nil {
             // The ref names an order made by another key or device: say so, without that order's data.
             throw Problem(.conflict, "ref_in_use", "the ref is taken by another order; an order's ref is made once")
@@ -160,23 +163,10 @@ extension OrderAPI {
             body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
     }
 
-    /// The request's body, at most 64 KiB, within ``APISettings/bodyTimeout``: a client dribbling its body is cut off
-    /// (408) as one dribbling its headers is.
+    /// The request's body, at most 64 KiB (the connection's ``RequestHeadDeadline`` closes it when the body does not
+    /// arrive within ``APISettings/bodyTimeout``).
     static func body(of request: Request, _ context: APIRequestContext) async throws -> [UInt8] {
-        let limit = context.maxUploadSize
-        return try await withThrowingTaskGroup(of: [UInt8]?.self) { group in
-            group.addTask { Array(try await request.body.collect(upTo: limit).readableBytesView) }
-            group.addTask {
-                try await Task.sleep(for: APISettings.bodyTimeout)
-                return nil
-            }
-            defer { group.cancelAll() }
-            guard let first = try await group.next(), let body = first else {
-                throw Problem(
-                    .requestTimeout, "validation", "the body did not arrive within \(APISettings.bodyTimeout)")
-            }
-            return body
-        }
+        Array(try await request.body.collect(upTo: context.maxUploadSize).readableBytesView)
     }
 
     /// A JSON object body as parameters; an empty body is `{}` where `empty` allows it.

@@ -71,6 +71,9 @@ public struct Problem: Error, Sendable, Equatable {
         case let error as HTTPError where error.status == .contentTooLarge:
             return tooLarge
         case is NIOTooManyBytesError: return tooLarge
+        case is CancellationError:
+            // The client went away mid-request; a change already submitted goes on and keeps its key.
+            return Problem(.serviceUnavailable, "overloaded", "the request was cancelled: the client went away")
         case let error as HTTPError: return Problem(error.status, "validation", error.body ?? "\(error.status)")
         default: return Problem(.internalServerError, "internal_error", "internal error: \(error)")
         }

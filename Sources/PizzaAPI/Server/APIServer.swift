@@ -16,8 +16,10 @@ public import ServiceLifecycle
 ///
 /// Hummingbird binds by address only; so that a passed socket is served the same way, the listener is NIO's own
 /// (`ServerBootstrap`, bound or `withBoundSocket`), and each connection is Hummingbird's HTTP channel running the
-/// router. It has event loops of its own: a flood of connections, a slow client or a TLS handshake never runs on the
-/// control socket's threads.
+/// router. It runs on NIO's shared event loops, which are also Swift concurrency's executor in pizzad: Hummingbird's
+/// handlers are tasks, and a connection on loops of its own made every request and answer hop between two pools
+/// (measured in docs/PERFORMANCE.md, "The order API"). What keeps a flood, a slow client or a handshake from
+/// holding the control socket is the limits (connections, deadlines, rates), not threads of its own.
 public final class APIServer: Service {
     /// What the API serves on.
     public enum Listener: Sendable {
@@ -54,7 +56,7 @@ public final class APIServer: Service {
             }
         }
         scheme = tls == nil ? "http" : "https"
-        let group = MultiThreadedEventLoopGroup(numberOfThreads: System.coreCount)
+        let group = MultiThreadedEventLoopGroup.singleton
         self.group = group
         let responder = api.router().buildResponder()
         let connections = ConnectionCount(limit: settings.maxConnections)
@@ -73,7 +75,9 @@ public final class APIServer: Service {
         let head = TimeAmount.seconds(Int64(settings.headerTimeoutSeconds))
         let idle = TimeAmount.seconds(Int64(settings.idleTimeoutSeconds))
         let http1 = HTTP1Channel.Configuration(
-            additionalChannelHandlers: [RequestHeadDeadline(first: head, next: idle)], idleTimeout: idle,
+            additionalChannelHandlers: [
+                RequestHeadDeadline(first: head, next: idle, body: .seconds(APISettings.bodyTimeout.components.seconds))
+            ], idleTimeout: idle,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: APISettings.maximumHeaderBytes, maxHeaderListSize: APISettings.maximumHeaderBytes,
                 maxHeaderFieldCount: 100))
@@ -93,7 +97,6 @@ public final class APIServer: Service {
                     .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             }
         } catch {
-            try? await group.shutdownGracefully()
             throw StartError(description: "cannot listen for the order API: \(error)")
         }
         address = bound.address
@@ -107,7 +110,6 @@ public final class APIServer: Service {
         } onGracefulShutdown: { [close] in
             Task { await close() }
         }
-        try? await group.shutdownGracefully()
     }
 
     /// Counts the open connections (past the limit a connection is answered 503 and closed), and knows which have

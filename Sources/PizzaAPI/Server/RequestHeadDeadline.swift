@@ -3,7 +3,8 @@ import NIOHTTPTypes
 
 /// Closes a connection whose next request head does not arrive in time: the first within `first` of the
 /// connection (a slow client dribbling its headers, slowloris), each later one within `next` of the last answer
-/// (a keep-alive connection left idle). Added after the HTTP/1 decoder, so it sees whole heads, TLS or not.
+/// (a keep-alive connection left idle); and one whose request body does not arrive within `body` of its head.
+/// Added after the HTTP/1 decoder, so it sees whole heads, TLS or not.
 final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -12,11 +13,13 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 
     private let first: TimeAmount
     private let next: TimeAmount
+    private let body: TimeAmount
     private var deadline: Scheduled<Void>?
 
-    init(first: TimeAmount, next: TimeAmount) {
+    init(first: TimeAmount, next: TimeAmount, body: TimeAmount) {
         self.first = first
         self.next = next
+        self.body = body
     }
 
     func handlerAdded(context: ChannelHandlerContext) { arm(context, first) }
@@ -24,9 +27,12 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     func handlerRemoved(context: ChannelHandlerContext) { deadline?.cancel() }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        if case .head = unwrapInboundIn(data) {
+        switch unwrapInboundIn(data) {
+        case .head: arm(context, body)
+        case .end:
             deadline?.cancel()
             deadline = nil
+        case .body: break
         }
         context.fireChannelRead(data)
     }

@@ -150,3 +150,15 @@ extension SQLiteOrderStore {
         }
     }
 }
+
+extension SQLiteOrderStore {
+    /// Every `Idempotency-Key` kept, by device, with when it was used: what the order API holds in memory so that a
+    /// new key costs no read.
+    public func requestKeys() throws -> [(device: String, key: String, at: String)] {
+        try read { db in
+            try db.statement(literal: "SELECT device, key, created_at FROM api_requests").map {
+                (device: $0.string(0), key: $0.string(1), at: $0.string(2))
+            }
+        }
+    }
+}
