@@ -46,7 +46,6 @@ public final class PowerCutTrial: Sendable {
         var transitions = 0
         /// Backups `db.backup` acknowledged and not yet checked.
         var backups: [String] = []
-        var backupsChecked = 0
         var summary = Summary()
     }
     private let state = Locked(State())

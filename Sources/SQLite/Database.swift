@@ -4,7 +4,7 @@ internal import CSQLiteWAL
 /// One connection to an SQLite database file. See <https://www.sqlite.org/c3ref/sqlite3.html>.
 ///
 /// A connection has one user at a time: the daemon's writer thread owns the write connection for its whole life,
-/// and a `ReadPool` hands each read connection to exactly one caller between checkout and return. Under that rule
+/// and a `ReaderPool` hands each read connection to exactly one caller between checkout and return. Under that rule
 /// the statement cache and transaction state are never touched concurrently, which is what makes the
 /// `@unchecked Sendable` below sound. The same rule is what SQLite's multi-thread mode asks for, so the handle is
 /// opened `SQLITE_OPEN_NOMUTEX`: no mutex taken and released around every `bind`, `step` and `reset` (with
@@ -64,8 +64,8 @@ public final class Database: @unchecked Sendable {
     /// mutex on every `malloc` and `free` SQLite makes, about 5% of the writer thread's samples under load. If
     /// something in the process initialized SQLite first, the call is refused and the statistics stay on.
     ///
-    /// Statement journals in memory up to ``statementJournalSpillBytes``: the writer runs each change in a
-    /// savepoint, which copies every page the change touches (about ten for an order, 40 KiB) into the statement
+    /// Statement journals in memory up to ``statementJournalSpillBytes``: a savepoint (the writer's, one per change,
+    /// when a group commit runs again after one of its changes failed) copies every page the change touches (about ten for an order, 40 KiB) into the statement
     /// journal, dropped again at `RELEASE`. Held in memory, that journal is one allocation of the spill size. (With
     /// `temp_store = MEMORY`, as the writer had before, it is never spilled but grows 1 KiB at a time: about 45
     /// `malloc`s and `free`s of 1 KiB for every order, each large enough to make glibc consolidate its fast bins.

@@ -154,6 +154,17 @@ struct SystemdBootTests {
             #expect(
                 try system.sh("journalctl -u pizzad --no-pager | grep -c 'configuration refused'").stdout
                     .trimmingCharacters(in: .whitespacesAndNewlines) != "0")
+            // A refused value: journalctl -p err shows why, naming the key and the file (ExecReload's check writes
+            // at priority err under the journal).
+            try step(
+                system,
+                "cp /root/good.yaml /etc/pizzad/pizzad.yaml && printf 'log:\\n  level: loud\\n' >> /etc/pizzad/pizzad.yaml"
+            )
+            #expect(try system.sh("systemctl reload pizzad").status != 0)
+            let errors = try system.sh("journalctl -u pizzad -p err --no-pager -o cat").stdout
+            #expect(
+                errors.contains("configuration refused") && errors.contains("log.level")
+                    && errors.contains("/etc/pizzad/pizzad.yaml"), "journalctl -p err: \(errors)")
             try step(system, "cp /root/good.yaml /etc/pizzad/pizzad.yaml && systemctl reload pizzad")
             #expect(try system.sh("systemctl is-active pizzad").stdout.hasPrefix("active"))
 

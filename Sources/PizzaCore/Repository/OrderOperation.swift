@@ -13,9 +13,6 @@ public enum OrderOperation: String, CaseIterable, Sendable, CustomStringConverti
     /// The operations that change an order (through the repository's writer).
     public static let changes: [OrderOperation] = [.create, .addItem, .removeItem, .place, .advance, .cancel]
 
-    /// Whether it changes an order.
-    public var isChange: Bool { self != .get && self != .list }
-
     /// The method name, `order.create`.
     public var description: String { rawValue }
 }

@@ -9,7 +9,7 @@ extension SQLiteOrderStore {
     /// newest sequence number they reflect, read in one read transaction: a stream that starts after that number
     /// misses no change and repeats none.
     public func boardSnapshot(limit: Int = 500) throws -> (seq: Int64, orders: [Cart]) {
-        // A read runs in one read transaction of its own (ReadPool): one snapshot of the database.
+        // A read runs in one read transaction of its own (ReaderPool): one snapshot of the database.
         try read { db in
             let seq = try db.statement("SELECT coalesce(max(seq), 0) FROM audit_log").first { $0.int64(0) } ?? 0
             var orders: [Cart] = []
