@@ -158,7 +158,7 @@ struct SystemdBootTests {
             // at priority err under the journal).
             try step(
                 system,
-                "cp /root/good.yaml /etc/pizzad/pizzad.yaml && printf 'log:\\n  level: loud\\n' >> /etc/pizzad/pizzad.yaml"
+                "cp /root/good.yaml /etc/pizzad/pizzad.yaml && sed -i 's/^  level: info$/  level: loud/' /etc/pizzad/pizzad.yaml"
             )
             #expect(try system.sh("systemctl reload pizzad").status != 0)
             let errors = try system.sh("journalctl -u pizzad -p err --no-pager -o cat").stdout
