@@ -53,7 +53,8 @@ struct BoardPageBrowserTests {
         script.standardOutput = output
         script.standardError = output
         try script.runWithCleanSignals()
-        let restartAsked = TimeLimit(seconds: 90)
+        // As long as the script runs: under a full parallel run, Chromium alone can take a minute to start.
+        let restartAsked = TimeLimit(seconds: 300)
         while restartAsked.remains, script.isRunning,
             !FileManager.default.fileExists(atPath: directory + "/restart-now")
         {

@@ -118,9 +118,14 @@ enum DebianPackages {
             "pizzad.service", "pizzad.socket", "pizzad-metrics.socket", "pizzad-board.socket", "pizzad-api.socket",
         ]
         for unit in units where !exists("systemd/" + unit) {
-            rules = rules.replacingOccurrences(of: " " + unit + ";", with: ";")
             rules = rules.split(separator: "\n", omittingEmptySubsequences: false)
                 .filter { !($0.contains("dh_installsystemd") && $0.hasSuffix(" " + unit)) }
+                .map { line in
+                    // The loop that installs the units lists each one, wherever it stands in the list.
+                    guard line.contains("for unit in") else { return String(line) }
+                    return line.replacingOccurrences(of: " " + unit + " ", with: " ")
+                        .replacingOccurrences(of: " " + unit + ";", with: ";")
+                }
                 .joined(separator: "\n")
         }
         try rules.write(toFile: rulesPath, atomically: true, encoding: .utf8)
