@@ -23,13 +23,12 @@ public final class OrderAPI: Sendable {
     let inFlight = InFlightKeys()
     let knownKeys: KnownKeys
     public let settings: APISettings
-    /// The changes as Server-Sent Events, encoded once for every reader; subscribed to the repository while the API
-    /// lives (the repository holds it weakly).
-    public let events = EventFanOut()
+    /// The changes as Server-Sent Events, encoded once for every reader (the daemon's, which the board shares).
+    public let events: EventFanOut
 
     public init(
         orders: OrderBook, factory: @escaping @Sendable () -> PizzaFactory, daemon: ChangeActor, document: String,
-        settings: APISettings
+        settings: APISettings, events: EventFanOut? = nil
     ) throws {
         repository = orders.repository
         store = orders.store
@@ -42,7 +41,13 @@ public final class OrderAPI: Sendable {
         rates = DeviceRateLimiter(perSecond: settings.requestsPerSecond)
         knownKeys = try KnownKeys(store: orders.store, keepHours: settings.idempotencyHours)
         orders.requests.keepHours.withLock { $0 = settings.idempotencyHours }
-        orders.repository.delegates += events
+        if let events {
+            self.events = events
+        } else {
+            // Its own, subscribed while the API lives (the repository holds it weakly).
+            self.events = EventFanOut()
+            orders.repository.delegates += self.events
+        }
     }
 
     /// Reads the devices again (after `device add` and `device revoke`) and ends the event streams of revoked ones.

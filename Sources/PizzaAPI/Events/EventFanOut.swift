@@ -11,22 +11,24 @@ import PizzaWire
 /// with more than ``maximumPending`` bytes not yet taken is not keeping up: it gets a `dropped` event and its stream
 /// ends, so a slow screen never holds the writer or the others.
 public final class EventFanOut: OrderRepositoryDelegate {
-    /// One reader's stream of events.
-    public final class Reader: Sendable {
+    /// One reader's stream of events, for a task that writes them (`GET /v1/events`).
+    public final class Reader: EventReader {
         /// The device reading, for revocation; nil for a reader that is not a device.
         public let device: String?
-        let hideCustomer: Bool
+        public let hideCustomer: Bool
         let continuation: AsyncStream<(Int64, ByteBuffer)>.Continuation
         /// The events, in commit order.
         public let events: AsyncStream<(Int64, ByteBuffer)>
         /// Bytes handed over and not yet taken.
         private let pending = Locked(0)
 
-        init(device: String?, hideCustomer: Bool) {
+        public init(device: String?, hideCustomer: Bool) {
             self.device = device
             self.hideCustomer = hideCustomer
             (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         }
+
+        public func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool { send(seq, event) }
 
         /// Hands `event` over; false when the reader is past its allowance (and is then ended).
         fileprivate func send(_ seq: Int64, _ event: ByteBuffer) -> Bool {
@@ -61,7 +63,7 @@ public final class EventFanOut: OrderRepositoryDelegate {
     /// The most a reader may have waiting before it counts as not keeping up.
     public static let maximumPending = 1 << 20
 
-    private let readers = Locked<[ObjectIdentifier: Reader]>([:])
+    private let readers = Locked<[ObjectIdentifier: any EventReader]>([:])
 
     public init() {}
 
@@ -72,7 +74,12 @@ public final class EventFanOut: OrderRepositoryDelegate {
         return reader
     }
 
-    public func remove(_ reader: Reader) {
+    /// Adds a reader of another kind (the board's pages, ``GatheredReader``).
+    public func subscribe(_ reader: any EventReader) {
+        readers.withLock { $0[ObjectIdentifier(reader)] = reader }
+    }
+
+    public func remove(_ reader: any EventReader) {
         _ = readers.withLock { $0.removeValue(forKey: ObjectIdentifier(reader)) }
         reader.end()
     }
@@ -95,30 +102,32 @@ public final class EventFanOut: OrderRepositoryDelegate {
         guard !current.isEmpty else { return }
         var full: ByteBuffer?
         var hidden: ByteBuffer?
-        var slow: [Reader] = []
+        var slow: [any EventReader] = []
         for reader in current {
             let event: ByteBuffer
             if reader.hideCustomer {
-                if hidden == nil {
-                    var cart = change.after
-                    cart.customer = nil
-                    hidden = Self.event(
-                        seq: change.sequence, at: change.atText, kind: change.kind.rawValue, order: cart.wireText)
-                }
+                if hidden == nil { hidden = Self.event(for: change, hideCustomer: true) }
                 event = hidden!
             } else {
-                if full == nil {
-                    full = Self.event(
-                        seq: change.sequence, at: change.atText, kind: change.kind.rawValue,
-                        order: change.afterWireText)
-                }
+                if full == nil { full = Self.event(for: change, hideCustomer: false) }
                 event = full!
             }
-            if !reader.send(change.sequence, event) { slow.append(reader) }
+            if !reader.receive(change.sequence, event) { slow.append(reader) }
         }
         if !slow.isEmpty {
             readers.withLock { readers in for reader in slow { readers[ObjectIdentifier(reader)] = nil } }
         }
+    }
+
+    /// `event` for `change` as a reader that hides customers' names sees it.
+    public static func event(for change: OrderChange, hideCustomer: Bool) -> ByteBuffer {
+        guard hideCustomer else {
+            return event(
+                seq: change.sequence, at: change.atText, kind: change.kind.rawValue, order: change.afterWireText)
+        }
+        var cart = change.after
+        cart.customer = nil
+        return event(seq: change.sequence, at: change.atText, kind: change.kind.rawValue, order: cart.wireText)
     }
 
     /// `id: SEQ`, `event: order` and one `data:` line of `{seq, at, kind, order}` (the JSON holds no raw newline).
@@ -128,4 +137,16 @@ public final class EventFanOut: OrderRepositoryDelegate {
         bytes += Array("\n\n".utf8)
         return ByteBuffer(bytes: bytes)
     }
+}
+
+/// A reader of the fan-out: it takes each event's shared bytes, or says it cannot keep up.
+public protocol EventReader: AnyObject, Sendable {
+    /// The device reading, if the reader is one (revocation ends its stream).
+    var device: String? { get }
+    /// Whether it is sent orders without the customer's name (`board.showCustomer: false`).
+    var hideCustomer: Bool { get }
+    /// Takes event `seq`; false when it is past its allowance (the fan-out then forgets it).
+    func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool
+    /// Ends it (revoked, or removed).
+    func end()
 }

@@ -1,7 +1,9 @@
 import NIOCore
 import NIOHTTP1
+import PizzaAPI
 import PizzaCore
 import PizzaProtocol
+import PizzaStorage
 import PizzaWire
 
 /// The board's listener: `GET /board` (the page), `GET /board/events` (the live stream, Server-Sent Events), and
@@ -24,7 +26,7 @@ final class BoardHTTPHandler: ChannelInboundHandler {
     private let state: DaemonState
     private let settings: BoardSettings
     private var head: HTTPRequestHead?
-    private var watcher: EventWatcher?
+    private var watcher: GatheredReader?
     private var ticker: RepeatedTask?
 
     init(state: DaemonState, settings: BoardSettings) {
@@ -92,17 +94,18 @@ final class BoardHTTPHandler: ChannelInboundHandler {
             promise: nil)
         let channel = context.channel
         let state = self.state
-        let watcher = EventWatcher(
-            channel: channel, status: nil, encoding: .serverSentEvents(hideCustomer: !settings.showCustomer)
-        ) { dropped in
-            state.repository.delegates.remove(dropped)
-            state.watchers.subtract(1, ordering: .relaxed)
-            state.logger.notice("dropped a slow board (a browser that stopped reading)")
-        }
+        // A reader of the daemon's one fan-out, which encodes each change once for every page and /v1/events reader.
+        let watcher = GatheredReader(
+            channel: channel, hideCustomer: !settings.showCustomer,
+            write: { bytes in channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(bytes))) },
+            onDrop: {
+                state.watchers.subtract(1, ordering: .relaxed)
+                state.logger.notice("dropped a slow board (a browser that stopped reading)")
+            })
         self.watcher = watcher
         state.watchers.add(1, ordering: .relaxed)
-        // Subscribed before the snapshot is read: a change in between is buffered, and skipped if the snapshot has it.
-        state.repository.delegates.add(watcher)
+        // Subscribed before the snapshot is read: a change in between is held, and skipped if the snapshot has it.
+        state.events.subscribe(watcher)
         let resumeAfter = request.headers.first(name: "Last-Event-ID").flatMap { Int64($0) }
         let settings = self.settings
         let loopBound = NIOLoopBound(self, eventLoop: context.eventLoop)
@@ -127,8 +130,30 @@ final class BoardHTTPHandler: ChannelInboundHandler {
                 opening += "event: settings\ndata: {\"now\":\"\(Timestamp.now())\",\"board\":\(settings.json)}\n\n"
             }
             try? await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: opening))))
-            await watcher.start(replayingAfter: replayAfter, from: state.store)
+            if let after = replayAfter {
+                BoardHTTPHandler.replay(after: after, to: watcher, from: state.store, settings: settings)
+            }
+            watcher.start()
             channel.eventLoop.execute { loopBound.value.startTicking(channel: channel) }
+        }
+    }
+
+    /// Sends every change after `after` from the audit log, each order in the one wire form (old entries' nested
+    /// items included), its customer left out where the board hides names.
+    private static func replay(
+        after: Int64, to watcher: GatheredReader, from store: SQLiteOrderStore, settings: BoardSettings
+    ) {
+        var cursor = after
+        while !watcher.isDropped {
+            guard let entries = try? store.auditEntries(after: cursor, limit: 500), !entries.isEmpty else { return }
+            for entry in entries {
+                cursor = entry.seq
+                guard var cart = try? Cart(wire: JSONParser.parse(entry.after)) else { continue }
+                if !settings.showCustomer { cart.customer = nil }
+                watcher.replayed(
+                    entry.seq, EventFanOut.event(seq: entry.seq, at: entry.at, kind: entry.action, order: cart.wireText)
+                )
+            }
         }
     }
 
@@ -147,7 +172,7 @@ final class BoardHTTPHandler: ChannelInboundHandler {
         ticker = nil
         guard let watcher else { return }
         if !watcher.isDropped { state.watchers.subtract(1, ordering: .relaxed) }
-        state.repository.delegates.remove(watcher)
+        state.events.remove(watcher)
         self.watcher = nil
     }
 

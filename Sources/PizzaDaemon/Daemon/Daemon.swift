@@ -214,7 +214,7 @@ public enum Daemon {
         let api = try OrderAPI(
             orders: state.orders, factory: { state.factory },
             daemon: ChangeActor(uid: uid, name: Peer.userName(of: uid) ?? String(uid), pid: getpid()),
-            document: try openAPIDocument(besideMigrations: migrationsPath), settings: settings)
+            document: try openAPIDocument(besideMigrations: migrationsPath), settings: settings, events: state.events)
         let server = try await APIServer(api: api, listener: listener, logger: logger)
         state.api.withLock { $0 = api }
         logger.info(

@@ -25,6 +25,8 @@ final class DaemonState: Sendable {
     let board: BoardSettings
     /// The order API's settings (`api.*`): its certificate's fingerprint is what `device.add` hands out.
     let apiSettings: APISettings
+    /// Every change as a Server-Sent Event, encoded once for all readers: the board's pages and `/v1/events`.
+    let events = EventFanOut()
     /// The order API, once it serves; nil when it is off. `device.add` and `device.revoke` reload its devices.
     let api = Locked<OrderAPI?>(nil)
     let logger: Logger
@@ -53,6 +55,7 @@ final class DaemonState: Sendable {
         }
         self.replicator = replicator
         if let replicator { repository.delegates += replicator }
+        repository.delegates += events
         daemonMetrics = DaemonMetrics(collector: metrics, store: store, board: configuration.board)
         board = configuration.board
         apiSettings = configuration.api

@@ -1,29 +1,20 @@
 import Foundation
 import NIOCore
-import NIOHTTP1
 import PizzaCore
 import PizzaProtocol
 import PizzaStorage
 import PizzaWire
 
-/// One `events.watch` connection, subscribed to the repository as one more weak delegate.
+/// One `events.watch` connection on the control socket, subscribed to the repository as one more weak delegate.
+/// (The board's pages and `/v1/events` read the daemon's one `EventFanOut` instead.)
 ///
 /// Events go out as `{"jsonrpc":"2.0","method":"event","params":{seq, at, kind, order}}`. A watcher whose client
 /// does not read fast enough (its channel stops being writable) gets a `dropped` notice and is disconnected,
 /// so a slow screen never slows the kitchen. The connection handler holds the watcher; when the connection
 /// goes, so does the subscription.
 final class EventWatcher: OrderRepositoryDelegate {
-    /// How events are written: JSON-RPC notifications on the control socket, or Server-Sent Events on the board's
-    /// HTTP listener (`id:` the sequence number, so a browser resumes with `Last-Event-ID`).
-    enum Encoding: Sendable {
-        case rpc
-        /// `hideCustomer` leaves the customer's name out of every order (`board.showCustomer: false`).
-        case serverSentEvents(hideCustomer: Bool)
-    }
-
     private let channel: any Channel
     private let status: OrderStatus?
-    private let encoding: Encoding
     private let state = Locked(State())
     private let onDrop: @Sendable (EventWatcher) -> Void
 
@@ -33,18 +24,11 @@ final class EventWatcher: OrderRepositoryDelegate {
         var buffered: [OrderChange] = []
         var lastSent: Int64 = 0
         var dropped = false
-        /// Server-Sent Events waiting for the connection's loop to write them.
-        var pending: [UInt8] = []
-        var flushScheduled = false
     }
 
-    init(
-        channel: any Channel, status: OrderStatus?, encoding: Encoding = .rpc,
-        onDrop: @escaping @Sendable (EventWatcher) -> Void
-    ) {
+    init(channel: any Channel, status: OrderStatus?, onDrop: @escaping @Sendable (EventWatcher) -> Void) {
         self.channel = channel
         self.status = status
-        self.encoding = encoding
         self.onDrop = onDrop
     }
 
@@ -113,44 +97,7 @@ final class EventWatcher: OrderRepositoryDelegate {
         }
         guard proceed else { return }
         guard channel.isWritable else { return drop(after: seq - 1) }
-        switch encoding {
-        case .rpc: channel.writeAndFlush(ByteBuffer(bytes: event()), promise: nil)
-        case .serverSentEvents:
-            // Gathered and written by one task on the connection's loop, however many changes come meanwhile: a
-            // task per change and page queued faster than one loop thread could write them (50 pages at full speed
-            // held over a gigabyte in queued tasks).
-            let bytes = event()
-            let schedule = state.withLock { state -> Bool? in
-                if state.pending.count + bytes.count > Self.maximumPending { return nil }
-                state.pending += bytes
-                if state.flushScheduled { return false }
-                state.flushScheduled = true
-                return true
-            }
-            guard let schedule else { return drop(after: seq - 1) }
-            // A board is read by people: a change shows within ``gatherFor``, and at full speed a page gets a few
-            // dozen writes a second instead of one per change.
-            if schedule { channel.eventLoop.scheduleTask(in: Self.gatherFor) { self.flushPending() } }
-        }
-    }
-
-    /// How long a board page's events are gathered before they are written.
-    static let gatherFor: TimeAmount = .milliseconds(25)
-
-    /// The most a board page may have waiting to be written before it counts as not keeping up.
-    static let maximumPending = 1 << 20
-
-    /// On the connection's loop: writes what has gathered, in one part of the response.
-    private func flushPending() {
-        let bytes = state.withLock { state -> [UInt8] in
-            defer {
-                state.pending.removeAll(keepingCapacity: true)
-                state.flushScheduled = false
-            }
-            return state.pending
-        }
-        guard !bytes.isEmpty, !isDropped else { return }
-        channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: bytes))), promise: nil)
+        channel.writeAndFlush(ByteBuffer(bytes: event()), promise: nil)
     }
 
     /// Tells the client it did not keep up (after event `lastSeq`), unsubscribes it and closes the connection.
@@ -160,62 +107,21 @@ final class EventWatcher: OrderRepositoryDelegate {
             return !state.dropped
         }
         guard first else { return }
-        let notice: [UInt8]
-        switch encoding {
-        case .rpc:
-            notice = RPCResponse.notification(
-                method: "dropped",
-                params: ["reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(lastSeq)])
-        case .serverSentEvents:
-            notice = Array("event: dropped\ndata: {\"lastSeq\":\(lastSeq)}\n\n".utf8)
-        }
-        write(notice).whenComplete { [channel] _ in channel.close(promise: nil) }
+        let notice = RPCResponse.notification(
+            method: "dropped",
+            params: ["reason": "the watcher did not keep up; reconnect with after", "lastSeq": .int(lastSeq)])
+        channel.writeAndFlush(ByteBuffer(bytes: notice)).whenComplete { [channel] _ in channel.close(promise: nil) }
         // A client that never reads would keep the notice, and the buffer before it, forever.
         channel.eventLoop.scheduleTask(in: .seconds(10)) { [channel] in channel.close(promise: nil) }
         onDrop(self)
     }
 
-    /// Writes `bytes` to the connection: as they are on the control socket, as a part of the response's body on the
-    /// board's HTTP listener.
-    private func write(_ bytes: [UInt8]) -> EventLoopFuture<Void> {
-        switch encoding {
-        case .rpc: channel.writeAndFlush(ByteBuffer(bytes: bytes))
-        case .serverSentEvents:
-            channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(bytes: bytes))))
-        }
-    }
-
     private func event(for change: OrderChange) -> [UInt8] {
-        switch encoding {
-        case .rpc:
-            RPCResponse.event(
-                seq: change.sequence, at: change.atText, kind: change.kind.rawValue, orderText: change.afterWireText)
-        case .serverSentEvents(let hideCustomer):
-            hideCustomer
-                ? event(seq: change.sequence, at: change.atText, kind: change.kind.rawValue, cart: change.after)
-                : Self.serverSentEvent(
-                    seq: change.sequence, at: change.atText, kind: change.kind.rawValue,
-                    orderText: change.afterWireText)
-        }
-    }
-
-    /// One `order` event; one `data:` line, as the JSON holds no raw newline (the writer escapes them in strings).
-    private static func serverSentEvent(seq: Int64, at: String, kind: String, orderText: String) -> [UInt8] {
-        var output = Array("id: \(seq)\nevent: order\ndata: ".utf8)
-        output += RPCResponse.eventParams(seq: seq, at: at, kind: kind, orderText: orderText)
-        output += Array("\n\n".utf8)
-        return output
+        RPCResponse.event(
+            seq: change.sequence, at: change.atText, kind: change.kind.rawValue, orderText: change.afterWireText)
     }
 
     private func event(seq: Int64, at: String, kind: String, cart: Cart) -> [UInt8] {
-        switch encoding {
-        case .rpc:
-            return RPCResponse.event(seq: seq, at: at, kind: kind, orderText: cart.wireText)
-        case .serverSentEvents(let hideCustomer):
-            var cart = cart
-            if hideCustomer { cart.customer = nil }
-            return Self.serverSentEvent(seq: seq, at: at, kind: kind, orderText: cart.wireText)
-        }
+        RPCResponse.event(seq: seq, at: at, kind: kind, orderText: cart.wireText)
     }
-
 }

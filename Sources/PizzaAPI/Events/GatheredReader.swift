@@ -1,0 +1,124 @@
+public import NIOCore
+import PizzaCore
+
+/// A reader of the fan-out that writes to one connection's channel, gathered: the events of ``gatherFor`` go out
+/// in one write (a board page at full speed gets a few dozen writes a second instead of one per change). It holds
+/// the live events while its opening (a snapshot, or a replay from the audit log) is written, then sends those the
+/// opening did not cover. More than ``EventFanOut/maximumPending`` bytes waiting, or a channel that stopped being
+/// writable, is not keeping up: it is sent `dropped` and closed.
+public final class GatheredReader: EventReader {
+    public let device: String? = nil
+    public let hideCustomer: Bool
+    private let channel: any Channel
+    /// Writes bytes as a part of the response's body, and flushes.
+    private let write: @Sendable (ByteBuffer) -> EventLoopFuture<Void>
+    private let onDrop: @Sendable () -> Void
+    private let state = Locked(State())
+
+    private struct State {
+        var holding = true
+        var held: [(Int64, ByteBuffer)] = []
+        var lastSent: Int64 = 0
+        var pending = ByteBuffer()
+        var flushScheduled = false
+        var dropped = false
+    }
+
+    /// How long events gather before they are written.
+    public static let gatherFor: TimeAmount = .milliseconds(25)
+
+    public init(
+        channel: any Channel, hideCustomer: Bool, write: @escaping @Sendable (ByteBuffer) -> EventLoopFuture<Void>,
+        onDrop: @escaping @Sendable () -> Void
+    ) {
+        self.channel = channel
+        self.hideCustomer = hideCustomer
+        self.write = write
+        self.onDrop = onDrop
+    }
+
+    public func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool {
+        let holding = state.withLock { state -> Bool? in
+            if state.dropped { return nil }
+            if state.holding { state.held.append((seq, event)) }
+            return state.holding
+        }
+        guard let holding else { return false }
+        return holding ? true : send(seq, event)
+    }
+
+    /// Sends event `seq` of the opening's replay (from the audit log), in order.
+    public func replayed(_ seq: Int64, _ event: ByteBuffer) { _ = send(seq, event) }
+
+    /// Sends nothing up to `seq`: the snapshot written before the stream holds it.
+    public func skip(through seq: Int64) { state.withLock { $0.lastSent = max($0.lastSent, seq) } }
+
+    /// The opening is written: the live events held meanwhile go out, those it covered skipped.
+    public func start() {
+        while true {
+            let held = state.withLock { state -> [(Int64, ByteBuffer)] in
+                defer { state.held.removeAll() }
+                if state.held.isEmpty { state.holding = false }
+                return state.held
+            }
+            if held.isEmpty { return }
+            for (seq, event) in held { _ = send(seq, event) }
+        }
+    }
+
+    public var isDropped: Bool { state.withLock { $0.dropped } }
+
+    public func end() {}
+
+    private func send(_ seq: Int64, _ event: ByteBuffer) -> Bool {
+        guard channel.isWritable else {
+            drop(after: seq - 1)
+            return false
+        }
+        let schedule = state.withLock { state -> Bool? in
+            if state.dropped { return false }
+            if seq <= state.lastSent { return false }
+            if state.pending.readableBytes + event.readableBytes > EventFanOut.maximumPending { return nil }
+            state.lastSent = seq
+            var event = event
+            state.pending.writeBuffer(&event)
+            if state.flushScheduled { return false }
+            state.flushScheduled = true
+            return true
+        }
+        guard let schedule else {
+            drop(after: seq - 1)
+            return false
+        }
+        if schedule { channel.eventLoop.scheduleTask(in: Self.gatherFor) { self.flush() } }
+        return true
+    }
+
+    /// On the connection's loop: writes what has gathered, in one part of the response.
+    private func flush() {
+        let bytes = state.withLock { state -> ByteBuffer? in
+            defer {
+                state.pending.clear()
+                state.flushScheduled = false
+            }
+            return state.dropped || state.pending.readableBytes == 0 ? nil : state.pending
+        }
+        if let bytes { _ = write(bytes) }
+    }
+
+    /// Tells the client it did not keep up (after event `lastSeq`) and closes the connection.
+    private func drop(after lastSeq: Int64) {
+        let first = state.withLock { state -> Bool in
+            defer { state.dropped = true }
+            return !state.dropped
+        }
+        guard first else { return }
+        let channel = channel
+        write(ByteBuffer(string: "event: dropped\ndata: {\"lastSeq\":\(lastSeq)}\n\n")).whenComplete { _ in
+            channel.close(promise: nil)
+        }
+        // A client that never reads would keep the notice, and the buffer before it, forever.
+        channel.eventLoop.scheduleTask(in: .seconds(10)) { channel.close(promise: nil) }
+        onDrop()
+    }
+}
