@@ -1,6 +1,6 @@
 public import NIOCore
 import NIOPosix
-import PizzaProtocol
+public import PizzaProtocol
 public import PizzaWire
 
 #if canImport(Glibc)
@@ -65,6 +65,13 @@ public final class ControlClient {
         if let clientError = error as? ClientError { return clientError }
         if error is ChannelError { return ClientError(kind: .timedOut, socket: socket, detail: "\(error)") }
         return ClientError(kind: .notRunning, socket: socket, detail: "\(error)")
+    }
+
+    /// Calls `method` (``RPCMethod``, spelled as the daemon's table spells it); see the form by name below.
+    public func call(
+        _ method: RPCMethod, _ params: [(String, JSONValue)] = [], onNotification: (JSONValue) -> Void = { _ in }
+    ) async throws -> JSONValue {
+        try await call(method.rawValue, params, onNotification: onNotification)
     }
 
     /// Calls `method` and returns its result; throws ``RPCError`` when the daemon refuses, ``ClientError`` when

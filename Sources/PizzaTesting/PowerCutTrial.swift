@@ -161,7 +161,7 @@ public final class PowerCutTrial: Sendable {
         _ = try? await ControlClient.withConnection(socket: socket, timeout: .seconds(30)) { connection in
             for index in 0..<1_000_000 {
                 let path = "\(backups)/r\(round)-\(index).sqlite"
-                let result = try await connection.call("db.backup", [("path", .string(path))])
+                let result = try await connection.call(.backup, [("path", .string(path))])
                 if result["path"]?.stringValue == path { state.withLock { $0.backups.append(path) } }
                 try await Task.sleep(for: .milliseconds(150))
             }
@@ -224,7 +224,7 @@ public final class PowerCutTrial: Sendable {
                 $0.summary.problems += (lost.prefix(5) + problems).map { "after \(after): \($0)" }
             }
             let verify = try await ControlClient.withConnection(socket: daemon.socket) {
-                try await $0.call("audit.verify")
+                try await $0.call(.auditVerify)
             }
             if verify["ok"]?.boolValue != true { problem("after \(after): audit.verify: \(verify.jsonText)") }
         } catch {
@@ -247,7 +247,7 @@ public final class PowerCutTrial: Sendable {
                 binary: pizzad, directory: folder, database: folder + "/copy.sqlite", logLevel: "notice")
             defer { _ = try? daemon.stop() }
             let verify = try await ControlClient.withConnection(socket: daemon.socket) {
-                try await $0.call("audit.verify")
+                try await $0.call(.auditVerify)
             }
             return verify["ok"]?.boolValue == true ? nil : "audit.verify: \(verify.jsonText)"
         } catch {

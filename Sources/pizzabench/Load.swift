@@ -168,7 +168,7 @@ enum Load {
         let started = Bench.now()
         let watcher = Task { () -> Int in
             (try? await ControlClient.withConnection(socket: socket) { client in
-                _ = try await client.call("events.watch")
+                _ = try await client.call(.watch)
                 var events = 0
                 while Bench.now() < deadline + 500_000_000, (try await client.nextNotification()) != nil { events += 1 }
                 return events

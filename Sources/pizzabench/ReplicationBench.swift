@@ -170,7 +170,7 @@ enum ReplicationBench {
 
     static func status(_ daemon: PizzadProcess) async throws -> JSONValue {
         try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(30)) {
-            try await $0.call("replication.status")
+            try await $0.call(.replicationStatus)
         }
     }
 

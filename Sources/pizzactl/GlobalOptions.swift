@@ -48,7 +48,7 @@ struct GlobalOptions: ParsableArguments {
         try await ControlClient.withConnection(socket: socketPath, timeout: .milliseconds(Int64(timeout * 1000))) {
             client in
             _ = try await client.call(
-                "daemon.hello",
+                .hello,
                 [("client", .string("pizzactl \(Pizzactl.version)")), ("protocol", .string(ProtocolVersion.current))])
             return try await body(client)
         }
@@ -61,8 +61,17 @@ struct GlobalOptions: ParsableArguments {
         try await call(operation.rawValue, params, render: render)
     }
 
+    /// Calls one method and prints its result; see the form by name below.
+    func call(_ method: RPCMethod, _ params: [(String, JSONValue)] = [], render: (JSONValue) throws -> Void)
+        async throws
+    {
+        try await call(method.rawValue, params, render: render)
+    }
+
     /// Calls one method and prints its result: as JSON with `--json`, else with `render`.
-    func call(_ method: String, _ params: [(String, JSONValue)] = [], render: (JSONValue) throws -> Void) async throws {
+    private func call(_ method: String, _ params: [(String, JSONValue)] = [], render: (JSONValue) throws -> Void)
+        async throws
+    {
         let result = try await withDaemon { try await $0.call(method, params) }
         if json {
             print(result.prettyText)

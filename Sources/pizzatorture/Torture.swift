@@ -128,7 +128,7 @@ enum Torture {
             let ids = try db.statement(sql).map { $0.int64(0) }
             if !ids.isEmpty { summary.problems.append("\(ids.count) orders \(what), e.g. \(ids.prefix(5))") }
         }
-        let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call("audit.verify") }
+        let verify = try await ControlClient.withConnection(socket: daemon.socket) { try await $0.call(.auditVerify) }
         if verify["ok"]?.boolValue != true { summary.problems.append("audit.verify: \(verify.jsonText)") }
         return summary
     }

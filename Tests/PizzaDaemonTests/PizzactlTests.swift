@@ -75,8 +75,9 @@ struct PizzactlTests {
         #expect(status.stdout.contains("placed"))
         let statusJSON = try json(daemon.pizzactl(["--json", "status"]))
         #expect((statusJSON["orders"] as? [String: Int])?["placed"] == 1)
-        // The persistence layer, the audit logger, the request log (order API keys) and the metrics collector.
-        #expect(statusJSON["delegates"] as? Int == 4)
+        // The persistence layer, the audit logger, the request log (order API keys), the metrics collector and the
+        // event fan-out (the board's pages and /v1/events).
+        #expect(statusJSON["delegates"] as? Int == 5)
 
         let menu = try daemon.pizzactl(["menu"])
         #expect(menu.stdout.contains("seafood"))

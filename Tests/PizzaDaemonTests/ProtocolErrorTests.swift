@@ -1,4 +1,6 @@
 import Foundation
+import PizzaCore
+import PizzaProtocol
 import PizzaTesting
 import Testing
 
@@ -39,6 +41,13 @@ struct ProtocolErrorTests {
         let response = try connection().request(#"{"jsonrpc":"2.0","id":1,"method":"order.eat"}"#)
         #expect(response.errorCode == -32601)
         #expect(response["id"] as? Int == 1)
+        // The error lists the daemon's methods: exactly the two tables pizzactl names them from.
+        let message = try #require((response["error"] as? [String: Any])?["message"] as? String)
+        let listed = Set(
+            try #require(message.split(separator: "methods: ").last).split(separator: ", ").map(String.init))
+        let named = Set(RPCMethod.allCases.map(\.rawValue) + OrderOperation.allCases.map(\.rawValue))
+        #expect(
+            listed == named, "the daemon's and pizzactl's method names differ: \(listed.symmetricDifference(named))")
     }
 
     @Test("-32602 invalid params names the field")

@@ -177,8 +177,8 @@ final class RPCDispatcher: Sendable {
         private(set) var methods: [String: Method] = [:]
 
         /// A method that runs in a task on the global executor (a long scan).
-        mutating func add(_ name: String, _ role: Role, _ handler: @escaping Handler) {
-            methods[name] = Method(role: role, run: .task(handler))
+        mutating func add(_ method: RPCMethod, _ role: Role, _ handler: @escaping Handler) {
+            methods[method.rawValue] = Method(role: role, run: .task(handler))
         }
 
         /// A change: its parameters are checked on the connection's event loop, then the repository runs it.
@@ -193,17 +193,17 @@ final class RPCDispatcher: Sendable {
 
         /// An order read, under its operation's one spelling.
         mutating func addImmediate(_ operation: OrderOperation, _ role: Role, _ handler: @escaping ImmediateHandler) {
-            addImmediate(operation.rawValue, role, handler)
+            methods[operation.rawValue] = Method(role: role, run: .immediate(handler))
         }
 
         /// A read answered at once on the connection's event loop.
-        mutating func addImmediate(_ name: String, _ role: Role, _ handler: @escaping ImmediateHandler) {
-            methods[name] = Method(role: role, run: .immediate(handler))
+        mutating func addImmediate(_ method: RPCMethod, _ role: Role, _ handler: @escaping ImmediateHandler) {
+            methods[method.rawValue] = Method(role: role, run: .immediate(handler))
         }
 
         /// A stream: its parameters are checked at once, then the connection streams.
-        mutating func addSubscription(_ name: String, _ role: Role, _ handler: @escaping SubscriptionHandler) {
-            methods[name] = Method(role: role, run: .subscribe(handler))
+        mutating func addSubscription(_ method: RPCMethod, _ role: Role, _ handler: @escaping SubscriptionHandler) {
+            methods[method.rawValue] = Method(role: role, run: .subscribe(handler))
         }
     }
 }

@@ -23,7 +23,7 @@ struct AuditCommand: AsyncParsableCommand {
             var params: [(String, JSONValue)] = [("limit", .int(Int64(limit)))]
             if let after { params.append(("after", .int(after))) }
             if let order { params.append(("order", .int(order))) }
-            try await global.call("audit.list", params) { result in
+            try await global.call(.auditList, params) { result in
                 Output.table(
                     ["SEQ", "TIME", "WHO", "ACTION", "ORDER", "STATUS", "REASON"],
                     (result["entries"]?.arrayValue ?? []).map { entry in
@@ -44,7 +44,7 @@ struct AuditCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            let result = try await global.withDaemon { try await $0.call("audit.verify") }
+            let result = try await global.withDaemon { try await $0.call(.auditVerify) }
             if global.json { print(result.prettyText) }
             guard result["ok"]?.boolValue == true else {
                 throw CommandFailure(

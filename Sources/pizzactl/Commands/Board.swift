@@ -68,12 +68,12 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
             do {
                 try await ControlClient.withConnection(socket: global.socketPath, timeout: .seconds(5)) { client in
                     if first {
-                        let snapshot = try await client.call("board.snapshot")
+                        let snapshot = try await client.call(.boardSnapshot)
                         await MainActor.run { model.load(snapshot: snapshot) }
                         first = false
                     }
                     let after = await MainActor.run { model.lastSeq }
-                    _ = try await client.call("events.watch", [("after", .int(after))])
+                    _ = try await client.call(.watch, [("after", .int(after))])
                     await MainActor.run {
                         model.connected = true
                         model.status = "following pizzad at \(global.socketPath)"

@@ -21,7 +21,7 @@ struct DB: AsyncParsableCommand {
 
         func run() async throws {
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-            try await global.call("db.backup", [("path", .string(absolute))]) { result in
+            try await global.call(.backup, [("path", .string(absolute))]) { result in
                 print(
                     "backup written: \(Output.text(result["path"])) (\(Output.text(result["bytes"])) bytes, integrity checked)"
                 )
@@ -35,7 +35,7 @@ struct DB: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            let result = try await global.withDaemon { try await $0.call("db.check") }
+            let result = try await global.withDaemon { try await $0.call(.check) }
             let messages = (result["messages"]?.arrayValue ?? []).map { Output.text($0) }
             if global.json { print(result.prettyText) } else { messages.forEach { print($0) } }
             guard result["ok"]?.boolValue == true else { throw CommandFailure(message: "database check failed") }

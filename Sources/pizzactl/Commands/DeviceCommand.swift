@@ -46,7 +46,7 @@ struct DeviceCommand: AsyncParsableCommand {
                 let secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
                 params.append(("signingSecret", .string(secret)))
             }
-            try await global.call("device.add", params) { device in
+            try await global.call(.deviceAdd, params) { device in
                 print("device \(Output.text(device["name"])) added as a \(Output.text(device["role"]))")
                 if let fingerprint = device["fingerprint"]?.stringValue {
                     print("the API's certificate (SHA-256 fingerprint, for the device to pin): \(fingerprint)")
@@ -68,7 +68,7 @@ struct DeviceCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            try await global.call("device.list") { result in
+            try await global.call(.deviceList) { result in
                 let devices = result["devices"]?.arrayValue ?? []
                 guard !devices.isEmpty else {
                     print("no devices (pizzactl device add NAME --role till)")
@@ -100,7 +100,7 @@ struct DeviceCommand: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            try await global.call("device.revoke", [("name", .string(name))]) { device in
+            try await global.call(.deviceRevoke, [("name", .string(name))]) { device in
                 print(
                     "device \(Output.text(device["name"])) revoked at \(Output.time(device["revokedAt"]?.stringValue))")
             }

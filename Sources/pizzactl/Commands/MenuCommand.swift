@@ -9,7 +9,7 @@ struct MenuCommand: AsyncParsableCommand, PizzactlCommand {
     @ParentCommand var pizzactl: Pizzactl
 
     func run() async throws {
-        try await global.call("menu.list") { menu in
+        try await global.call(.menu) { menu in
             let currency = menu["currency"]?.stringValue
             let sizes = (menu["sizes"]?.arrayValue ?? []).compactMap(\.stringValue)
             Output.table(

@@ -14,7 +14,7 @@ struct ReplicationCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            try await global.call("replication.status") { status in
+            try await global.call(.replicationStatus) { status in
                 guard status["enabled"]?.boolValue == true else {
                     print(
                         "replication: off (set replication.postgres.host, .database, .user and replication.shopId in pizzad.yaml)"
@@ -45,7 +45,7 @@ struct ReplicationCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            let result = try await global.withDaemon { try await $0.call("replication.verify") }
+            let result = try await global.withDaemon { try await $0.call(.replicationVerify) }
             if global.json { print(result.prettyText) }
             guard result["ok"]?.boolValue == true else {
                 throw CommandFailure(message: "replication does not verify: \(Output.text(result["problem"]))")

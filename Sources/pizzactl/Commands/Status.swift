@@ -9,7 +9,7 @@ struct Status: AsyncParsableCommand, PizzactlCommand {
     @ParentCommand var pizzactl: Pizzactl
 
     func run() async throws {
-        try await global.call("daemon.status") { status in
+        try await global.call(.status) { status in
             let database = status["database"]
             print(
                 "pizzad \(Output.text(status["version"])), pid \(Output.text(status["pid"])), up \(Output.text(status["uptime"]))s, storage \(Output.text(status["storage"]))"

@@ -18,7 +18,7 @@ struct Watch: AsyncParsableCommand, PizzactlCommand {
         if let status { params.append(("status", .string(status))) }
         if let after { params.append(("after", .int(after))) }
         try await global.withDaemon { client in
-            _ = try await client.call("events.watch", params)
+            _ = try await client.call(.watch, params)
             if !global.json { print("Watching\(status.map { " \($0)" } ?? "") orders; Ctrl-C stops.") }
             Output.flush()
             while let message = try await client.nextNotification() {

@@ -7,7 +7,7 @@ extension RPCDispatcher {
     /// `audit.*`: the hash-chained log.
     static func addAuditMethods(to table: inout MethodTable, _ state: DaemonState) {
         let store = state.store
-        table.addImmediate("audit.list", .reader) { params, _ in
+        table.addImmediate(.auditList, .reader) { params, _ in
             try params.onlyKnown(["after", "limit", "order"])
             let limit = try OrderQuery.checkedLimit(try params.int("limit") ?? 100)
             let entries = try store.auditEntries(
@@ -17,7 +17,7 @@ extension RPCDispatcher {
                 "next": entries.count == Int(limit) ? .int(entries.last?.seq) : .null,
             ]
         }
-        table.add("audit.verify", .reader) { params, _ in
+        table.add(.auditVerify, .reader) { params, _ in
             try params.onlyKnown([])
             let result = try store.verifyAudit()
             return [

@@ -10,7 +10,7 @@ extension RPCDispatcher {
     static func addBoardMethods(to table: inout MethodTable, _ state: DaemonState) {
         let store = state.store
         let settings = state.board
-        table.add("board.snapshot", .reader) { params, _ in
+        table.add(.boardSnapshot, .reader) { params, _ in
             try params.onlyKnown([])
             let snapshot = try store.boardSnapshot()
             let orders = snapshot.orders.map { order -> JSONValue in

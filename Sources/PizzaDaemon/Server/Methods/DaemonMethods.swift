@@ -10,7 +10,7 @@ extension RPCDispatcher {
     static func addDaemonMethods(to table: inout MethodTable, _ state: DaemonState) {
         let repository = state.repository
         let store = state.store
-        table.addImmediate("daemon.hello", .none) { params, _ in
+        table.addImmediate(.hello, .none) { params, _ in
             try params.onlyKnown(["client", "protocol"])
             let version = try params.string("protocol") ?? ProtocolVersion.current
             guard let major = ProtocolVersion.major(of: version) else {
@@ -28,7 +28,7 @@ extension RPCDispatcher {
                 "pid": .int(Int64(getpid())),
             ]
         }
-        table.addImmediate("daemon.status", .reader) { params, _ in
+        table.addImmediate(.status, .reader) { params, _ in
             try params.onlyKnown([])
             let info = try store.info()
             let counts = try repository.countsByStatus()
@@ -52,15 +52,15 @@ extension RPCDispatcher {
                 "replication": state.replicator.map { $0.status().wire } ?? .null,
             ]
         }
-        table.addImmediate("menu.list", .reader) { params, _ in
+        table.addImmediate(.menu, .reader) { params, _ in
             try params.onlyKnown([])
             return state.menu.wire
         }
-        table.addImmediate("metrics.get", .reader) { params, _ in
+        table.addImmediate(.metrics, .reader) { params, _ in
             try params.onlyKnown([])
             return ["text": .string(state.renderMetrics())]
         }
-        table.addSubscription("events.watch", .reader) { params, _ in
+        table.addSubscription(.watch, .reader) { params, _ in
             try params.onlyKnown(["status", "after"])
             return Subscription(status: try params.status("status"), after: try params.int("after"))
         }

@@ -8,12 +8,12 @@ extension RPCDispatcher {
     /// `db.*`: the SQLite file.
     static func addDatabaseMethods(to table: inout MethodTable, _ state: DaemonState) {
         let store = state.store
-        table.add("db.check", .reader) { params, _ in
+        table.add(.check, .reader) { params, _ in
             try params.onlyKnown([])
             let result = try store.check()
             return ["ok": .bool(result.ok), "messages": .array(result.messages.map(JSONValue.string))]
         }
-        table.add("db.backup", .operator) { params, _ in
+        table.add(.backup, .operator) { params, _ in
             try params.onlyKnown(["path"])
             let path = try params.requiredString("path")
             guard path.hasPrefix("/") else {

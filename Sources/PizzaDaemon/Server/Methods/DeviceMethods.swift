@@ -9,7 +9,7 @@ extension RPCDispatcher {
     /// keeps only its hash.
     static func addDeviceMethods(to table: inout MethodTable, _ state: DaemonState) {
         let store = state.store
-        table.add("device.add", .operator) { params, _ in
+        table.add(.deviceAdd, .operator) { params, _ in
             try params.onlyKnown(["name", "role", "signingSecret"])
             let name = try params.requiredString("name")
             guard Device.isName(name) else {
@@ -40,11 +40,11 @@ extension RPCDispatcher {
                 "fingerprint": .string(fingerprint),
             ]
         }
-        table.add("device.list", .reader) { params, _ in
+        table.add(.deviceList, .reader) { params, _ in
             try params.onlyKnown([])
             return ["devices": .array(try store.devices().map(\.wire))]
         }
-        table.add("device.revoke", .operator) { params, _ in
+        table.add(.deviceRevoke, .operator) { params, _ in
             try params.onlyKnown(["name"])
             let name = try params.requiredString("name")
             try await store.revokeDevice(name: name)

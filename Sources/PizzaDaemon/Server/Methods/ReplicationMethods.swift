@@ -7,11 +7,11 @@ import PizzaWire
 extension RPCDispatcher {
     /// `replication.*`: shipping to the central PostgreSQL.
     static func addReplicationMethods(to table: inout MethodTable, _ state: DaemonState) {
-        table.addImmediate("replication.status", .reader) { params, _ in
+        table.addImmediate(.replicationStatus, .reader) { params, _ in
             try params.onlyKnown([])
             return state.replicator.map { $0.status().wire } ?? ["enabled": false]
         }
-        table.add("replication.verify", .reader) { params, _ in
+        table.add(.replicationVerify, .reader) { params, _ in
             try params.onlyKnown([])
             guard let replicator = state.replicator else {
                 throw RPCError(

@@ -1,0 +1,19 @@
+/// Every control-socket method but the order operations (those are ``OrderOperation``), each spelled once: the
+/// daemon's method table and pizzactl both name them through this type (CONTRACT section 4).
+public enum RPCMethod: String, Sendable, CaseIterable {
+    case hello = "daemon.hello"
+    case status = "daemon.status"
+    case menu = "menu.list"
+    case metrics = "metrics.get"
+    case watch = "events.watch"
+    case auditList = "audit.list"
+    case auditVerify = "audit.verify"
+    case backup = "db.backup"
+    case check = "db.check"
+    case boardSnapshot = "board.snapshot"
+    case replicationStatus = "replication.status"
+    case replicationVerify = "replication.verify"
+    case deviceAdd = "device.add"
+    case deviceList = "device.list"
+    case deviceRevoke = "device.revoke"
+}
