@@ -68,8 +68,10 @@ struct HealthTests {
             let status = try json(daemon.pizzactl(["--json", "status"]))
             #expect(status["watchers"] as? Int == 0)
             #expect((status["orders"] as? [String: Int])?["placed"] == 2400)
-            // Sanitizer builds run the daemon many times slower; the bound is for real builds.
-            #expect(elapsed < (sanitizerIsActive ? 600 : 60), "creating 2400 orders took \(elapsed)s")
+            // Sanitizer builds run the daemon many times slower; the bound is for real builds. Alone this takes under a
+            // second; beside the whole suite on two cores (schemathesis, package builds, Chromium) it once took 75 s.
+            // What it guards against, a writer held by the watcher, never finishes at all.
+            #expect(elapsed < (sanitizerIsActive ? 600 : 180), "creating 2400 orders took \(elapsed)s")
             // What the watcher read ends with the notice, then the connection closed.
             #expect(drained.wait(timeout: .now() + 60) == .success)
             let last = lastLine.value ?? ""
