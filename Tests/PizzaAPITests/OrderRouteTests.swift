@@ -69,6 +69,7 @@ struct OrderRouteTests {
             ("/v1/orders", #"{"items":[{"kind":"cheese","quantity":0}]}"#, .badRequest, "validation"),
             ("/v1/orders", #"{"place":true}"#, .badRequest, "validation"),
             ("/v1/orders", #"{"customer":12}"#, .badRequest, "validation"),
+            ("/v1/orders", #"{"ref":"\u0000{x","items":[{"kind":"cheese"}]}"#, .badRequest, "validation"),
             ("/v1/orders/abc/place", "{}", .notFound, "not_found"),
             ("/v1/orders/99/place", "{}", .notFound, "not_found"),
             ("/v1/orders/1/cancel", "{}", .badRequest, "validation"),

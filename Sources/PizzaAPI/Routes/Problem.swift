@@ -68,6 +68,9 @@ public struct Problem: Error, Sendable, Equatable {
         case let error as StorageError: return Problem(.serviceUnavailable, "storage", "\(error)")
         case let error as SQLiteError where error.isStorageFailure:
             return Problem(.serviceUnavailable, "storage", "\(StorageError.unavailable(error))")
+        case let error as SQLiteError where error.code == .constraint:
+            // As on the socket: a value the schema's CHECKs refuse is the caller's, and nothing was written.
+            return Problem(.badRequest, "validation", "the database refused the change: \(error.message)")
         case let error as HTTPError where error.status == .contentTooLarge:
             return tooLarge
         case is NIOTooManyBytesError: return tooLarge
