@@ -2,10 +2,12 @@
 public struct APISettings: Sendable, Equatable {
     /// The address to listen on (`api.listen`); nil when systemd passes the socket, or the API is off.
     public var host: String?
+    /// The port for `api.listen` (8443 by default).
     public var port: Int
     /// PEM files of the certificate (with its chain) and its key (`api.tls.certificate`, `api.tls.key`); without
     /// them the API serves plain HTTP, which only a loopback address may.
     public var certificatePath: String?
+    /// The PEM file of the certificate's private key (`api.tls.key`).
     public var keyPath: String?
     /// How long an `Idempotency-Key`'s answer is kept (`api.idempotencyHours`).
     public var idempotencyHours: Int
@@ -26,6 +28,7 @@ public struct APISettings: Sendable, Equatable {
     /// A request head (the request line and the headers) larger than this closes the connection.
     public static let maximumHeaderBytes = 16 * 1024
 
+    /// Settings with the defaults `pizzad.yaml(5)` gives; `host` nil keeps the API off unless systemd passes it.
     public init(
         host: String? = nil, port: Int = 8443, certificatePath: String? = nil, keyPath: String? = nil,
         idempotencyHours: Int = 48, requestsPerSecond: Int = 50, maxConnections: Int = 1024,

@@ -17,15 +17,18 @@ public final class OrderAPI: Sendable {
     let daemon: ChangeActor
     /// The OpenAPI document served at `GET /v1/openapi.yaml`.
     let document: String
+    /// The devices, checked on every request.
     public let directory: DeviceDirectory
     let failures: AuthenticationFailures
     let rates: DeviceRateLimiter
     let inFlight = InFlightKeys()
     let knownKeys: KnownKeys
+    /// How it listens and what it allows.
     public let settings: APISettings
     /// The changes as Server-Sent Events, encoded once for every reader (the daemon's, which the board shares).
     public let events: EventFanOut
 
+    /// The API over `orders`; `events` is the daemon's fan-out (nil: one of its own, for a router in a test).
     public init(
         orders: OrderBook, factory: @escaping @Sendable () -> PizzaFactory, daemon: ChangeActor, document: String,
         settings: APISettings, events: EventFanOut? = nil

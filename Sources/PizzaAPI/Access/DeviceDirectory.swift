@@ -14,6 +14,7 @@ public final class DeviceDirectory: Sendable {
     private let credentials = Locked<[DeviceCredential]>([])
     private let seen = Locked<[String: (at: Timestamp, address: String)]>([:])
 
+    /// The devices of `store`, read at once.
     public init(store: SQLiteOrderStore) throws {
         self.store = store
         try reload()

@@ -15,6 +15,7 @@ public final class EventFanOut: OrderRepositoryDelegate {
     public final class Reader: EventReader {
         /// The device reading, for revocation; nil for a reader that is not a device.
         public let device: String?
+        /// Whether it gets orders without the customer's name.
         public let hideCustomer: Bool
         let continuation: AsyncStream<(Int64, ByteBuffer)>.Continuation
         /// The events, in commit order.
@@ -22,12 +23,14 @@ public final class EventFanOut: OrderRepositoryDelegate {
         /// Bytes handed over and not yet taken.
         private let pending = Locked(0)
 
+        /// A reader for `device` (nil: not a device); subscribe it with ``EventFanOut/subscribe(_:)``.
         public init(device: String?, hideCustomer: Bool) {
             self.device = device
             self.hideCustomer = hideCustomer
             (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         }
 
+        /// Takes event `seq` into its stream; false once it is past its allowance.
         public func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool { send(seq, event) }
 
         /// Hands `event` over; false when the reader is past its allowance (and is then ended).
@@ -65,6 +68,7 @@ public final class EventFanOut: OrderRepositoryDelegate {
 
     private let readers = Locked<[ObjectIdentifier: any EventReader]>([:])
 
+    /// A fan-out with no reader; subscribe it to the repository (`repository.delegates += fanOut`).
     public init() {}
 
     /// A new reader; it receives every change committed from now on, until ``remove(_:)``.
@@ -79,6 +83,7 @@ public final class EventFanOut: OrderRepositoryDelegate {
         readers.withLock { $0[ObjectIdentifier(reader)] = reader }
     }
 
+    /// Forgets `reader` and ends it.
     public func remove(_ reader: any EventReader) {
         _ = readers.withLock { $0.removeValue(forKey: ObjectIdentifier(reader)) }
         reader.end()
@@ -97,6 +102,7 @@ public final class EventFanOut: OrderRepositoryDelegate {
     /// How many read now.
     public var count: Int { readers.withLock { $0.count } }
 
+    /// Encodes `change` once per form (names shown, names hidden) and hands it to every reader.
     public func repository(didCommit change: OrderChange, latency: Duration) {
         let current = readers.withLock { Array($0.values) }
         guard !current.isEmpty else { return }

@@ -7,7 +7,9 @@ import PizzaCore
 /// opening did not cover. More than ``EventFanOut/maximumPending`` bytes waiting, or a channel that stopped being
 /// writable, is not keeping up: it is sent `dropped` and closed.
 public final class GatheredReader: EventReader {
+    /// A page is not a device.
     public let device: String? = nil
+    /// Whether the page gets orders without the customer's name (`board.showCustomer: false`).
     public let hideCustomer: Bool
     private let channel: any Channel
     /// Writes bytes as a part of the response's body, and flushes.
@@ -27,6 +29,8 @@ public final class GatheredReader: EventReader {
     /// How long events gather before they are written.
     public static let gatherFor: TimeAmount = .milliseconds(25)
 
+    /// A reader writing to `channel` through `write` (which wraps the bytes in the response and flushes); `onDrop`
+    /// runs once if it is dropped for not keeping up.
     public init(
         channel: any Channel, hideCustomer: Bool, write: @escaping @Sendable (ByteBuffer) -> EventLoopFuture<Void>,
         onDrop: @escaping @Sendable () -> Void
@@ -37,6 +41,7 @@ public final class GatheredReader: EventReader {
         self.onDrop = onDrop
     }
 
+    /// Takes a live event: held while the opening is written, gathered after.
     public func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool {
         let holding = state.withLock { state -> Bool? in
             if state.dropped { return nil }
@@ -66,8 +71,10 @@ public final class GatheredReader: EventReader {
         }
     }
 
+    /// Whether it was dropped for not keeping up.
     public var isDropped: Bool { state.withLock { $0.dropped } }
 
+    /// Nothing to end: the connection closes with the page.
     public func end() {}
 
     private func send(_ seq: Int64, _ event: ByteBuffer) -> Bool {

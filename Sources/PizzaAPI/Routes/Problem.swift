@@ -11,6 +11,7 @@ import SQLite
 /// name: the control socket's (`not_found`, `conflict`, …) or the API's own (`unauthenticated`, `rate_limited`,
 /// `idempotency_key_reused`, …; CONTRACT section 15).
 public struct Problem: Error, Sendable, Equatable {
+    /// The HTTP status it answers with.
     public var status: HTTPResponse.Status
     /// The error's name, as on the socket.
     public var name: String
@@ -19,6 +20,7 @@ public struct Problem: Error, Sendable, Equatable {
     /// Headers the answer carries besides its type (`Retry-After`, `WWW-Authenticate`).
     public var headers: HTTPFields
 
+    /// A problem named `name` (`not_found`) answered with `status`.
     public init(_ status: HTTPResponse.Status, _ name: String, _ detail: String, headers: HTTPFields = [:]) {
         self.status = status
         self.name = name

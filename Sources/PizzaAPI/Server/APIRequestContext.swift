@@ -5,6 +5,7 @@ import NIOCore
 /// A request's context on the order API: Hummingbird's own storage, the device it authenticated as, and the peer's
 /// address (from the connection, before any proxy could say otherwise).
 public struct APIRequestContext: AuthRequestContext, RequestContext {
+    /// Hummingbird's own storage.
     public var coreContext: CoreRequestContextStorage
     /// Set by ``DeviceAuthentication`` once the request proved which device sent it.
     public var identity: DeviceIdentity?
@@ -13,6 +14,7 @@ public struct APIRequestContext: AuthRequestContext, RequestContext {
     /// The peer's address without its port: what a lockout counts by.
     public let peerHost: String
 
+    /// A request's context, its peer read from the connection.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
         let remote = source.channel.remoteAddress
@@ -25,5 +27,6 @@ public struct APIRequestContext: AuthRequestContext, RequestContext {
         }
     }
 
+    /// A body larger than this is refused (413).
     public var maxUploadSize: Int { APISettings.maximumBodyBytes }
 }

@@ -30,8 +30,10 @@ public final class APIServer: Service {
 
     /// Why the API could not start: named, for the log and the exit.
     public struct StartError: Error, CustomStringConvertible {
+        /// What went wrong, naming the key or the file.
         public let description: String
 
+        /// An error saying `description`.
         public init(description: String) { self.description = description }
     }
 
@@ -104,6 +106,7 @@ public final class APIServer: Service {
         close = bound.close
     }
 
+    /// Serves until the graceful shutdown, then closes the listener.
     public func run() async throws {
         await withGracefulShutdownHandler {
             await serve()

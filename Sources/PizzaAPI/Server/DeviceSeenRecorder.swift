@@ -6,11 +6,13 @@ public struct DeviceSeenRecorder: Service {
     let directory: DeviceDirectory
     let interval: Duration
 
+    /// Writes what `directory` saw every `interval`.
     public init(directory: DeviceDirectory, interval: Duration = .seconds(5)) {
         self.directory = directory
         self.interval = interval
     }
 
+    /// Runs until the graceful shutdown, writing once more at the end.
     public func run() async throws {
         // Each pass sleeps until the interval or the shutdown, whichever comes first, then writes; so the last pass
         // writes what was seen up to the shutdown.

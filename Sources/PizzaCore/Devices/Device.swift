@@ -2,16 +2,20 @@
 public struct Device: Sendable, Equatable {
     /// Its unique name: `till-1`, `kitchen`, `ubereats`.
     public var name: String
+    /// What it may do.
     public var role: DeviceRole
     /// Whether it authenticates by signing its requests (Standard Webhooks) instead of a bearer token.
     public var signs: Bool
+    /// When it was added.
     public var createdAt: Timestamp
     /// When it was revoked; a revoked device is refused from then on.
     public var revokedAt: Timestamp?
     /// When it last made a request that authenticated, and from where (`192.0.2.7:53122`).
     public var lastSeenAt: Timestamp?
+    /// Where its last request came from.
     public var lastAddress: String?
 
+    /// A device as `device list` shows it.
     public init(
         name: String, role: DeviceRole, signs: Bool, createdAt: Timestamp, revokedAt: Timestamp? = nil,
         lastSeenAt: Timestamp? = nil, lastAddress: String? = nil

@@ -11,6 +11,7 @@ public struct ChangeActor: Sendable, Hashable, Codable {
     /// The device's peer address (`192.0.2.7:53122`, `[2001:db8::7]:53122`); nil over the control socket.
     public var address: String?
 
+    /// An actor: a process by uid, name and pid, and for the order API the device and its address.
     public init(uid: UInt32, name: String, pid: Int32, device: String? = nil, address: String? = nil) {
         self.uid = uid
         self.name = name

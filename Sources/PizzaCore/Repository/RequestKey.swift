@@ -10,6 +10,7 @@ public struct RequestKey: Sendable, Hashable {
     /// The HTTP status the change answers with (201 for a new order, 200 for any other change).
     public var status: Int
 
+    /// `device`'s key `key` for the request whose SHA-256 is `request`, answered with `status`.
     public init(device: String, key: String, request: String, status: Int) {
         self.device = device
         self.key = key

@@ -7,6 +7,7 @@ import SQLite
 /// `check-config` and `migrate-central` beside it. `--help`, `pizzad(8)` (``ManualPages``, from ``toolInfo``) and
 /// the parsing are one set of declarations.
 public struct PizzadCommand: AsyncParsableCommand {
+    /// The name, the help, the version and the subcommands.
     public static var configuration: CommandConfiguration {
         CommandConfiguration(
             commandName: "pizzad",
@@ -29,6 +30,7 @@ public struct PizzadCommand: AsyncParsableCommand {
     /// Before the subcommands were, `pizzad --migrate-central`: still accepted, not shown.
     @Flag(name: .customLong("migrate-central"), help: .hidden) var migrateCentral = false
 
+    /// The command before argument-parser fills it in.
     public init() {}
 
     /// Parses the process's arguments and runs the command they name, exiting as argument-parser does on an error
@@ -47,12 +49,14 @@ public struct PizzadCommand: AsyncParsableCommand {
         }
     }
 
+    /// Refuses the two old flags together.
     public func validate() throws {
         if checkConfig && migrateCentral {
             throw ValidationError("--check-config and --migrate-central exclude each other")
         }
     }
 
+    /// Runs the daemon, or the old flags' check or migration; exits with their code.
     public func run() async throws {
         let environment = ProcessInfo.processInfo.environment
         let loader = ConfigurationLoader(flags: options.flags, environment: environment)

@@ -1,5 +1,4 @@
 import Logging
-import PizzaReplication
 
 /// Every key of `pizzad.yaml`, one constant each: the schema lists them (``ConfigurationSchema/keys``), the parts of
 /// the daemon read them (`values.integer(.socketMaxConnections)`), flags and environment variables set them, the
@@ -102,62 +101,6 @@ extension ConfigurationKey {
         applied: .onRestart,
         summary: "Whether the board page shows customers' names (false for a screen that faces the room).")
 
-    /// `api.listen`.
-    static let apiListen = ConfigurationKey(
-        path: "api.listen", kind: .text, defaultText: "off",
-        allowed: "HOST:PORT with an IP address or localhost, e.g. 0.0.0.0:8443, [::]:8443 or 127.0.0.1:8443",
-        applied: .onRestart,
-        summary:
-            "The order API for tills, the online shop and delivery platforms (CONTRACT section 15). Beyond loopback "
-            + "only with api.tls.certificate and api.tls.key. Under systemd, enable pizzad-api.socket instead.")
-
-    /// `api.tls.certificate`.
-    static let apiCertificate = ConfigurationKey(
-        path: "api.tls.certificate", kind: .text, defaultText: "none (plain HTTP, loopback only)",
-        allowed: "a readable file holding the PEM certificate and its chain", applied: .onRestart,
-        summary: "The order API's certificate; its SHA-256 fingerprint is what pizzactl device add prints for tills.")
-
-    /// `api.tls.key`.
-    static let apiKey = ConfigurationKey(
-        path: "api.tls.key", kind: .text, defaultText: "none", allowed: "a readable file holding the PEM private key",
-        applied: .onRestart, summary: "The private key of api.tls.certificate.")
-
-    /// `api.idempotencyHours`.
-    static let apiIdempotencyHours = ConfigurationKey(
-        path: "api.idempotencyHours", kind: .integer(range: 1...720, noun: "a whole number of hours"),
-        defaultValue: "48", allowed: "", applied: .onRestart,
-        summary:
-            "How long the answer to an Idempotency-Key is kept: longer than a till's longest time offline, so that "
-            + "its retry is answered, not made twice.")
-
-    /// `api.requestsPerSecond`.
-    static let apiRequestsPerSecond = ConfigurationKey(
-        path: "api.requestsPerSecond", kind: .integer(range: 1...100_000, noun: "a whole number of requests"),
-        defaultValue: "50", allowed: "", applied: .onRestart,
-        summary: "Requests one device may make a second on average (twice as many in a burst); beyond, 429.")
-
-    /// `api.lockoutAfterFailures`.
-    static let apiLockoutAfterFailures = ConfigurationKey(
-        path: "api.lockoutAfterFailures", kind: .integer(range: 1...100_000, noun: "a whole number of failures"),
-        defaultValue: "10", allowed: "", applied: .onRestart,
-        summary:
-            "Failed authentications from one address within a minute before it is locked out for a minute (429 with "
-            + "Retry-After, whatever it sends): a token cannot be guessed at speed.")
-
-    /// `api.maxConnections`.
-    static let apiMaxConnections = ConfigurationKey(
-        path: "api.maxConnections", kind: .integer(range: 1...100_000, noun: "a whole number"),
-        defaultValue: "1024", allowed: "", applied: .onRestart,
-        summary: "Connections to the order API beyond this many are answered 503 and closed.")
-
-    /// `api.idleTimeoutSeconds`.
-    static let apiIdleTimeoutSeconds = ConfigurationKey(
-        path: "api.idleTimeoutSeconds", kind: .integer(range: 5...3600, noun: "a whole number of seconds"),
-        defaultValue: "75", allowed: "", applied: .onRestart,
-        summary:
-            "A connection with no request for this long is closed; a request's headers must arrive within a tenth "
-            + "of it (at most 10 s).")
-
     /// `log.level`.
     static let logLevel = ConfigurationKey(
         path: "log.level", kind: .text, defaultValue: "info",
@@ -175,74 +118,6 @@ extension ConfigurationKey {
         path: "access.readers", kind: .list, defaultText: "[]",
         allowed: "a list of user names and @group names",
         applied: .onReload, summary: "Who may only read: orders, menu, audit, metrics, events.")
-
-    /// `replication.shopId`.
-    static let replicationShopID = ConfigurationKey(
-        path: "replication.shopId", kind: .text,
-        allowed: "lowercase letters, digits, '-' and '_', at most 63, starting with a letter or digit",
-        applied: .onRestart,
-        summary: "This shop's id at the centre; required when replication.postgres.host is set.")
-
-    /// `replication.batchSize`.
-    static let replicationBatchSize = ConfigurationKey(
-        path: "replication.batchSize",
-        kind: .integer(range: 1...10_000, noun: "a whole number of audit entries"),
-        defaultValue: "500", allowed: "", applied: .onRestart, summary: "Audit entries per central transaction.")
-
-    /// `replication.timeoutSeconds`.
-    static let replicationTimeoutSeconds = ConfigurationKey(
-        path: "replication.timeoutSeconds", kind: .integer(range: 1...600, noun: "a whole number of seconds"),
-        defaultValue: "30", allowed: "", applied: .onRestart,
-        summary: "How long connecting or one central request may take before the connection is retried.")
-
-    /// `replication.idleCheckSeconds`.
-    static let replicationIdleCheckSeconds = ConfigurationKey(
-        path: "replication.idleCheckSeconds",
-        kind: .integer(range: 1...3600, noun: "a whole number of seconds"),
-        defaultValue: "5", allowed: "", applied: .onRestart,
-        summary: "How long the connection may sit with nothing to ship before a round trip checks it.")
-
-    /// `replication.postgres.host`.
-    static let replicationHost = ConfigurationKey(
-        path: "replication.postgres.host", kind: .text, defaultText: "off",
-        allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
-        applied: .onRestart, summary: "The central PostgreSQL (or PgBouncer); setting it turns shipping on.")
-
-    /// `replication.postgres.port`.
-    static let replicationPort = ConfigurationKey(
-        path: "replication.postgres.port", kind: .integer(range: 1...65535, noun: "a TCP port"),
-        defaultValue: "5432", allowed: "", applied: .onRestart, summary: "The centre's TCP port.")
-
-    /// `replication.postgres.database`.
-    static let replicationDatabase = ConfigurationKey(
-        path: "replication.postgres.database", kind: .text,
-        allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
-        applied: .onRestart, summary: "The central database.")
-
-    /// `replication.postgres.user`.
-    static let replicationUser = ConfigurationKey(
-        path: "replication.postgres.user", kind: .text,
-        allowed: "set together: host, database and user (and replication.shopId) turn shipping on",
-        applied: .onRestart, summary: "The shop's own role at the centre.")
-
-    /// `replication.postgres.passwordFile`.
-    static let replicationPasswordFile = ConfigurationKey(
-        path: "replication.postgres.passwordFile", kind: .text,
-        defaultText: "$CREDENTIALS_DIRECTORY/pgpassword (systemd LoadCredential=), else none",
-        allowed: "a readable file", applied: .onRestart, summary: "A file holding the role's password.")
-
-    /// `replication.postgres.tls`.
-    static let replicationTLS = ConfigurationKey(
-        path: "replication.postgres.tls", kind: .text, defaultValue: "prefer",
-        allowed: ReplicationConfiguration.TLSMode.allCases.map(\.rawValue).joined(separator: ", "),
-        applied: .onRestart,
-        summary: "TLS to the centre; prefer and require verify the server's certificate and name.")
-
-    /// `replication.postgres.caFile`.
-    static let replicationCAFile = ConfigurationKey(
-        path: "replication.postgres.caFile", kind: .text, defaultText: "the system's certificate store",
-        allowed: "a readable file holding PEM certificates", applied: .onRestart,
-        summary: "Certificates to trust for the centre (a private CA, or its self-signed certificate).")
 
     /// `menu.currency`.
     static let menuCurrency = ConfigurationKey(

@@ -20,9 +20,11 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
 public struct KeptAnswer: Sendable, Equatable {
     /// The SHA-256 of the first request (method, path, body), hex.
     public var request: String
+    /// The HTTP status the first answer had.
     public var status: Int
     /// The order as the change left it: its audit entry's `after`, the body answered the first time.
     public var body: String
+    /// The order the answer is.
     public var orderID: Int64
     /// When the change was made.
     public var at: String

@@ -12,10 +12,12 @@ public final class RequestLog: OrderChangeWriter {
     public let keepHours: Locked<Int>
     private let sinceSweep = Locked(0)
 
+    /// A log keeping keys `keepHours` (the daemon sets `api.idempotencyHours`).
     public init(keepHours: Int = 48) {
         self.keepHours = Locked(keepHours)
     }
 
+    /// Inserts the change's key, if it has one, in its transaction.
     public func repository(willCommit change: OrderChange, in transaction: WriteTransaction) throws {
         guard let key = change.requestKey else { return }
         try transaction.db.execute(
