@@ -8,6 +8,7 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// No device has the name (`not_found`).
     case notFound(String)
 
+    /// The error in a sentence, naming the device.
     public var description: String {
         switch self {
         case .exists(let name): "a device named \(name) exists; revoke it or choose another name"

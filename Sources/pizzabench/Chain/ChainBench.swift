@@ -19,40 +19,6 @@ enum ChainBench {
     static let eveningSeconds = 60.0
     static let faultSeconds = 30.0
 
-    struct Phase {
-        var name: String
-        var shops: Int
-        var events = 0
-        /// From the first order until the centre held the last one.
-        var seconds = 0.0
-        var postgresCPU = 0.0
-        var bouncerCPU = 0.0
-        var copyMicroseconds = 0.0
-        /// The COPY baseline's CPU seconds: below a few of the kernel's 10 ms ticks it says nothing.
-        var copyCPU = 0.0
-        /// The same rows loaded with COPY into the centre's own tables, as full as the step left them.
-        var intoCentreMicroseconds = 0.0
-        var intoCentreCPU = 0.0
-        /// The same COPY while as many shops without a shipper are fed as the step fed (saturated steps only): what
-        /// the centre's limit is on a machine doing the shops' kitchen work beside it, as the step's machine was.
-        var besideMicroseconds = 0.0
-        var besideCPU = 0.0
-        /// Orders a second into the shops while the step fed them, and into the kitchens while COPY ran beside them.
-        var fedPerSecond = 0.0
-        var besideFedPerSecond = 0.0
-        var lag: (p50: Double, p99: Double, max: Double, worstShopP99: Double) = (0, 0, 0, 0)
-        var waitingMax = 0
-        var errors: Int64 = 0
-        /// The central transactions the shippers made (one per batch).
-        var batches: Int64 = 0
-
-        var perSecond: Double { Double(events) / max(seconds, 0.001) }
-        var postgresMicroseconds: Double { postgresCPU * 1e6 / Double(max(events, 1)) }
-        var bouncerMicroseconds: Double { bouncerCPU * 1e6 / Double(max(events, 1)) }
-    }
-
-    /// Runs the chain; true when every target held and every shop's history is at the centre exactly once.
-    /// With `saturatedOnly`, only the saturated steps run (no evening, no faults): for trying a change quickly.
     static func report(
         work: String, shopCounts: [Int], seconds: Double, idleCheckSeconds: Int, beside: Bool = false,
         saturatedOnly: Bool = false
@@ -304,39 +270,5 @@ enum ChainBench {
         let behind = shops.filter { $0.backlog.events > 0 }
         throw BenchError(
             "\(behind.count) shops still had entries to ship after 10 minutes: \(behind.prefix(3).map(\.id))")
-    }
-
-    static func table(_ phases: [Phase]) {
-        Bench.table(
-            [
-                "load", "shops", "orders/s fed", "events", "events/batch", "central events/s", "PostgreSQL µs/event",
-                "COPY µs/event",
-                "× COPY", "COPY into the centre µs/event", "× COPY into the centre", "COPY beside µs/event",
-                "× COPY beside", "orders/s fed beside",
-                "PgBouncer µs/event", "lag p50 ms", "p99", "max", "worst shop p99", "waiting clients max",
-                "shipper errors",
-            ],
-            phases.map { phase in
-                [
-                    phase.name, "\(phase.shops)", phase.fedPerSecond > 0 ? Bench.format(phase.fedPerSecond, 0) : "-",
-                    "\(phase.events)",
-                    Bench.format(Double(phase.events) / Double(max(phase.batches, 1)), 1),
-                    Bench.format(phase.perSecond, 0),
-                    Bench.format(phase.postgresMicroseconds, 0),
-                    phase.copyCPU < 0.05 ? "-" : Bench.format(phase.copyMicroseconds, 0),
-                    phase.copyCPU < 0.05
-                        ? "-" : Bench.format(phase.postgresMicroseconds / max(phase.copyMicroseconds, 0.001), 2),
-                    phase.intoCentreCPU < 0.05 ? "-" : Bench.format(phase.intoCentreMicroseconds, 0),
-                    phase.intoCentreCPU < 0.05
-                        ? "-" : Bench.format(phase.postgresMicroseconds / max(phase.intoCentreMicroseconds, 0.001), 2),
-                    phase.besideCPU < 0.05 ? "-" : Bench.format(phase.besideMicroseconds, 0),
-                    phase.besideCPU < 0.05
-                        ? "-" : Bench.format(phase.postgresMicroseconds / max(phase.besideMicroseconds, 0.001), 2),
-                    phase.besideCPU < 0.05 ? "-" : Bench.format(phase.besideFedPerSecond, 0),
-                    Bench.format(phase.bouncerMicroseconds, 0), Bench.format(phase.lag.p50, 1),
-                    Bench.format(phase.lag.p99, 1), Bench.format(phase.lag.max, 0),
-                    Bench.format(phase.lag.worstShopP99, 1), "\(phase.waitingMax)", "\(phase.errors)",
-                ]
-            })
     }
 }
