@@ -117,6 +117,11 @@ struct OrderAPILiveTests {
         #expect(try daemon.pizzactl(["device", "add", "ubereats", "--role", "till"]).status == 1)
         #expect(try daemon.pizzactl(["device", "add", "Bad Name", "--role", "till"]).status == 1)
         #expect(try daemon.pizzactl(["device", "add", "x", "--role", "owner"]).status == 1)
+        let unknown = try daemon.pizzactl(["device", "revoke", "nobody"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("not_found"), "\(unknown)")
+        #expect(
+            try daemon.pizzactl(["device", "add", "till-8", "--role", "platform", "--signing-secret", "/nonexistent"])
+                .status == 2)
         // Only a hash of each token is in the database.
         let stored = try run("sqlite3", [daemon.database, "SELECT token_sha256 FROM api_devices"])
         #expect(!stored.stdout.contains("pzd_"))
