@@ -21,7 +21,7 @@ struct Pizzactl: AsyncParsableCommand {
         version: version,
         subcommands: [
             Status.self, MenuCommand.self, OrderCommand.self, Watch.self, Board.self, AuditCommand.self, Metrics.self,
-            DB.self, ReplicationCommand.self, DeviceCommand.self,
+            DB.self, ReplicationCommand.self, DeviceCommand.self, OutboxCommand.self,
         ]
     )
 

@@ -125,7 +125,8 @@ final class BoardHTTPHandler: ChannelInboundHandler {
                 }
                 opening +=
                     "id: \(snapshot.seq)\nevent: snapshot\ndata: {\"seq\":\(snapshot.seq),\"now\":\"\(Timestamp.now())\","
-                    + "\"board\":\(settings.json),\"orders\":[\(orders.joined(separator: ","))]}\n\n"
+                    + "\"board\":\(settings.json),\"printers\":\(state.printersJSON()),"
+                    + "\"orders\":[\(orders.joined(separator: ","))]}\n\n"
             } else {
                 opening += "event: settings\ndata: {\"now\":\"\(Timestamp.now())\",\"board\":\(settings.json)}\n\n"
             }
@@ -159,10 +160,12 @@ final class BoardHTTPHandler: ChannelInboundHandler {
 
     private func startTicking(channel: any Channel) {
         guard watcher != nil, ticker == nil else { return }
+        let state = state
         ticker = channel.eventLoop.scheduleRepeatedTask(initialDelay: Self.heartbeat, delay: Self.heartbeat) { _ in
             // Not written to a browser that stopped reading: the watcher drops it at the next change.
             guard channel.isWritable else { return }
-            let tick = ByteBuffer(string: "event: tick\ndata: {\"now\":\"\(Timestamp.now())\"}\n\n")
+            let tick = ByteBuffer(
+                string: "event: tick\ndata: {\"now\":\"\(Timestamp.now())\",\"printers\":\(state.printersJSON())}\n\n")
             channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(tick)), promise: nil)
         }
     }

@@ -27,6 +27,7 @@ enum BoardPage {
         header { display: flex; gap: 1.2em; align-items: baseline; padding: .4em .8em; background: #000; }
         header h1 { font-size: 1.1em; margin: 0; }
         #status { color: var(--dim); }
+        #printers .problem { color: #fff; background: var(--late); padding: 0 .4em; border-radius: .2em; margin-right: .4em; }
         #status.down { color: #fff; background: var(--late); padding: 0 .4em; border-radius: .2em; }
         #allday { flex: 1; color: var(--dim); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
         label { color: var(--dim); font-size: .8em; }
@@ -50,6 +51,7 @@ enum BoardPage {
           <h1>Kitchen</h1>
           <span id="status">connecting…</span>
           <span id="allday"></span>
+          <span id="printers"></span>
           <label><input type="checkbox" id="sound"> sound on new tickets</label>
         </header>
         <main id="board"></main>
@@ -163,19 +165,31 @@ enum BoardPage {
           if (columns.includes(order.status)) orders.set(order.id, order); else orders.delete(order.id);
           if (!shown && order.status === "placed") beep();
         }
+        function printers(list) {
+          const box = document.getElementById("printers");
+          box.textContent = "";
+          for (const p of list || []) {
+            if (p.status === "online") continue;
+            const badge = document.createElement("span");
+            badge.className = "problem";
+            badge.textContent = "printer " + p.name + ": " + p.status.replace("_", " ");
+            box.appendChild(badge);
+          }
+        }
         function connect() {
           const events = new EventSource("/board/events");
           events.addEventListener("snapshot", e => {
             const data = JSON.parse(e.data);
             clock(data.now);
             settings = data.board;
+            printers(data.printers);
             orders.clear();
             for (const o of data.orders) orders.set(o.id, o);
             render();
           });
           events.addEventListener("settings", e => { const d = JSON.parse(e.data); clock(d.now); settings = d.board; });
           events.addEventListener("order", e => { update(JSON.parse(e.data).order); render(); });
-          events.addEventListener("tick", e => clock(JSON.parse(e.data).now));
+          events.addEventListener("tick", e => { const d = JSON.parse(e.data); clock(d.now); printers(d.printers); });
           events.addEventListener("dropped", () => { events.close(); setTimeout(connect, 1000); });
           events.onopen = () => { status.textContent = "live"; status.className = ""; };
           events.onerror = () => { status.textContent = "reconnecting…"; status.className = "down"; };

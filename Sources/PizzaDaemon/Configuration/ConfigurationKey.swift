@@ -18,6 +18,8 @@ struct ConfigurationKey: Sendable, Hashable {
         case list
         /// A part of the menu, checked by ``MenuConfiguration``.
         case menu
+        /// A list of mappings (`printers`, `webhooks`), checked by ``OutboxConfiguration``.
+        case entries
     }
 
     /// When a changed value takes effect.
@@ -61,9 +63,9 @@ struct ConfigurationKey: Sendable, Hashable {
     func hash(into hasher: inout Hasher) { hasher.combine(path) }
 
     /// Every environment variable that sets the key, in the order they win: the contract's own names, then
-    /// `PIZZAD_<KEY>` (none for the menu, a mapping).
+    /// `PIZZAD_<KEY>` (none for the menu and the lists of mappings).
     var environmentVariables: [String] {
-        environmentAliases + (kind == .menu ? [] : [environmentVariable])
+        environmentAliases + (kind == .menu || kind == .entries ? [] : [environmentVariable])
     }
 
     /// The flag and variables the manual lists under "Also".
@@ -94,6 +96,7 @@ struct ConfigurationKey: Sendable, Hashable {
         case .integer: "integer"
         case .list: "list of text"
         case .menu: "mapping"
+        case .entries: "list of mappings"
         }
     }
 }

@@ -97,11 +97,35 @@ public struct ConfigurationLoader: Sendable {
         }
         providers.append(InMemoryProvider(name: "environment", values: contractValues))
         providers.append(EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: "pizzad"))
-        if let file, tree?.mapping != nil {
-            providers.append(try await FileProvider<YAMLSnapshot>(filePath: FilePath(file)))
+        if let file, let tree, tree.mapping != nil {
+            providers.append(InMemoryProvider(name: file, values: Self.fileValues(tree)))
         }
         let reader = ConfigReader(providers: providers)
         return try resolve(reader: reader, file: file, tree: tree)
+    }
+
+    /// The file's values of the keys swift-configuration reads, from the YAML already parsed and checked: its own
+    /// YAML provider refuses a file with a list of mappings (`printers:`, `webhooks:`), which ``OutboxConfiguration``
+    /// reads from the tree, as ``MenuConfiguration`` reads the menu.
+    static func fileValues(_ tree: Yams.Node) -> [AbsoluteConfigKey: ConfigValue] {
+        var values: [AbsoluteConfigKey: ConfigValue] = [:]
+        for key in ConfigurationSchema.keys {
+            var node: Yams.Node? = tree
+            for part in key.path.split(separator: ".") { node = node?.mapping?[String(part)] }
+            guard let node, !node.isNullScalar else { continue }
+            let path = AbsoluteConfigKey(stringLiteral: key.path)
+            switch key.kind {
+            case .text, .integer:
+                if let text = node.scalar?.string { values[path] = .init(.string(text), isSecret: false) }
+            case .list:
+                if let list = node.sequence {
+                    values[path] = .init(.stringArray(list.compactMap { $0.scalar?.string }), isSecret: false)
+                }
+            case .menu, .entries:
+                continue
+            }
+        }
+        return values
     }
 
     static func parseFile(_ file: String) throws(ConfigurationError) -> Yams.Node? {

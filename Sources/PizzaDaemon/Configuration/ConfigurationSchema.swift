@@ -88,6 +88,8 @@ enum ConfigurationSchema {
                 guard value.scalar != nil else { throw wrongType(file, key, "a single value") }
             case .menu:
                 continue  // never reached: the whole menu section is checked above
+            case .entries:
+                _ = try OutboxConfiguration.entries(value, key: entry, file: file, menu: nil)
             case .integer:
                 guard value.scalar != nil, Int(value.string ?? "") != nil else {
                     throw ConfigurationError(

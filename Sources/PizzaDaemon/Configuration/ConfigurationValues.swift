@@ -75,6 +75,8 @@ struct ConfigurationValues {
             case .menu:
                 let name = String(key.path.dropFirst("menu.".count))
                 given[key] = tree?.mapping?["menu"]?.mapping?[name].flatMap { try? Yams.serialize(node: $0) }
+            case .entries:
+                given[key] = tree?.mapping?[key.path].flatMap { try? Yams.serialize(node: $0) }
             }
         }
         return given

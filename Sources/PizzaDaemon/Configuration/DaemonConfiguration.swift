@@ -1,6 +1,7 @@
 public import Logging
 public import PizzaAPI
 public import PizzaCore
+public import PizzaOutbox
 public import PizzaReplication
 public import PizzaStorage
 public import SQLite
@@ -47,6 +48,8 @@ public struct DaemonConfiguration: Sendable {
     public var replication: ReplicationConfiguration? = nil
     /// The order API (`api.*`): off unless `api.listen` is set or systemd passes a socket named `api`.
     public var api = APISettings()
+    /// What leaves the shop (`printers`, `webhooks`, `outbox.*`): nothing unless configured.
+    public var outbox = OutboxSettings()
     /// Every key's value as it was given, before defaults (``ConfigurationValues/given()``): what a reload compares.
     var given: [ConfigurationKey: String] = [:]
 }
@@ -87,6 +90,7 @@ extension DaemonConfiguration {
             board: try BoardSettings(reading: values),
             replication: try ReplicationConfiguration(reading: values),
             api: try APISettings(reading: values),
+            outbox: try OutboxConfiguration.settings(reading: values, tree: values.tree, file: file ?? "", menu: menu),
             given: values.given())
     }
 }

@@ -180,6 +180,11 @@ public enum Daemon {
             services.append(
                 .init(service: replicator, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
         }
+        if let outbox = state.outbox {
+            // Printers and webhooks never take the shop down either.
+            services.append(
+                .init(service: outbox, successTerminationBehavior: .ignore, failureTerminationBehavior: .ignore))
+        }
         let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services,

@@ -2,6 +2,7 @@ import Logging
 import PizzaAPI
 import PizzaCore
 import PizzaMetrics
+import PizzaOutbox
 import PizzaProtocol
 import PizzaReplication
 import PizzaStorage
@@ -21,6 +22,8 @@ final class DaemonState: Sendable {
     let daemonMetrics: DaemonMetrics
     /// The shipper to the central PostgreSQL; nil when replication is off.
     let replicator: Replicator?
+    /// The kitchen's printers and the webhooks; nil when none is configured.
+    let outbox: Outbox?
     /// How the boards show tickets (`board.*`).
     let board: BoardSettings
     /// The order API's settings (`api.*`): its certificate's fingerprint is what `device.add` hands out.
@@ -56,6 +59,17 @@ final class DaemonState: Sendable {
         self.replicator = replicator
         if let replicator { repository.delegates += replicator }
         repository.delegates += events
+        let outbox =
+            configuration.outbox.isEmpty
+            ? nil
+            : try Outbox(
+                settings: configuration.outbox, store: store, showCustomer: configuration.board.showCustomer,
+                registry: registry, logger: logger)
+        self.outbox = outbox
+        if let outbox {
+            try await outbox.prepare()
+            repository.delegates += outbox
+        }
         daemonMetrics = DaemonMetrics(collector: metrics, store: store, board: configuration.board)
         board = configuration.board
         apiSettings = configuration.api
@@ -88,8 +102,18 @@ final class DaemonState: Sendable {
     /// The Prometheus text of every metric, as `GET /metrics` and `metrics.get` serve it.
     func renderMetrics() -> String {
         replicator?.refreshMetrics()
+        outbox?.refreshMetrics()
         return daemonMetrics.render(
             connections: connections.load(ordering: .relaxed), watchers: watchers.load(ordering: .relaxed))
+    }
+
+    /// The printers' statuses as last seen, as the board shows them: `[{"name":"kitchen","status":"paper_out"}]`
+    /// (`unknown` before a printer was asked).
+    func printersJSON() -> String {
+        let printers = (outbox?.statuses() ?? []).filter { $0.kind == "printer" }.map { status -> JSONValue in
+            ["name": .string(status.name), "status": .string(status.printer?.rawValue ?? "unknown")]
+        }
+        return JSONValue.array(printers).jsonText
     }
 
     /// Seconds since start.

@@ -169,6 +169,7 @@ final class RPCDispatcher: Sendable {
         addBoardMethods(to: &table, state)
         addReplicationMethods(to: &table, state)
         addDeviceMethods(to: &table, state)
+        addOutboxMethods(to: &table, state)
         return table.methods
     }
 

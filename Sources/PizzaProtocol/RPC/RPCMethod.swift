@@ -16,4 +16,7 @@ public enum RPCMethod: String, Sendable, CaseIterable {
     case deviceAdd = "device.add"
     case deviceList = "device.list"
     case deviceRevoke = "device.revoke"
+    case outboxList = "outbox.list"
+    case outboxRetry = "outbox.retry"
+    case orderPrint = "order.print"
 }

@@ -7,7 +7,9 @@ import PizzaWire
 struct OrderCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "order", abstract: "Create, change and look at orders.",
-        subcommands: [New.self, Add.self, Remove.self, Place.self, Advance.self, Cancel.self, Show.self, List.self])
+        subcommands: [
+            New.self, Add.self, Remove.self, Place.self, Advance.self, Cancel.self, Show.self, List.self, Print.self,
+        ])
 }
 
 /// Parses a PIZZA with the reason shown when it does not read.
@@ -132,6 +134,39 @@ extension OrderCommand {
         func run() async throws {
             let params: [(String, JSONValue)] = id.map { [("id", .int($0))] } ?? [("ref", .string(ref!))]
             try await global.call(OrderOperation.get, params, render: Output.order)
+        }
+    }
+
+    struct Print: AsyncParsableCommand, PizzactlCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Print an order's kitchen ticket again (it says REPRINT), or show it as text.",
+            discussion: GlobalOptions.help)
+        @ParentCommand var pizzactl: Pizzactl
+        @Argument(help: "The order id.") var id: Int64
+        @Option(help: "Only on this printer (default: every printer whose kinds are on the order).")
+        var printer: String?
+        @Flag(help: "Show the ticket as the printer would print it, and print nothing.") var preview = false
+
+        func run() async throws {
+            var params: [(String, JSONValue)] = [("id", .int(id)), ("preview", .bool(preview))]
+            if let printer { params.append(("printer", .string(printer))) }
+            var failed: [String] = []
+            try await global.call(.orderPrint, params) { result in
+                for ticket in result["tickets"]?.arrayValue ?? [] {
+                    let name = Output.text(ticket["printer"])
+                    if let skipped = ticket["skipped"]?.stringValue {
+                        print("\(name): no ticket (\(skipped))")
+                    } else if let text = ticket["text"]?.stringValue {
+                        print("--- \(name) ---")
+                        print(text, terminator: "")
+                    } else if ticket["printed"]?.boolValue == true {
+                        print("\(name): printed")
+                    } else {
+                        failed.append("\(name): \(Output.text(ticket["error"]))")
+                    }
+                }
+            }
+            if !failed.isEmpty { throw CommandFailure(message: "not printed: " + failed.joined(separator: "; ")) }
         }
     }
 

@@ -1,4 +1,5 @@
 import PizzaCore
+import PizzaOutbox
 import PizzaProtocol
 import PizzaStorage
 import PizzaWire
@@ -21,6 +22,10 @@ extension RPCDispatcher {
             return [
                 "seq": .int(snapshot.seq), "board": .encoded(settings.json), "orders": .array(orders),
                 "now": .string(Timestamp.now().description),
+                "printers": .array(
+                    (state.outbox?.statuses() ?? []).filter { $0.kind == "printer" }.map {
+                        ["name": .string($0.name), "status": .string($0.printer?.rawValue ?? "unknown")]
+                    }),
             ]
         }
     }

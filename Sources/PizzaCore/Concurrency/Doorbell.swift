@@ -1,8 +1,7 @@
-import PizzaCore
-
-/// Wakes one waiting task: rung after every commit, waited on by the shipper between batches. A ring while
+/// Wakes one waiting task: rung after every commit, waited on by the shipper between batches and by
+/// each printer and webhook. A ring while
 /// nobody waits is kept for the next wait, so a commit is never missed; many rings in between count as one.
-final class Doorbell: Sendable {
+public final class Doorbell: Sendable {
     private struct State {
         var rung = false
         var waiter: CheckedContinuation<Void, Never>?
@@ -12,7 +11,11 @@ final class Doorbell: Sendable {
 
     private let state = Locked(State())
 
-    func ring() {
+    /// A doorbell nobody rang yet.
+    public init() {}
+
+    /// Wakes the waiter, or the next wait.
+    public func ring() {
         let waiter = state.withLock { state -> CheckedContinuation<Void, Never>? in
             guard let waiter = state.waiter else {
                 state.rung = true
@@ -25,7 +28,7 @@ final class Doorbell: Sendable {
     }
 
     /// Returns when rung (at once when rung since the last wait), after `timeout`, or when the task is cancelled.
-    func wait(timeout: Duration) async {
+    public func wait(timeout: Duration) async {
         state.withLock { $0.waitOver = false }
         await withTaskGroup(of: Void.self) { group in
             group.addTask { await self.waitForRing() }

@@ -1,0 +1,116 @@
+public import Foundation
+public import PizzaCore
+
+/// A ticket as the kitchen reads it, in lines, before it becomes a printer's bytes (``EscPos``): the order number
+/// large, the time, the customer, each pizza with its size, crust, sauces and extras, the note; a cancellation says so
+/// and why. `pizzactl order print --preview` shows ``text``.
+public struct KitchenTicket: Sendable, Equatable {
+    /// How a line is printed.
+    public enum Style: Sendable, Equatable {
+        case normal
+        /// Bold.
+        case bold
+        /// Double width and height, centred: the order number, REPRINT, CANCELLED.
+        case large
+    }
+
+    /// One printed line (never wider than the printer's columns, or half of them when large).
+    public struct Line: Sendable, Equatable {
+        public var text: String
+        public var style: Style
+    }
+
+    public var lines: [Line]
+
+    /// The ticket for `cart` entering `event` (a kitchen ticket, or a cancellation for `.cancelled`), listing only
+    /// the pizzas of `kinds` (all when nil); nil when none of them is on the order. `reprint` heads it REPRINT: it
+    /// may be on paper already.
+    public init?(
+        cart: Cart, event: OutboxEvent, at: Timestamp, reason: String?, columns: Int, kinds: Set<String>?,
+        showCustomer: Bool = true, reprint: Bool, timeZone: TimeZone = .current
+    ) {
+        let items = cart.items.filter { kinds?.contains($0.pizza.kind) ?? true }
+        guard !items.isEmpty || (kinds == nil && event != .placed) else { return nil }
+        var lines: [Line] = []
+        func add(_ text: String, _ style: Style = .normal) {
+            let width = style == .large ? columns / 2 : columns
+            for piece in Self.wrap(text, width: width) { lines.append(Line(text: piece, style: style)) }
+        }
+        if reprint { add("REPRINT", .large) }
+        if event == .cancelled { add("CANCELLED", .large) }
+        add("#\(cart.id)", .large)
+        if event != .placed && event != .cancelled { add(event.rawValue.uppercased(), .bold) }
+        add(Self.time(at, timeZone: timeZone))
+        if let ref = cart.ref { add("Ref \(ref)") }
+        if showCustomer, let customer = cart.customer, !customer.isEmpty { add(customer, .bold) }
+        add(String(repeating: "-", count: columns))
+        for item in items {
+            let pizza = item.pizza
+            add("\(pizza.quantity) x \(pizza.kind) \(pizza.size.rawValue)", .bold)
+            var details = [pizza.crust]
+            if pizza.chiliSauce { details.append("chili") }
+            if pizza.ketchup { details.append("ketchup") }
+            details += pizza.extras.map { "+" + $0 }
+            add("    " + details.joined(separator: ", "))
+        }
+        if let note = cart.note, !note.isEmpty {
+            add(String(repeating: "-", count: columns))
+            add("Note: \(note)", .bold)
+        }
+        if event == .cancelled {
+            add(String(repeating: "-", count: columns))
+            add("Reason: \(reason ?? "none given")")
+        }
+        self.lines = lines
+    }
+
+    /// The ticket as plain text, large lines marked as such: what `--preview` shows.
+    public var text: String {
+        lines.map { line in
+            switch line.style {
+            case .large: "== \(line.text) =="
+            case .bold, .normal: line.text
+            }
+        }.joined(separator: "\n") + "\n"
+    }
+
+    /// `26.11.2026 19:04` in the shop's time zone.
+    static func time(_ at: Timestamp, timeZone: TimeZone) -> String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = timeZone
+        let date = Date(timeIntervalSince1970: Double(at.millisecondsSince1970) / 1000)
+        let parts = calendar.dateComponents([.day, .month, .year, .hour, .minute], from: date)
+        func two(_ value: Int?) -> String { value.map { $0 < 10 ? "0\($0)" : "\($0)" } ?? "??" }
+        return "\(two(parts.day)).\(two(parts.month)).\(parts.year ?? 0) \(two(parts.hour)):\(two(parts.minute))"
+    }
+
+    /// `text` in lines of at most `width` characters, broken at spaces where it can be; control characters become
+    /// spaces (a printer takes them as commands).
+    static func wrap(_ text: String, width: Int) -> [String] {
+        let clean = String(
+            text.map { $0.isNewline || ($0.asciiValue.map { $0 < 0x20 || $0 == 0x7F } ?? false) ? " " : $0 })
+        var lines: [String] = []
+        var current = ""
+        for word in clean.split(separator: " ", omittingEmptySubsequences: false) {
+            var word = String(word)
+            while word.count > width {
+                if !current.isEmpty {
+                    lines.append(current)
+                    current = ""
+                }
+                lines.append(String(word.prefix(width)))
+                word = String(word.dropFirst(width))
+            }
+            if current.isEmpty {
+                current = word
+            } else if current.count + 1 + word.count <= width {
+                current += " " + word
+            } else {
+                lines.append(current)
+                current = word
+            }
+        }
+        lines.append(current)
+        return lines
+    }
+}
