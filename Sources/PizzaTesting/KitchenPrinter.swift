@@ -21,6 +21,7 @@ public final class KitchenPrinter: Sendable {
         var state = State.ready
         var tickets: [String] = []
         var neverRead = false
+        var paperOutAfterTicket = false
         var connections = 0
     }
 
@@ -39,6 +40,9 @@ public final class KitchenPrinter: Sendable {
 
     /// Sets what it answers from now on.
     public func set(_ state: State) { shared.withLock { $0.state = state } }
+
+    /// The next ticket prints, and then the paper is out (as the status after it says).
+    public func outOfPaperAfterNextTicket() { shared.withLock { $0.paperOutAfterTicket = true } }
 
     /// From now on, accepts connections and neither reads nor answers.
     public func neverRead(_ value: Bool) { shared.withLock { $0.neverRead = value } }
@@ -117,7 +121,13 @@ public final class KitchenPrinter: Sendable {
                         guard need(3) else { break parsing }
                         let ticket = String(String.UnicodeScalarView(text))
                         text = []
-                        shared.withLock { $0.tickets.append(ticket) }
+                        shared.withLock { shared in
+                            shared.tickets.append(ticket)
+                            if shared.paperOutAfterTicket {
+                                shared.paperOutAfterTicket = false
+                                shared.state = .paperOut
+                            }
+                        }
                         index += 4
                     } else {
                         index += 3

@@ -1,4 +1,5 @@
 import Foundation
+import PizzaCore
 import PizzaTesting
 import Testing
 
@@ -148,5 +149,226 @@ struct OutboxTests {
         try await Self.eventually("the fifth ticket once the paper is back") { printer.tickets.count == 5 }
         #expect(printer.tickets.count == 5)
         _ = try daemon.stop()
+    }
+
+    @Test("a receiver that answers 500, times out, then 429 with Retry-After gets each event once, in order")
+    func webhookRetries() async throws {
+        try #require(WebhookReceiver.available, "the standardwebhooks venv is missing: run .ci/run")
+        let folder = try TemporaryFolder("pizzad-outbox")
+        let receiver = try WebhookReceiver(in: folder.path, script: ["500", "timeout", "429:1", "200"])
+        let daemon = try PizzadProcess(config: Self.config(webhooks: [("shop", receiver)]), directory: folder.path)
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        #expect(try daemon.pizzactl(["order", "place", "1"]).status == 0)
+        #expect(try daemon.pizzactl(["order", "advance", "1"]).status == 0)
+        try await Self.eventually("three deliveries after the retries: \((try? receiver.records()) ?? [])") {
+            try receiver.accepted().count == 3
+        }
+        let records = try receiver.records()
+        let unverified = records.filter { !$0.verified }
+        #expect(unverified.isEmpty, "every attempt is signed with the secret: \(records)")
+        let accepted = try receiver.accepted()
+        #expect(accepted.map(\.status) == ["open", "placed", "preparing"])
+        #expect(accepted.compactMap(\.seq) == [1, 2, 3])
+        // The first event's tries: 500, a timeout (never answered, so never logged), 429, then accepted; each try's
+        // id is the same and its timestamp its own.
+        let first = records.filter { $0.id == accepted[0].id }
+        #expect(first.compactMap(\.answered) == [500, 429, 200], "\(records)")
+        let state = try Self.outbox(daemon)["shop"]
+        #expect(state?["state"] as? String == "idle" && state?["waiting"] as? Int == 0, "\(String(describing: state))")
+        _ = try daemon.stop()
+    }
+
+    @Test("a receiver that answers 410 disables its webhook: logged at err, shown, and retry enables it")
+    func webhookGone() async throws {
+        try #require(WebhookReceiver.available, "the standardwebhooks venv is missing: run .ci/run")
+        let folder = try TemporaryFolder("pizzad-outbox")
+        let gone = try WebhookReceiver(in: folder.path, name: "gone", always: "410")
+        let daemon = try PizzadProcess(config: Self.config(webhooks: [("old", gone)]), directory: folder.path)
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        try await Self.eventually("the webhook disabled") {
+            try Self.outbox(daemon)["old"]?["state"] as? String == "disabled"
+        }
+        #expect(try gone.records().count == 1, "410 is not retried")
+        let listed = try daemon.pizzactl(["outbox"])
+        #expect(listed.stdout.contains("disabled: the receiver answered that it is gone: HTTP 410"), "\(listed)")
+        #expect(listed.stdout.contains("pizzactl outbox retry old"), "\(listed)")
+        #expect(daemon.output.contains("ERROR") && daemon.output.contains("outbox: disabled"), "\(daemon.output)")
+        let metrics = try daemon.pizzactl(["metrics"]).stdout
+        #expect(metrics.contains(#"pizzad_outbox_disabled{destination="old",kind="webhook"} 1"#), "\(metrics)")
+        #expect(try daemon.pizzactl(["outbox", "retry", "old"]).status == 0)
+        try await Self.eventually("tried again") { try gone.records().count == 2 }
+        #expect(try daemon.pizzactl(["outbox", "retry", "nobody"]).status == 1)
+        _ = try daemon.stop()
+    }
+
+    @Test("unreachable, wrong-certificate, redirecting and endlessly slow webhooks: each a clear error, orders unhurt")
+    func badWebhooks() async throws {
+        try #require(WebhookReceiver.available, "the standardwebhooks venv is missing: run .ci/run")
+        let folder = try TemporaryFolder("pizzad-outbox")
+        let (certificate, key) = try OrderAPILiveTests.certificate(in: folder.path)
+        let tls = try WebhookReceiver(in: folder.path, name: "tls", tls: (certificate, key))
+        let redirect = try WebhookReceiver(in: folder.path, name: "redirect", always: "redirect")
+        let slow = try WebhookReceiver(in: folder.path, name: "slow", always: "slow")
+        let closed = try freeLoopbackPort()
+        let printer = try await KitchenPrinter()
+        defer { Task { await printer.stop() } }
+        printer.neverRead(true)
+        let config =
+            Self.config(printers: [("stuck", printer)], webhooks: [("redirect", redirect), ("slow", slow)])
+                + """
+                  - name: tls
+                    url: https://127.0.0.1:\(tls.port)/hook
+                    secretFile: \(tls.secretFile)
+                    allowPrivate: true
+                  - name: nobody
+                    url: http://127.0.0.1:\(closed)/hook
+                    secretFile: \(tls.secretFile)
+                    allowPrivate: true
+
+                """
+        let daemon = try PizzadProcess(config: config, directory: folder.path)
+        let clock = Stopwatch()
+        for _ in 1...20 { #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0) }
+        #expect(clock.seconds < 15, "20 orders took \(clock.seconds) s beside dead receivers")
+        try await Self.eventually("every destination failing with its reason", seconds: 30) {
+            let states = try Self.outbox(daemon)
+            return ["redirect", "slow", "tls", "nobody", "stuck"].allSatisfy {
+                states[$0]?["lastError"] is String && states[$0]?["state"] as? String == "failing"
+            }
+        }
+        let states = try Self.outbox(daemon)
+        func error(_ name: String) -> String { states[name]?["lastError"] as? String ?? "" }
+        #expect(error("redirect").contains("redirects are not followed"), "\(error("redirect"))")
+        #expect(error("slow").contains("timed out"), "\(error("slow"))")
+        #expect(error("tls").lowercased().contains("certificate") || error("tls").contains("TLS"), "\(error("tls"))")
+        #expect(error("nobody").lowercased().contains("refused"), "\(error("nobody"))")
+        #expect(error("stuck").contains("no answer"), "\(error("stuck"))")
+        #expect(states["stuck"]?["printer"] as? String == "unreachable")
+        // The printer that took the connection and never read: back to reading, it prints each ticket once.
+        printer.neverRead(false)
+        try await Self.eventually("the 20 tickets", seconds: 30) { printer.tickets.count == 20 }
+        _ = try daemon.stop()
+    }
+
+    @Test("a printer whose outcome is unknown prints that ticket again headed REPRINT")
+    func reprintAfterUnknownOutcome() async throws {
+        let folder = try TemporaryFolder("pizzad-outbox")
+        let printer = try await KitchenPrinter()
+        defer { Task { await printer.stop() } }
+        let daemon = try PizzadProcess(config: Self.config(printers: [("kitchen", printer)]), directory: folder.path)
+        // Paper runs out while the ticket prints: the status after it says so, so it may be cut short.
+        printer.outOfPaperAfterNextTicket()
+        #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        try await Self.eventually("the first print") { printer.tickets.count == 1 }
+        try await Self.eventually("paper out shown") {
+            try Self.outbox(daemon)["kitchen"]?["printer"] as? String == "paper_out"
+        }
+        printer.set(.ready)
+        try await Self.eventually("the reprint") { printer.tickets.count == 2 }
+        #expect(!printer.tickets[0].contains("REPRINT") && printer.tickets[1].contains("REPRINT"), "\(printer.tickets)")
+        #expect(printer.tickets[1].contains("#1"))
+        _ = try daemon.stop()
+    }
+
+    @Test("a configuration naming a destination twice, or a webhook with no secret, is refused by name")
+    func badConfiguration() throws {
+        let folder = try TemporaryFolder("pizzad-outbox")
+        let secret = folder.path + "/secret"
+        try Data("whsec_\(Data(repeating: 7, count: 32).base64EncodedString())\n".utf8).write(
+            to: URL(fileURLWithPath: secret))
+        let cases: [(String, String)] = [
+            (
+                "printers:\n  - {name: kitchen, address: \"192.0.2.5:9100\"}\nwebhooks:\n"
+                    + "  - {name: kitchen, url: \"https://example.com/h\", secretFile: \(secret)}\n",
+                "key 'webhooks': names 'kitchen' twice"
+            ),
+            (
+                "webhooks:\n  - {name: shop, url: \"https://example.com/h\"}\n",
+                "key 'webhooks[0].secretFile': is missing"
+            ),
+            (
+                "webhooks:\n  - {name: shop, url: \"https://10.0.0.5/h\", secretFile: \(secret)}\n",
+                "key 'webhooks[0].url': 10.0.0.5 is a private address"
+            ),
+            ("printers:\n  - {name: bar, address: \"192.0.2.5:9100\", columns: 40}\n", "key 'printers[0].columns'"),
+            (
+                "printers:\n  - {name: bar, address: \"192.0.2.5:9100\", kinds: [calzone]}\n",
+                "'calzone' is not on the menu"
+            ),
+            ("printers:\n  - {name: bar, address: nowhere}\n", "key 'printers[0].address'"),
+            (
+                "printers:\n  - {name: bar, address: \"192.0.2.5:9100\", colour: red}\n",
+                "'printers[0].colour': unknown key"
+            ),
+        ]
+        for (yaml, expected) in cases {
+            let path = folder.path + "/pizzad.yaml"
+            try Data(yaml.utf8).write(to: URL(fileURLWithPath: path))
+            let checked = try run(BuiltPrograms.pizzad, ["check-config", "--config", path])
+            #expect(checked.status == 78, "\(yaml): \(checked)")
+            #expect(checked.stderr.contains(expected), "\(yaml): \(checked)")
+        }
+    }
+
+    @Test(
+        "SIGKILL in the middle of deliveries under load: after a restart every committed change reaches every receiver")
+    func crashUnderLoad() async throws {
+        try #require(WebhookReceiver.available, "the standardwebhooks venv is missing: run .ci/run")
+        let folder = try TemporaryFolder("pizzad-outbox")
+        let printer = try await KitchenPrinter()
+        defer { Task { await printer.stop() } }
+        let receiver = try WebhookReceiver(in: folder.path)
+        let config = Self.config(printers: [("kitchen", printer)], webhooks: [("shop", receiver)])
+        var daemon = try PizzadProcess(config: config, directory: folder.path)
+        let socket = daemon.socket
+        // Four clients create orders (placed) and make refused changes, until the daemon is gone: on threads of their
+        // own, as pizzactl blocks (Swift's pool has as many threads as cores).
+        let made = Locked(0)
+        let running = Locked(4)
+        for client in 1...4 {
+            Thread.detachNewThread {
+                defer { running.withLock { $0 -= 1 } }
+                while true {
+                    let created = try? run(
+                        Binaries.pizzactl,
+                        ["--socket", socket, "order", "new", "--place", "--customer", "client \(client)", "cheese"])
+                    guard created?.status == 0 else { return }
+                    made.withLock { $0 += 1 }
+                    // Refused: an order that does not exist; nothing is committed, so nothing may be sent.
+                    _ = try? run(Binaries.pizzactl, ["--socket", socket, "order", "advance", "999999"])
+                }
+            }
+        }
+        try await Self.eventually("deliveries under way") { try receiver.accepted().count >= 20 }
+        daemon.kill()
+        try await Self.eventually("the clients stopped") { running.withLock { $0 } == 0 }
+        #expect(made.withLock { $0 } >= 20)
+        daemon = try PizzadProcess(config: config, directory: folder.path)
+        let audited = try sqlite3(daemon.database, "SELECT seq FROM audit_log ORDER BY seq").split(separator: "\n")
+            .compactMap { Int64($0) }
+        #expect(audited.count >= made.withLock { $0 }, "every acknowledged order is committed")
+        try await Self.eventually("every committed change delivered after the restart", seconds: 60) {
+            Set(try receiver.accepted().compactMap(\.seq)) == Set(audited)
+        }
+        let accepted = try receiver.accepted()
+        #expect(Set(accepted.compactMap(\.seq)).isSubset(of: Set(audited)), "nothing for a change that did not commit")
+        // A message sent twice (across the crash) carries the same id both times.
+        var idBySeq: [Int64: String] = [:]
+        for record in accepted {
+            guard let seq = record.seq, let id = record.id else { continue }
+            #expect(idBySeq[seq] == nil || idBySeq[seq] == id)
+            idBySeq[seq] = id
+        }
+        try await Self.eventually("a ticket for every order", seconds: 60) {
+            Set(printer.tickets.compactMap(Self.orderNumber)) == Set(1...Int64(audited.count))
+        }
+        let duplicates = printer.tickets.count - audited.count
+        #expect(duplicates <= 1, "at most the ticket under way at the crash prints twice: \(duplicates)")
+        _ = try daemon.stop()
+    }
+
+    /// The order number a ticket prints large (`#12`).
+    static func orderNumber(_ ticket: String) -> Int64? {
+        ticket.split(separator: "\n").first { $0.hasPrefix("#") }.flatMap { Int64($0.dropFirst()) }
     }
 }

@@ -31,6 +31,10 @@ struct ConfigurationChangeTests {
             "menu.kinds": "{calzone: {prices: {M: 1000}, size: M}}", "api.listen": "127.0.0.1:8443",
             "api.tls.certificate": certificate,
             "api.tls.key": certificate.replacingOccurrences(of: ".pem", with: ".key"),
+            "printers": "[{name: kitchen, address: \"192.0.2.50:9100\"}]",
+            "webhooks": "[{name: shop, url: \"https://shop.example.com/hook\", secretFile: "
+                + certificate.replacingOccurrences(of: "ca.pem", with: "webhook.secret") + "}]",
+            "outbox.retryScale": "0.5",
         ]
         return samples[key.path]
     }
@@ -76,6 +80,8 @@ struct ConfigurationChangeTests {
             openssl.waitUntilExit()
         }
         let certificate = folder + "/ca.pem"
+        try Data("whsec_\(Data(repeating: 1, count: 32).base64EncodedString())\n".utf8).write(
+            to: URL(fileURLWithPath: folder + "/webhook.secret"))
         // The order API's certificate and key are set together: the base has one pair, each key's sample the other.
         var base = Self.base
         base["api.tls.certificate"] = folder + "/api.pem"

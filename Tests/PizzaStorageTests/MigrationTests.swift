@@ -29,9 +29,9 @@ struct MigrationTests {
         #expect(
             rows
                 == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64"
-                + "\n5|0005_devices_and_requests.sql|64"
+                + "\n5|0005_devices_and_requests.sql|64\n6|0006_outbox.sql|64"
         )
-        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "5")
+        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "6")
         // Each checksum is the file's SHA-256 as sha256sum prints it.
         for migration in Fixtures.migrations {
             let stored = try Fixtures.sqlite3(
@@ -40,7 +40,7 @@ struct MigrationTests {
         }
         // Opening again applies nothing new.
         _ = try open(path)
-        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "5")
+        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "6")
     }
 
     @Test(
@@ -74,7 +74,7 @@ struct MigrationTests {
         #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "1")
 
         let store = try open(path)
-        #expect(store.schemaVersion == 5)
+        #expect(store.schemaVersion == 6)
         #expect(try Fixtures.sqlite3(path, dump) == before, "the rebuilt tables hold exactly the rows they held")
         #expect(try store.verifyAudit().ok)
         #expect(try Fixtures.sqlite3(path, "PRAGMA integrity_check; PRAGMA foreign_key_check") == "ok")
@@ -85,7 +85,7 @@ struct MigrationTests {
                 "index carts_by_created_at",
                 "index carts_by_status", "index pizzas_by_cart",
                 "index status_history_by_cart", "table api_devices", "table api_requests", "table audit_log",
-                "table carts", "table pizzas",
+                "table carts", "table outbox_destinations", "table pizzas",
                 "table replication_state",
                 "table schema_migrations", "table status_history", "trigger audit_log_no_delete",
                 "trigger audit_log_no_update",

@@ -19,8 +19,8 @@ struct RepositoryTests {
             kitchen.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(
             tables.split(separator: "\n") == [
-                "api_devices", "api_requests", "audit_log", "carts", "pizzas", "replication_state", "schema_migrations",
-                "status_history",
+                "api_devices", "api_requests", "audit_log", "carts", "outbox_destinations", "pizzas", "replication_state",
+                "schema_migrations", "status_history",
             ])
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA journal_mode") == "wal")
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA foreign_key_check") == "")
@@ -28,7 +28,7 @@ struct RepositoryTests {
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT status FROM carts WHERE id = \(cart.id)") == "preparing")
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM status_history") == "3")
         let strict = try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM pragma_table_list WHERE strict = 1")
-        #expect(strict == "8")
+        #expect(strict == "9")
         let createdAt = try Fixtures.sqlite3(kitchen.path, "SELECT created_at FROM carts")
         #expect(Timestamp(iso8601: createdAt) != nil, "created_at reads as ISO-8601: \(createdAt)")
     }
@@ -39,7 +39,7 @@ struct RepositoryTests {
         let info = try kitchen.store.info()
         #expect(info.journalMode == "wal")
         #expect(info.synchronous == "FULL")
-        #expect(info.schemaVersion == 5)
+        #expect(info.schemaVersion == 6)
     }
 
     @Test("a change whose audit write throws leaves no row in any table")

@@ -117,7 +117,7 @@ public enum ManualPages {
         for section in sections {
             page.request("Ss \(section)")
             page.list(
-                ConfigurationSchema.keys.filter { $0.path.hasPrefix(section + ".") }.map { key in
+                ConfigurationSchema.keys.filter { $0.path.hasPrefix(section + ".") || $0.path == section }.map { key in
                     var lines = [
                         key.summary,
                         "Type: \(key.typeDescription). Default: \(key.defaultDescription).",
