@@ -36,6 +36,9 @@ struct SystemdBootTests {
                     let name = (deb as NSString).lastPathComponent
                     try FileManager.default.copyItem(atPath: deb, toPath: root + "/root/debs/" + name)
                 }
+                try FileManager.default.copyItem(
+                    atPath: Binaries.repository + "/Tests/PizzaDaemonTests/Outbox/receivers.pl",
+                    toPath: root + "/root/receivers.pl")
             }
             defer { system.shutdown() }
             let previousDeb = "/root/debs/" + (previous as NSString).lastPathComponent
@@ -292,6 +295,46 @@ struct SystemdBootTests {
                 "{ journalctl -u pizzad --no-pager -o cat | grep -E '\(noisePattern)'; "
                     + "journalctl --no-pager -o cat | grep -E 'SIGSYS|dumped core|core dump'; } || true")
             #expect(noise.stdout.isEmpty, "the hardening shows in the journal:\n\(noise.stdout)")
+
+            // MARK: a printer and a webhook, reached only through the outbox drop-in
+            try step(system, "setsid -f perl /root/receivers.pl >/root/receivers.log 2>&1; sleep 1")
+            try step(
+                system,
+                "printf 'whsec_%s\\n' \"$(head -c 32 /dev/urandom | base64)\" > /etc/pizzad/webhook.secret && "
+                    + "chgrp pizzad /etc/pizzad/webhook.secret && chmod 0640 /etc/pizzad/webhook.secret && "
+                    + "printf 'printers:\\n  - {name: kitchen, address: \"127.0.0.1:9100\"}\\nwebhooks:\\n"
+                    + "  - {name: shop, url: \"http://127.0.0.1:8080/hook\", secretFile: /etc/pizzad/webhook.secret, "
+                    + "allowPrivate: true}\\n' >> /etc/pizzad/pizzad.yaml && systemctl restart pizzad")
+            #expect(try waitUntilActive(system) != nil)
+            try step(system, "pizzactl order new --place --customer 'Zoë' cheese:L")
+            try await Task.sleep(for: .seconds(3))
+            // Without the drop-in the unit has no network: the ticket and the message wait, and say why.
+            let waiting = try step(system, "pizzactl outbox; test ! -s /root/printed && test ! -s /root/hooks")
+            #expect(waiting.stdout.contains("failing"), "\(waiting.stdout)")
+            try step(
+                system,
+                "mkdir -p /etc/systemd/system/pizzad.service.d && "
+                    + "sed 's|^IPAddressAllow=.*|IPAddressAllow=127.0.0.1/32|' "
+                    + "/usr/share/doc/pizzad/examples/pizzad-outbox.conf > /etc/systemd/system/pizzad.service.d/outbox.conf "
+                    + "&& systemctl daemon-reload && systemctl restart pizzad")
+            #expect(try waitUntilActive(system) != nil)
+            let delivered = TimeLimit(seconds: 30)
+            var outbox = ""
+            while delivered.remains {
+                outbox = try system.sh("grep -c '#1' /root/printed; grep -c 'webhook-signature: v1,' /root/hooks")
+                    .stdout
+                if outbox == "1\n1\n" { break }
+                try await Task.sleep(for: .milliseconds(500))
+            }
+            #expect(outbox == "1\n1\n", "the ticket and the webhook through the drop-in: \(outbox)")
+            let ticket = try system.sh("cat /root/printed | tr -d '\\000-\\011\\013-\\037'").stdout
+            #expect(ticket.contains("1 x cheese L"), "\(ticket)")
+            try step(
+                system,
+                "rm /etc/systemd/system/pizzad.service.d/outbox.conf /etc/pizzad/webhook.secret && "
+                    + "sed -i '/^printers:$/,$d' /etc/pizzad/pizzad.yaml && systemctl daemon-reload && "
+                    + "systemctl restart pizzad")
+            #expect(try waitUntilActive(system) != nil)
 
             // MARK: a database from a newer pizzad (a downgrade): refused by name, exit 65, no restart loop
             try step(

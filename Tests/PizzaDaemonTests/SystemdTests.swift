@@ -164,9 +164,10 @@ struct SystemdTests {
     }
 
     @Test(
-        "with the replication drop-in, only the network opens: the rest of the hardening stays",
-        .enabled(if: Binaries.available("systemd-analyze")))
-    func replicationDropIn() throws {
+        "with the replication or the outbox drop-in, only the network opens: the rest of the hardening stays",
+        .enabled(if: Binaries.available("systemd-analyze")),
+        arguments: ["pizzad-replication.conf", "pizzad-outbox.conf"])
+    func networkDropIn(_ dropIn: String) throws {
         let temporary = try TemporaryFolder("pizzad-dropin")
         defer { temporary.remove() }
         let folder = temporary.path
@@ -174,8 +175,7 @@ struct SystemdTests {
         try FileManager.default.copyItem(
             atPath: Binaries.repository + "/systemd/pizzad.service", toPath: folder + "/pizzad.service")
         try FileManager.default.copyItem(
-            atPath: Binaries.repository + "/systemd/pizzad-replication.conf",
-            toPath: folder + "/pizzad.service.d/replication.conf")
+            atPath: Binaries.repository + "/systemd/" + dropIn, toPath: folder + "/pizzad.service.d/" + dropIn)
         let result = try run(
             // --threshold counts in tenths of the printed exposure: 15 is 1.5.
             "systemd-analyze", ["security", "--offline=true", "--threshold=15", folder + "/pizzad.service"],

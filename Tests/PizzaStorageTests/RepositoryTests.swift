@@ -19,8 +19,8 @@ struct RepositoryTests {
             kitchen.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(
             tables.split(separator: "\n") == [
-                "api_devices", "api_requests", "audit_log", "carts", "outbox_destinations", "pizzas", "replication_state",
-                "schema_migrations", "status_history",
+                "api_devices", "api_requests", "audit_log", "carts", "outbox_destinations", "pizzas",
+                "replication_state", "schema_migrations", "status_history",
             ])
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA journal_mode") == "wal")
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA foreign_key_check") == "")
