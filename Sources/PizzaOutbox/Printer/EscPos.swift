@@ -107,6 +107,13 @@ public enum EscPos {
         return bytes
     }
 
+    /// `text` as the printer shows it: ``encode(_:)`` read back.
+    public static func printable(_ text: String) -> String {
+        String(
+            String.UnicodeScalarView(
+                encode(text).map { $0 < 0x80 ? Unicode.Scalar($0) : page858[Int($0) - 0x80] }))
+    }
+
     /// Code page 858's bytes 0x80-0xFF, as text (the box-drawing characters included, so that every byte decodes).
     public static let page858: [Unicode.Scalar] = Array(
         ("ÇüéâäàåçêëèïîìÄÅÉæÆôöòûùÿÖÜø£Ø×ƒáíóúñÑªº¿®¬½¼¡«»░▒▓│┤ÁÂÀ©╣║╗╝¢¥┐└┴┬├─┼ãÃ╚╔╩╦╠═╬¤ðÐÊËÈ€ÍÎÏ┘┌█▄¦Ì▀"

@@ -32,9 +32,11 @@ public struct KitchenTicket: Sendable, Equatable {
         let items = cart.items.filter { kinds?.contains($0.pizza.kind) ?? true }
         guard !items.isEmpty || (kinds == nil && event != .placed) else { return nil }
         var lines: [Line] = []
-        func add(_ text: String, _ style: Style = .normal) {
-            let width = style == .large ? columns / 2 : columns
-            for piece in Self.wrap(text, width: width) { lines.append(Line(text: piece, style: style)) }
+        func add(_ text: String, _ style: Style = .normal, indent: Int = 0) {
+            let width = (style == .large ? columns / 2 : columns) - indent
+            for piece in Self.wrap(text, width: width) {
+                lines.append(Line(text: String(repeating: " ", count: indent) + piece, style: style))
+            }
         }
         if reprint { add("REPRINT", .large) }
         if event == .cancelled { add("CANCELLED", .large) }
@@ -51,7 +53,7 @@ public struct KitchenTicket: Sendable, Equatable {
             if pizza.chiliSauce { details.append("chili") }
             if pizza.ketchup { details.append("ketchup") }
             details += pizza.extras.map { "+" + $0 }
-            add("    " + details.joined(separator: ", "))
+            add(details.joined(separator: ", "), indent: 4)
         }
         if let note = cart.note, !note.isEmpty {
             add(String(repeating: "-", count: columns))
@@ -64,12 +66,14 @@ public struct KitchenTicket: Sendable, Equatable {
         self.lines = lines
     }
 
-    /// The ticket as plain text, large lines marked as such: what `--preview` shows.
+    /// The ticket as plain text, as the printer prints it (a letter its code page lacks as its transliteration),
+    /// large lines marked as such: what `--preview` shows.
     public var text: String {
         lines.map { line in
-            switch line.style {
-            case .large: "== \(line.text) =="
-            case .bold, .normal: line.text
+            let printed = EscPos.printable(line.text)
+            return switch line.style {
+            case .large: "== \(printed) =="
+            case .bold, .normal: printed
             }
         }.joined(separator: "\n") + "\n"
     }

@@ -1,6 +1,10 @@
 import NIOCore
 import NIOPosix
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One conversation with an ESC/POS network printer over raw TCP: connect, ask its real-time status (`DLE EOT`),
 /// and when it is ready, send a ticket and ask again, so that an answer after the ticket says the printer took it.
 /// Every step has a deadline (the connection is closed when it passes), so a printer that accepts the connection and
@@ -57,7 +61,7 @@ struct PrinterConnection: Sendable {
                 }
                 .connect(host: host, port: port).get()
         } catch {
-            throw .unreachable("\(error)")
+            throw .unreachable(Self.describe(error, connectTimeout: connectTimeout))
         }
         defer { channel.close(promise: nil) }
         let queries = EscPos.StatusQuery.allCases.flatMap(\.bytes)
@@ -109,6 +113,19 @@ struct PrinterConnection: Sendable {
         } catch {
             throw Silence(description: "\(error)")
         }
+    }
+
+    /// A connection failure in a few words: `connection refused`, `no connection within 3000 ms`.
+    static func describe(_ error: any Error, connectTimeout: Duration) -> String {
+        var error = error
+        if let failed = error as? NIOConnectionError, let first = failed.connectionErrors.first?.error {
+            error = first
+        }
+        if let io = error as? IOError { return String(cString: strerror(io.errnoCode)).lowercased() }
+        if let channel = error as? ChannelError, case .connectTimeout = channel {
+            return "no connection within \(connectTimeout.milliseconds) ms"
+        }
+        return "\(error)"
     }
 
     /// No answer, or an error instead of one.
