@@ -219,6 +219,10 @@ let package = Package(
                 "PizzaReplication",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
+                // The outbox step's webhook endpoint.
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],

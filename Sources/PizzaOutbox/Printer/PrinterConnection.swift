@@ -53,13 +53,19 @@ struct PrinterConnection: Sendable {
     private func converse(ticket: [UInt8]?) async throws(Failure) -> EscPos.Status {
         let channel: any Channel
         do {
-            channel = try await ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.milliseconds(connectTimeout.milliseconds))
                 .channelOption(.socketOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Answers()) }
                 }
-                .connect(host: host, port: port).get()
+            // An IP address is connected to as it is: no name lookup (which under systemd may need more than the
+            // drop-in opens).
+            if let address = try? SocketAddress(ipAddress: host, port: port) {
+                channel = try await bootstrap.connect(to: address).get()
+            } else {
+                channel = try await bootstrap.connect(host: host, port: port).get()
+            }
         } catch {
             throw .unreachable(Self.describe(error, connectTimeout: connectTimeout))
         }

@@ -121,3 +121,20 @@ struct API: AsyncParsableCommand {
         try run.finish(held: held)
     }
 }
+
+struct Outbox: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "outbox",
+        abstract: "Printers and webhooks: their cost with dead receivers, delivery lag, a printer back after a while.")
+    @OptionGroup var step: StepOptions
+    @Option(help: "Rounds of the cost comparison.") var rounds = 4
+    @Option(help: "How long the printer is off before it comes back, in seconds.") var printerOffSeconds: Double = 600
+
+    func run() async throws {
+        let run = try BenchRun(seconds: step.seconds)
+        let held = try await OutboxBench.report(
+            pizzad: run.pizzad, work: run.work + "/outbox", seconds: step.seconds, rounds: rounds,
+            printerOffSeconds: printerOffSeconds)
+        try run.finish(held: held)
+    }
+}

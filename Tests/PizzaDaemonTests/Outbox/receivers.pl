@@ -8,8 +8,9 @@ use IO::Socket::INET;
 
 sub server {
     my ($port) = @_;
-    return IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $port, Listen => 5, ReuseAddr => 1)
-        or die "listen $port: $!";
+    my $listener = IO::Socket::INET->new(LocalAddr => "127.0.0.1", LocalPort => $port, Listen => 5, ReuseAddr => 1);
+    die "listen $port: $!" unless $listener;
+    return $listener;
 }
 
 sub append {
