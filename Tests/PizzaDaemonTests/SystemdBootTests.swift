@@ -327,7 +327,10 @@ struct SystemdBootTests {
                 if outbox == "1\n1\n" { break }
                 try await Task.sleep(for: .milliseconds(500))
             }
-            let evidence = outbox == "1\n1\n" ? "" : try system.sh(
+            let evidence =
+                outbox == "1\n1\n"
+                ? ""
+                : try system.sh(
                     "pizzactl outbox; cat /root/receivers.log; journalctl -u pizzad --no-pager -o cat | tail -30"
                 ).stdout
             #expect(outbox == "1\n1\n", "the ticket and the webhook through the drop-in: \(outbox)\n\(evidence)")
