@@ -55,7 +55,7 @@ struct PrinterConnection: Sendable {
         do {
             let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
                 .connectTimeout(.milliseconds(connectTimeout.milliseconds))
-                .channelOption(.socketOption(.tcp_nodelay), value: 1)
+                .channelOption(.tcpOption(.tcp_nodelay), value: 1)
                 .channelInitializer { channel in
                     channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(Answers()) }
                 }

@@ -107,6 +107,7 @@ final class WebhookDestination: Destination {
             default: return "\(error)"
             }
         }
+        if error is CancellationError { return "no answer (the connection could not be made)" }
         return "\(error)"
     }
 }

@@ -138,3 +138,17 @@ struct Outbox: AsyncParsableCommand {
         try run.finish(held: held)
     }
 }
+
+struct CountsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "counts",
+        abstract: "Per order.create: heap allocations, system calls and context switches of pizzad and the bound.")
+    @Option(help: "Seconds of load counted.") var window: Double = 5
+    @Option(help: "Rounds (pizzad and the bound each).") var rounds = 3
+
+    func run() async throws {
+        let run = try BenchRun(seconds: window)
+        let median = try Counts.report(pizzad: run.pizzad, work: run.work + "/counts", window: window, rounds: rounds)
+        try run.finish(held: (median?.allocations ?? .infinity) <= 50)
+    }
+}

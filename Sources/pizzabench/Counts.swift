@@ -1,0 +1,146 @@
+import Foundation
+import PizzaCore
+import PizzaTesting
+
+/// What `order.create` does per order, counted rather than timed (issue 57): heap allocations (an `LD_PRELOAD`
+/// counter, `Baselines/alloccount.c`), system calls (the kernel's `raw_syscalls:sys_enter` tracepoint through `perf
+/// stat`, which unlike strace leaves the batching as it is) and context switches (`perf stat`'s software counter), for
+/// pizzad and for the socket bound (socketwork.c), each over the same window of load at 16 clients, two pizzas,
+/// placed, unique refs. Counts do not drift with the machine's speed as times do.
+enum Counts {
+    /// One process's counts over a window, per order.
+    struct PerOrder {
+        var orders: Int
+        var allocations: Double
+        var frees: Double
+        var syscalls: Double
+        var contextSwitches: Double
+        var cpuMicros: Double
+    }
+
+    /// The counter library, built once into `directory`.
+    static func library(in directory: String) throws -> String {
+        let library = directory + "/alloccount.so"
+        if !FileManager.default.fileExists(atPath: library) {
+            try Bench.run(
+                "/usr/bin/env",
+                ["gcc", "-shared", "-fPIC", "-O2", "-Wall", "-o", library, Steps.baselines + "/alloccount.c"])
+        }
+        return library
+    }
+
+    /// The five counters of a counts file: malloc, calloc, realloc, aligned, free.
+    static func read(_ file: String) -> [UInt64] {
+        guard let data = FileManager.default.contents(atPath: file), data.count >= 40 else { return [0, 0, 0, 0, 0] }
+        return (0..<5).map { index in
+            data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: index * 8, as: UInt64.self) }
+        }
+    }
+
+    /// Counts `pid` over `window` seconds; `orders` says how many orders exist (read before and after).
+    static func count(
+        pid: Int32, countsFile: String, window: Double, orders: () throws -> Int
+    ) throws -> PerOrder {
+        let before = read(countsFile)
+        let ordersBefore = try orders()
+        let cpuBefore = Bench.cpuSeconds(of: pid)
+        let perf = try Bench.runStatus(
+            "/usr/bin/env",
+            [
+                "perf", "stat", "-x", ",", "-e", "raw_syscalls:sys_enter,context-switches", "-p", String(pid), "--",
+                "sleep", Bench.format(window, 1),
+            ])
+        let after = read(countsFile)
+        let made = max(1, try orders() - ordersBefore)
+        let cpu = Bench.cpuSeconds(of: pid) - cpuBefore
+        func perfCount(_ event: String) -> Double {
+            let line = perf.output.split(separator: "\n").first { $0.contains(event) }
+            return line.flatMap { Double($0.split(separator: ",").first ?? "") } ?? .nan
+        }
+        let allocations = (0..<4).reduce(UInt64(0)) { $0 + (after[$1] &- before[$1]) }
+        return PerOrder(
+            orders: made, allocations: Double(allocations) / Double(made),
+            frees: Double(after[4] &- before[4]) / Double(made),
+            syscalls: perfCount("raw_syscalls:sys_enter") / Double(made),
+            contextSwitches: perfCount("context-switches") / Double(made), cpuMicros: cpu / Double(made) * 1e6)
+    }
+
+    /// The largest order id in `database` (sqlite3 reads it beside the writer).
+    static func orderCount(_ database: String) throws -> Int {
+        Int(try Bench.run("/usr/bin/sqlite3", [database, "SELECT coalesce(max(id), 0) FROM carts"]).trimmed) ?? 0
+    }
+
+    /// pizzad and the bound, `rounds` times each, back to back; prints the table and returns pizzad's median round.
+    @discardableResult
+    static func report(pizzad: String, work: String, window: Double, rounds: Int) throws -> PerOrder? {
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let library = try library(in: work)
+        let socketWork = try SocketWork(migrations: Steps.migrations, directory: work)
+        print(
+            "counts per order.create (16 clients, two pizzas, placed, unique refs; a \(Bench.format(window, 0)) s "
+                + "window of load): heap allocations (LD_PRELOAD counter), system calls (perf raw_syscalls), context "
+                + "switches (perf), CPU")
+        var rows: [[String]] = []
+        var pizzadRounds: [PerOrder] = []
+        for round in 1...rounds {
+            // pizzad under the counter, loaded from this process's clients.
+            let directory = work + "/counts-\(round)"
+            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+            let countsFile = directory + "/pizzad.counts"
+            let daemon = try PizzadProcess.bench(
+                binary: pizzad, directory: directory,
+                environment: ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": countsFile])
+            let loadSeconds = window + 3
+            let loaded = DispatchSemaphore(value: 0)
+            let load = Locked<Result<LoadResult, any Error>?>(nil)
+            Thread.detachNewThread {
+                load.withLock { $0 = Result { try Load.create(daemon: daemon, clients: 16, seconds: loadSeconds) } }
+                loaded.signal()
+            }
+            Thread.sleep(forTimeInterval: 1.5)
+            let measured = try count(pid: daemon.pid, countsFile: countsFile, window: window) {
+                try orderCount(daemon.database)
+            }
+            loaded.wait()
+            _ = try? daemon.stop()
+            if case .failure(let error) = load.withLock({ $0 }) { throw error }
+            pizzadRounds.append(measured)
+            rows.append(row("\(round)", "pizzad", measured))
+
+            // The bound, its server process counted the same way (its clients are a forked child that does not count).
+            let boundCounts = directory + "/bound.counts"
+            let database = directory + "/socketwork.db"
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: socketWork.binary)
+            process.arguments = [database, Steps.migrations, "16", Bench.format(window + 3, 1)]
+            process.environment = ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": boundCounts]
+            process.standardOutput = FileHandle.nullDevice
+            try process.runWithCleanSignals()
+            Thread.sleep(forTimeInterval: 1.5)
+            let bound = try count(pid: process.processIdentifier, countsFile: boundCounts, window: window) {
+                try orderCount(database)
+            }
+            process.waitUntilExit()
+            rows.append(row("\(round)", "socket bound (socketwork.c)", bound))
+        }
+        Bench.table(
+            ["round", "server", "orders", "allocations", "frees", "system calls", "context switches", "CPU µs"], rows)
+        let median = pizzadRounds.sorted { $0.allocations < $1.allocations }[pizzadRounds.count / 2]
+        print(
+            "counts: pizzad \(Bench.format(median.allocations, 1)) heap allocations per order.create (median round; "
+                + "target ≤ 50)")
+        return median
+    }
+
+    static func row(_ round: String, _ server: String, _ counts: PerOrder) -> [String] {
+        [
+            round, server, "\(counts.orders)", Bench.format(counts.allocations, 1), Bench.format(counts.frees, 1),
+            Bench.format(counts.syscalls, 2), Bench.format(counts.contextSwitches, 2),
+            Bench.format(counts.cpuMicros, 1),
+        ]
+    }
+}
+
+extension String {
+    var trimmed: String { trimmingCharacters(in: .whitespacesAndNewlines) }
+}
