@@ -1,6 +1,10 @@
 internal import CSQLite
 internal import CSQLiteWAL
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// One connection to an SQLite database file. See <https://www.sqlite.org/c3ref/sqlite3.html>.
 ///
 /// A connection has one user at a time: the daemon's writer thread owns the write connection for its whole life,
@@ -71,16 +75,28 @@ public final class Database: @unchecked Sendable {
     /// `malloc`s and `free`s of 1 KiB for every order, each large enough to make glibc consolidate its fast bins.
     /// With SQLite's default spill of 64 KiB, a change that splits pages goes over and writes a file in `/var/tmp`.)
     ///
+    /// SQLite's small allocations come from per-thread free lists (`Sources/CSQLiteWAL/sqlite_memory.c`), as its
+    /// lookaside would give them if Debian's build had it (`SQLITE_OMIT_LOOKASIDE`): about 65 `malloc`s and `free`s
+    /// an order fewer.
+    ///
     /// The value is the VFS every connection opens with: SQLite's default one, except that a transaction's WAL
     /// frames are gathered in memory and written with one `pwrite` once its commit frame is complete, instead of
     /// two a frame (`Sources/CSQLiteWAL`); the files are the same as without it. Nil (the default VFS) if it could
     /// not be registered.
     private static let configuredVFS: String? = {
         _ = pizzad_sqlite3_config_memstatus(0)
+        // PIZZAD_SQLITE_MALLOC=system leaves SQLite on glibc's malloc: pizzabench counts both, back to back.
+        if getenv("PIZZAD_SQLITE_MALLOC").map({ String(cString: $0) }) != "system" {
+            _ = pizzad_sqlite_memory_install()
+        }
         _ = pizzad_sqlite3_config_stmtjrnl_spill(statementJournalSpillBytes)
         let name = "pizzad-wal-gathering"
         return pizzad_wal_gathering_register(name, walGatheringBufferBytes) == SQLITE_OK ? name : nil
     }()
+
+    /// The small blocks SQLite gave back that this thread keeps for its next allocations (its pool, see
+    /// ``configuredVFS``); 0 when SQLite runs on glibc's malloc (`PIZZAD_SQLITE_MALLOC=system`).
+    public static var pooledBlocksOnThisThread: Int { Int(pizzad_sqlite_memory_cached_blocks()) }
 
     /// Room for a group commit of 64 orders (about 45 frames of 4 KiB) and more; a larger transaction is written
     /// in pieces of this size. Allocated by a connection's WAL file on its first write: the writer's only. (What is

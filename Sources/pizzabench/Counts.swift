@@ -11,6 +11,7 @@ enum Counts {
     /// One process's counts over a window, per order.
     struct PerOrder {
         var orders: Int
+        var seconds: Double
         var allocations: Double
         var frees: Double
         var syscalls: Double
@@ -59,7 +60,7 @@ enum Counts {
         }
         let allocations = (0..<4).reduce(UInt64(0)) { $0 + (after[$1] &- before[$1]) }
         return PerOrder(
-            orders: made, allocations: Double(allocations) / Double(made),
+            orders: made, seconds: window, allocations: Double(allocations) / Double(made),
             frees: Double(after[4] &- before[4]) / Double(made),
             syscalls: perfCount("raw_syscalls:sys_enter") / Double(made),
             contextSwitches: perfCount("context-switches") / Double(made), cpuMicros: cpu / Double(made) * 1e6)
@@ -72,7 +73,9 @@ enum Counts {
 
     /// pizzad and the bound, `rounds` times each, back to back; prints the table and returns pizzad's median round.
     @discardableResult
-    static func report(pizzad: String, work: String, window: Double, rounds: Int) throws -> PerOrder? {
+    static func report(pizzad: String, work: String, window: Double, rounds: Int, record: String? = nil) throws
+        -> PerOrder?
+    {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         let library = try library(in: work)
         let socketWork = try SocketWork(migrations: Steps.migrations, directory: work)
@@ -83,29 +86,17 @@ enum Counts {
         var rows: [[String]] = []
         var pizzadRounds: [PerOrder] = []
         for round in 1...rounds {
-            // pizzad under the counter, loaded from this process's clients.
+            for systemMalloc in round % 2 == 1 ? [false, true] : [true, false] {
+                let measured = try countPizzad(
+                    pizzad: pizzad, directory: work + "/counts-\(round)-\(systemMalloc ? "system" : "pool")",
+                    library: library, window: window, systemMalloc: systemMalloc,
+                    record: round == 1 && !systemMalloc ? record : nil)
+                if !systemMalloc { pizzadRounds.append(measured) }
+                rows.append(
+                    row("\(round)", systemMalloc ? "pizzad, SQLite on glibc malloc" : "pizzad", measured))
+            }
             let directory = work + "/counts-\(round)"
             try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-            let countsFile = directory + "/pizzad.counts"
-            let daemon = try PizzadProcess.bench(
-                binary: pizzad, directory: directory,
-                environment: ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": countsFile])
-            let loadSeconds = window + 3
-            let loaded = DispatchSemaphore(value: 0)
-            let load = Locked<Result<LoadResult, any Error>?>(nil)
-            Thread.detachNewThread {
-                load.withLock { $0 = Result { try Load.create(daemon: daemon, clients: 16, seconds: loadSeconds) } }
-                loaded.signal()
-            }
-            Thread.sleep(forTimeInterval: 1.5)
-            let measured = try count(pid: daemon.pid, countsFile: countsFile, window: window) {
-                try orderCount(daemon.database)
-            }
-            loaded.wait()
-            _ = try? daemon.stop()
-            if case .failure(let error) = load.withLock({ $0 }) { throw error }
-            pizzadRounds.append(measured)
-            rows.append(row("\(round)", "pizzad", measured))
 
             // The bound, its server process counted the same way (its clients are a forked child that does not count).
             let boundCounts = directory + "/bound.counts"
@@ -124,7 +115,7 @@ enum Counts {
             rows.append(row("\(round)", "socket bound (socketwork.c)", bound))
         }
         Bench.table(
-            ["round", "server", "orders", "allocations", "frees", "system calls", "context switches", "CPU µs"], rows)
+            ["round", "server", "orders/s", "allocations", "frees", "system calls", "context switches", "CPU µs"], rows)
         let median = pizzadRounds.sorted { $0.allocations < $1.allocations }[pizzadRounds.count / 2]
         print(
             "counts: pizzad \(Bench.format(median.allocations, 1)) heap allocations per order.create (median round; "
@@ -132,9 +123,45 @@ enum Counts {
         return median
     }
 
+    /// pizzad under the counter, loaded from this process's clients; `systemMalloc` leaves SQLite on glibc's malloc
+    /// (`PIZZAD_SQLITE_MALLOC=system`) instead of pizzad's pool.
+    static func countPizzad(
+        pizzad: String, directory: String, library: String, window: Double, systemMalloc: Bool, record: String?
+    ) throws -> PerOrder {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let countsFile = directory + "/pizzad.counts"
+        var environment = ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": countsFile]
+        if systemMalloc { environment["PIZZAD_SQLITE_MALLOC"] = "system" }
+        let daemon = try PizzadProcess.bench(binary: pizzad, directory: directory, environment: environment)
+        let loaded = DispatchSemaphore(value: 0)
+        let load = Locked<Result<LoadResult, any Error>?>(nil)
+        Thread.detachNewThread {
+            load.withLock { $0 = Result { try Load.create(daemon: daemon, clients: 16, seconds: window + 3) } }
+            loaded.signal()
+        }
+        Thread.sleep(forTimeInterval: 1.5)
+        if let record {
+            // Where pizzad allocates: a call graph per malloc (a uprobe: `perf probe -x libc.so.6 malloc` first).
+            _ = try Bench.runStatus(
+                "/usr/bin/env",
+                [
+                    "perf", "record", "-q", "-e", "probe_libc:malloc", "--call-graph", "dwarf,16384", "-p",
+                    String(daemon.pid), "-o", record, "--", "sleep", "1",
+                ])
+        }
+        let measured = try count(pid: daemon.pid, countsFile: countsFile, window: window) {
+            try orderCount(daemon.database)
+        }
+        loaded.wait()
+        _ = try? daemon.stop()
+        if case .failure(let error) = load.withLock({ $0 }) { throw error }
+        return measured
+    }
+
     static func row(_ round: String, _ server: String, _ counts: PerOrder) -> [String] {
         [
-            round, server, "\(counts.orders)", Bench.format(counts.allocations, 1), Bench.format(counts.frees, 1),
+            round, server, Bench.format(Double(counts.orders) / counts.seconds, 0), Bench.format(counts.allocations, 1),
+            Bench.format(counts.frees, 1),
             Bench.format(counts.syscalls, 2), Bench.format(counts.contextSwitches, 2),
             Bench.format(counts.cpuMicros, 1),
         ]

@@ -37,6 +37,26 @@ struct DatabaseTests {
         #expect(throws: SQLiteError.self) { try db.statement(literal: "SELECT nonsense FROM nowhere") }
     }
 
+    @Test("SQLite's small blocks come back from the thread's pool; texts of every size round-trip through it")
+    func pooledAllocations() throws {
+        let scratch = try Scratch()
+        let db = scratch.db
+        // Sizes across the pool's classes (32 bytes to 2 KiB) and beyond it, so that blocks grow through realloc.
+        let sizes = [0, 1, 31, 33, 100, 500, 1_000, 2_047, 2_049, 5_000, 70_000]
+        try db.transaction {
+            for (index, size) in sizes.enumerated() {
+                let text = String(repeating: Character(UnicodeScalar(UInt8(65 + index % 26))), count: size)
+                try db.execute(literal: "INSERT INTO t (v) VALUES (?)", [text])
+            }
+        }
+        let read = try db.statement("SELECT v FROM t ORDER BY id").map { $0.string(0) }
+        #expect(read.map(\.utf8.count) == sizes)
+        for (index, text) in read.enumerated() {
+            #expect(text.utf8.allSatisfy { $0 == UInt8(65 + index % 26) }, "row \(index) came back changed")
+        }
+        #expect(Database.pooledBlocksOnThisThread > 0, "SQLite's freed blocks went to free(), not to the pool")
+    }
+
     @Test("a transaction commits what its body did, and rolls all of it back when the body throws")
     func transaction() throws {
         let scratch = try Scratch()

@@ -145,10 +145,13 @@ struct CountsCommand: AsyncParsableCommand {
         abstract: "Per order.create: heap allocations, system calls and context switches of pizzad and the bound.")
     @Option(help: "Seconds of load counted.") var window: Double = 5
     @Option(help: "Rounds (pizzad and the bound each).") var rounds = 3
+    @Option(help: "Also record a second of pizzad's mallocs with their call graphs into this perf.data file.")
+    var record: String?
 
     func run() async throws {
         let run = try BenchRun(seconds: window)
-        let median = try Counts.report(pizzad: run.pizzad, work: run.work + "/counts", window: window, rounds: rounds)
+        let median = try Counts.report(
+            pizzad: run.pizzad, work: run.work + "/counts", window: window, rounds: rounds, record: record)
         try run.finish(held: (median?.allocations ?? .infinity) <= 50)
     }
 }
