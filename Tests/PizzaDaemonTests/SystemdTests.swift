@@ -151,6 +151,22 @@ struct SystemdTests {
         #expect(plain.output.contains(" INFO "))
     }
 
+    @Test("under systemd a configuration refused at start is logged at priority err or above, naming key and file")
+    func refusedStartIsAnError() throws {
+        let folder = try TemporaryFolder("pizzad-refused")
+        let config = folder.path + "/pizzad.yaml"
+        try Data("log:\n  level: loud\n".utf8).write(to: URL(fileURLWithPath: config))
+        let started = try run(
+            BuiltPrograms.pizzad, ["--config", config, "--database", folder.path + "/db.sqlite"],
+            environment: ["JOURNAL_STREAM": "8:12345"])
+        #expect(started.status == 78, "\(started)")
+        let lines = (started.stdout + started.stderr).split(separator: "\n").filter { $0.contains("log.level") }
+        #expect(!lines.isEmpty, "\(started)")
+        // sd-daemon(3): <0> to <3> are emerg, alert, crit and err, which journalctl -p err shows.
+        #expect(lines.allSatisfy { ["<0>", "<1>", "<2>", "<3>"].contains(String($0.prefix(3))) }, "\(lines)")
+        #expect(lines.allSatisfy { $0.contains(config) }, "\(lines)")
+    }
+
     @Test(
         "the unit scores 1.0 or lower in systemd-analyze security",
         .enabled(if: Binaries.available("systemd-analyze")))

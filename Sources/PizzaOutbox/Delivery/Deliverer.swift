@@ -10,7 +10,11 @@ final class Deliverer: Sendable {
     let destination: any Destination
     private let store: SQLiteOrderStore
     private let logger: Logger
+    /// Rung by every commit: wakes the deliverer while it waits for work.
     private let bell = Doorbell()
+    /// Rung by `pizzactl outbox retry` alone: wakes it while it waits out a failure or a disabled state, which
+    /// commits must not do (at a full kitchen's rate, a wake-up per commit per dead receiver cost 10 µs an order).
+    private let retryBell = Doorbell()
     private let state = Locked(Progress())
 
     /// What the deliverer knows beyond its row.
@@ -40,6 +44,7 @@ final class Deliverer: Sendable {
     /// `pizzactl outbox retry NAME`: enable it again if it was disabled, and try the waiting entry now.
     func retryNow() {
         state.withLock { $0.retryNow = true }
+        retryBell.ring()
         bell.ring()
     }
 
@@ -75,7 +80,7 @@ final class Deliverer: Sendable {
         var lastIdle = ContinuousClock.now - destination.idleInterval
         while !Task.isCancelled {
             if cursor.disabledAt != nil {
-                await bell.wait(timeout: .seconds(60))
+                await retryBell.wait(timeout: .seconds(60))
                 if takeRetry() { await enable(&cursor) }
                 continue
             }
@@ -227,7 +232,7 @@ final class Deliverer: Sendable {
             }
             publish(cursor)
             while ContinuousClock.now < due, !Task.isCancelled {
-                await bell.wait(timeout: due - ContinuousClock.now)
+                await retryBell.wait(timeout: due - ContinuousClock.now)
                 if takeRetry() { break }
             }
             state.withLock { $0.nextAttemptAt = nil }
