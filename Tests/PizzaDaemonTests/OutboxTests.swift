@@ -178,6 +178,28 @@ struct OutboxTests {
         _ = try daemon.stop()
     }
 
+    @Test("while a secret rotates, each message carries a signature per secret, and a receiver with either verifies it")
+    func secretRotation() async throws {
+        try #require(WebhookReceiver.available, "the standardwebhooks venv is missing: run .ci/run")
+        let folder = try TemporaryFolder("pizzad-outbox")
+        let old = try WebhookReceiver(in: folder.path, name: "old")
+        let new = try WebhookReceiver(in: folder.path, name: "new")
+        // One file with both secrets, the old first, as an operator rotating writes it.
+        let both = folder.path + "/rotating.secret"
+        try Data((old.secret + "\n" + new.secret + "\n").utf8).write(to: URL(fileURLWithPath: both))
+        let config =
+            "outbox:\n  retryScale: 0.001\nwebhooks:\n"
+            + "  - {name: old, url: \"\(old.url)\", secretFile: \(both), allowPrivate: true}\n"
+            + "  - {name: new, url: \"\(new.url)\", secretFile: \(both), allowPrivate: true}\n"
+        let daemon = try PizzadProcess(config: config, directory: folder.path)
+        #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        try await Self.eventually("both receivers verified the message") {
+            try old.accepted().count == 1 && new.accepted().count == 1
+        }
+        #expect(try (old.records() + new.records()).allSatisfy { $0.verified })
+        _ = try daemon.stop()
+    }
+
     @Test("a receiver that answers 410 disables its webhook: logged at err, shown, and retry enables it")
     func webhookGone() async throws {
         try #require(WebhookReceiver.available, "the standardwebhooks venv is missing: run .ci/run")

@@ -25,6 +25,18 @@ final class BoardModel {
     var status = "connecting…"
     /// While asking for a cancellation's reason: the order and what has been typed.
     var cancelling: (id: Int64, reason: String)?
+    /// The kitchen printers that cannot print now, as the header shows them (`kitchen: paper out`).
+    var printerProblems: [String] = []
+
+    /// Takes in `outbox.list`: the printers whose last status was not ready.
+    func apply(outbox: JSONValue) {
+        printerProblems = (outbox["destinations"]?.arrayValue ?? []).compactMap { destination in
+            guard destination["kind"]?.stringValue == "printer",
+                let status = destination["printer"]?.stringValue, status != "online"
+            else { return nil }
+            return "\(destination["name"]?.stringValue ?? "?"): \(status.replacingOccurrences(of: "_", with: " "))"
+        }
+    }
 
     /// Takes in the daemon's snapshot: settings, orders, the sequence number to follow from.
     func load(snapshot: JSONValue) {

@@ -18,7 +18,8 @@ enum BoardScreen {
     static func frame(_ model: BoardModel, rows: Int, columns: Int, now: Double) -> String {
         var lines: [String] = []
         let state = model.connected ? "live" : "\u{1b}[97;41m \(model.status) \(reset)"
-        lines.append(fit("\(bold)pizzad board\(reset)  \(state)  all day: \(model.allDay)", columns))
+        let printers = model.printerProblems.map { "  \(red) printer \($0) \(reset)" }.joined()
+        lines.append(fit("\(bold)pizzad board\(reset)  \(state)\(printers)  all day: \(model.allDay)", columns))
         if model.showingRecall {
             lines.append(bold + "RECALL: the last tickets bumped out (r: back to the board)" + reset)
             for order in model.recall {

@@ -49,13 +49,28 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
                 try? await Task.sleep(for: .seconds(1))
             }
         }
+        // The printers' status is no event: asked every 5 seconds, so paper out shows on the board.
+        let printers = Task { @MainActor in
+            while !Task.isCancelled {
+                if let outbox = await Self.outbox(global: global) { model.apply(outbox: outbox) }
+                try? await Task.sleep(for: .seconds(5))
+            }
+        }
         defer {
             follower.cancel()
             ticker.cancel()
+            printers.cancel()
         }
         for await key in terminal.keys() {
             if await handle(key, model: model, global: global, redraw: draw) { break }
             draw()
+        }
+    }
+
+    /// `outbox.list`, or nil when the daemon cannot be reached.
+    nonisolated static func outbox(global: GlobalOptions) async -> JSONValue? {
+        try? await ControlClient.withConnection(socket: global.socketPath, timeout: .seconds(5)) { client in
+            try await client.call(.outboxList)
         }
     }
 
