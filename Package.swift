@@ -269,6 +269,7 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        .testTarget(name: "PizzaOutboxTests", dependencies: ["PizzaOutbox", "PizzaCore"], swiftSettings: strict),
         .testTarget(
             name: "PizzaDaemonUnitTests",
             dependencies: ["PizzaDaemon", "PizzaReplication", .product(name: "NIOCore", package: "swift-nio")],

@@ -1,0 +1,88 @@
+import Foundation
+import PizzaCore
+import Testing
+
+@testable import PizzaOutbox
+
+/// The outbox's parts in process: the retry schedule, the webhook signature (against the Standard Webhooks
+/// specification's own example), the ESC/POS text and the kitchen ticket's layout.
+@Suite("Outbox parts, in process")
+struct OutboxUnitTests {
+    @Test("the retry schedule lasts at least three days whatever its jitter, and ends after nine waits")
+    func schedule() {
+        let schedule = RetrySchedule(scale: 1)
+        for _ in 0..<200 {
+            let total = (1...9).reduce(Duration.zero) { $0 + schedule.wait(afterFailures: $1, retryAfter: nil)! }
+            #expect(total >= .seconds(3 * 24 * 3600), "\(total)")
+            #expect(total <= .seconds(Int64(75.6 * 3600 * 1.25) + 1))
+        }
+        #expect(schedule.wait(afterFailures: 10, retryAfter: nil) == nil)
+        #expect(schedule.wait(afterFailures: 1, retryAfter: .seconds(7)) == .seconds(7))
+        #expect(schedule.wait(afterFailures: 1, retryAfter: .seconds(90_000)) == .seconds(24 * 3600))
+        #expect(RetrySchedule(scale: 0.001).wait(afterFailures: 1, retryAfter: nil)! < .milliseconds(7))
+    }
+
+    @Test("the signature is the Standard Webhooks specification's example, one per secret")
+    func signature() throws {
+        // From the specification (standard-webhooks/spec, "Signature scheme"): this secret, id, timestamp and body.
+        let key = try #require(WebhookSignature.key(fromSecret: "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"))
+        let body = Array(#"{"test": 2432232314}"#.utf8)
+        let header = WebhookSignature.header(
+            id: "msg_p5jXN8AQM9LWM0D4loKWxJek", timestamp: 1_614_265_330, body: body, secrets: [key, key])
+        #expect(
+            header == "v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE= v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=")
+        #expect(WebhookSignature.key(fromSecret: "whsec_short") == nil)
+        #expect(WebhookSignature.key(fromSecret: "MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw") == nil)
+    }
+
+    @Test("text goes out in code page 858; what it lacks is transliterated")
+    func codePage() {
+        #expect(EscPos.encode("Zoë") == [0x5A, 0x6F, 0x89])
+        #expect(EscPos.printable("Łukasz Brzęczyszczykiewicz, 5 €") == "Lukasz Brzeczyszczykiewicz, 5 €")
+        #expect(EscPos.printable("日本") == "??")
+        #expect(EscPos.Status(printer: 0x12, offlineCause: 0x12, paper: 0x12) == .online)
+        #expect(EscPos.Status(printer: 0x1A, offlineCause: 0x32, paper: 0x72) == .paperOut)
+        #expect(EscPos.Status(printer: 0x1A, offlineCause: 0x16, paper: 0x12) == .coverOpen)
+    }
+
+    @Test("a kitchen ticket: the order number large, each pizza, the note; only the printer's kinds")
+    func ticket() throws {
+        let pizza = Pizza(
+            kind: "chicken", size: .large, crust: "thin", chiliSauce: true, ketchup: false, extras: ["olives"],
+            quantity: 2, unitPrice: 1250)
+        var drink = pizza
+        drink.kind = "calzone"
+        let cart = Cart(
+            id: 42, ref: "till-1", customer: "Zoë", note: "ring twice", status: .placed,
+            items: [CartItem(id: 1, pizza: pizza), CartItem(id: 2, pizza: drink)], currency: "EUR",
+            createdAt: Timestamp(millisecondsSince1970: 0), updatedAt: Timestamp(millisecondsSince1970: 0), history: [])
+        let ticket = try #require(
+            KitchenTicket(
+                cart: cart, event: .placed, at: Timestamp(millisecondsSince1970: 0), reason: nil, columns: 32,
+                kinds: ["chicken"], reprint: false, timeZone: TimeZone(identifier: "UTC")!))
+        #expect(
+            ticket.text == """
+                == #42 ==
+                01.01.1970 00:00
+                Ref till-1
+                Zoë
+                --------------------------------
+                2 x chicken L
+                    thin, chili, +olives
+                --------------------------------
+                Note: ring twice
+
+                """)
+        #expect(ticket.lines.first?.style == .large)
+        #expect(
+            KitchenTicket(
+                cart: cart, event: .placed, at: .now(), reason: nil, columns: 32, kinds: ["seafood"], reprint: false)
+                == nil)
+        let bytes = EscPos.bytes(of: ticket)
+        #expect(bytes.suffix(4) == [0x1D, 0x56, 66, 3], "ends with a cut")
+        #expect(
+            KitchenTicket.wrap("a very long customer name indeed", width: 10) == [
+                "a very", "long", "customer", "name", "indeed",
+            ])
+    }
+}
