@@ -14,25 +14,34 @@ public struct OutboxStatus: Sendable {
         case disabled
     }
 
+    /// Its configured name.
     public var name: String
     /// `printer` or `webhook`.
     public var kind: String
     /// The printer's address or the webhook's URL.
     public var target: String
+    /// What it is doing now.
     public var state: State
     /// The last audit entry it has dealt with.
     public var deliveredSeq: Int64
-    /// Messages waiting for it, and when the oldest was committed.
+    /// Messages waiting for it.
     public var waiting: Int64
+    /// When the oldest waiting message was committed.
     public var oldestWaitingAt: Timestamp?
+    /// When its current run of failures began; nil while it delivers.
     public var failingSince: Timestamp?
+    /// The last failure, in words.
     public var lastError: String?
+    /// When the waiting message is tried next, while it fails.
     public var nextAttemptAt: Timestamp?
+    /// When it was disabled; nil while enabled.
     public var disabledAt: Timestamp?
+    /// Why it was disabled.
     public var disabledReason: String?
     /// A printer's status as last seen (nil for a webhook, or before it was asked).
     public var printer: EscPos.Status?
-    /// Messages delivered and attempts failed since start.
+    /// Messages delivered since start.
     public var delivered: Int64
+    /// Attempts that failed since start.
     public var failed: Int64
 }

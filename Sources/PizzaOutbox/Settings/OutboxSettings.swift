@@ -11,6 +11,7 @@ public struct OutboxSettings: Sendable, Equatable {
     /// `outbox.webhookTimeoutSeconds`: the longest one webhook attempt may take, connection included.
     public var webhookTimeoutSeconds: Int
 
+    /// Settings with nothing configured, or the given destinations and limits.
     public init(
         printers: [PrinterSettings] = [], webhooks: [WebhookSettings] = [], retryScale: Double = 1,
         printerLimitMinutes: Int = 240, webhookTimeoutSeconds: Int = 10
@@ -28,9 +29,11 @@ public struct OutboxSettings: Sendable, Equatable {
 
 /// One `printers:` entry: an ESC/POS network printer (raw TCP, usually port 9100).
 public struct PrinterSettings: Sendable, Equatable {
+    /// Its name, unique across printers and webhooks.
     public var name: String
     /// The printer's host (an IP address under systemd's drop-in).
     public var host: String
+    /// Its TCP port (usually 9100).
     public var port: Int
     /// Characters per line: 32, 42 or 48.
     public var columns: Int
@@ -39,6 +42,7 @@ public struct PrinterSettings: Sendable, Equatable {
     /// The events it prints: `placed` (a kitchen ticket) and `cancelled` (a cancellation) by default.
     public var events: Set<OutboxEvent>
 
+    /// A printer at `host`:`port`.
     public init(
         name: String, host: String, port: Int, columns: Int = 42, kinds: Set<String>? = nil,
         events: Set<OutboxEvent> = [.placed, .cancelled]
@@ -57,7 +61,9 @@ public struct PrinterSettings: Sendable, Equatable {
 
 /// One `webhooks:` entry: an HTTPS endpoint that is sent each change as a signed Standard Webhooks `POST`.
 public struct WebhookSettings: Sendable, Equatable {
+    /// Its name, unique across printers and webhooks.
     public var name: String
+    /// Where it is POSTed: https (http only with `allowPrivate`).
     public var url: String
     /// The file the secrets were read from.
     public var secretFile: String
@@ -68,6 +74,7 @@ public struct WebhookSettings: Sendable, Equatable {
     /// Whether it may resolve to a loopback, link-local or private address (refused by default).
     public var allowPrivate: Bool
 
+    /// A webhook at `url` signed with `secrets`.
     public init(
         name: String, url: String, secretFile: String, secrets: [[UInt8]],
         events: Set<OutboxEvent> = Set(OutboxEvent.allCases), allowPrivate: Bool = false

@@ -13,6 +13,7 @@ public enum JSONValue: Sendable, Equatable {
     /// makes one, so requests never hold one; reading into it (`value["id"]`) finds nothing.
     case encoded(String)
 
+    /// Equal values: numbers compare by value (`1` equals `1.0`), objects member by member in order.
     public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         switch (lhs, rhs) {
         case (.null, .null): true
@@ -43,7 +44,9 @@ public enum JSONValue: Sendable, Equatable {
         return elements[index]
     }
 
+    /// The string, or nil when it is not one.
     public var stringValue: String? { if case .string(let s) = self { s } else { nil } }
+    /// The whole number (a double without a fraction too, below 9e15), or nil.
     public var intValue: Int64? {
         switch self {
         case .int(let i): i
@@ -51,9 +54,13 @@ public enum JSONValue: Sendable, Equatable {
         default: nil
         }
     }
+    /// The boolean, or nil when it is not one.
     public var boolValue: Bool? { if case .bool(let b) = self { b } else { nil } }
+    /// The elements, or nil when it is not an array.
     public var arrayValue: [JSONValue]? { if case .array(let a) = self { a } else { nil } }
+    /// The members in order, or nil when it is not an object.
     public var objectValue: [(String, JSONValue)]? { if case .object(let o) = self { o } else { nil } }
+    /// Whether it is `null`.
     public var isNull: Bool { self == .null }
 
     /// The JSON type's name, for error messages.
