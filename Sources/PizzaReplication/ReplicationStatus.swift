@@ -16,13 +16,19 @@ public struct ReplicationStatus: Sendable, Equatable {
         case stopped
     }
 
+    /// The centre, as `user@host:port/database`.
     public var peer: String
+    /// This shop's `replication.shopId`.
     public var shopID: String
+    /// What the shipper is doing now.
     public var state: State
+    /// Whether it holds a connection to the centre.
     public var connected: Bool
     /// The last error, until shipping works again.
     public var lastError: String?
+    /// The last error's name (`unreachable`, `authentication`, `diverged`, …).
     public var lastErrorKind: String?
+    /// When the last error happened.
     public var lastErrorAt: Timestamp?
     /// The last sequence number the centre committed, as recorded here.
     public var shippedSeq: Int64
@@ -32,8 +38,10 @@ public struct ReplicationStatus: Sendable, Equatable {
     public var backlogEvents: Int64 { max(0, latestSeq - shippedSeq) }
     /// How old the oldest unshipped entry is, in seconds (0 when none waits).
     public var backlogSeconds: Double
-    /// Since this start.
+    /// Batches the centre committed since this start.
     public var batches: Int64
+    /// Audit entries shipped since this start.
     public var events: Int64
+    /// Errors since this start.
     public var errors: Int64
 }

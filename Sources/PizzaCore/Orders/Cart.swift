@@ -7,12 +7,19 @@ public struct Cart: Sendable, Equatable {
     public var id: Int64
     /// The client's own reference, unique when given (idempotent retries).
     public var ref: String?
+    /// The customer's name, if given.
     public var customer: String?
+    /// A note for the kitchen or the driver.
     public var note: String?
+    /// Where the order is in its life (CONTRACT section 2).
     public var status: OrderStatus
+    /// The pizzas, each with its item id, in the order they were added.
     public var items: [CartItem]
+    /// The ISO 4217 code every price is in (the menu's when the order was created).
     public var currency: String
+    /// When the order was created.
     public var createdAt: Timestamp
+    /// When it last changed.
     public var updatedAt: Timestamp
     /// Every status change, oldest first; the first entry is the creation as `open`.
     public var history: [StatusChange]

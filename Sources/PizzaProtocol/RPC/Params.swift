@@ -3,10 +3,13 @@ public import PizzaWire
 
 /// A request's params, with typed accessors that throw `invalid_params` naming the field.
 public struct Params: Sendable {
+    /// The members, in the order the request gave them.
     public var members: [(String, JSONValue)]
 
+    /// Params holding `members`.
     public init(_ members: [(String, JSONValue)] = []) { self.members = members }
 
+    /// The member `key` (the first, if repeated), or nil when it is absent or null.
     public subscript(key: String) -> JSONValue? {
         guard let value = members.first(where: { $0.0 == key })?.1, value != .null else { return nil }
         return value
@@ -24,6 +27,7 @@ public struct Params: Sendable {
         }
     }
 
+    /// The string at `key`; nil when absent or null; `invalid_params` naming the key when it is another type.
     public func string(_ key: String) throws(RPCError) -> String? {
         guard let value = self[key] else { return nil }
         guard let string = value.stringValue else {
@@ -32,6 +36,7 @@ public struct Params: Sendable {
         return string
     }
 
+    /// The string at `key`; `invalid_params` naming the key when it is absent or another type.
     public func requiredString(_ key: String) throws(RPCError) -> String {
         guard let value = try string(key) else {
             throw .invalidParams(key, "\(key) is required", expected: "string")
@@ -39,6 +44,7 @@ public struct Params: Sendable {
         return value
     }
 
+    /// The whole number at `key`; nil when absent or null; `invalid_params` when it is another type.
     public func int(_ key: String) throws(RPCError) -> Int64? {
         guard let value = self[key] else { return nil }
         guard let int = value.intValue else {
@@ -47,11 +53,13 @@ public struct Params: Sendable {
         return int
     }
 
+    /// The whole number at `key`; `invalid_params` when it is absent or another type.
     public func requiredInt(_ key: String) throws(RPCError) -> Int64 {
         guard let value = try int(key) else { throw .invalidParams(key, "\(key) is required", expected: "integer") }
         return value
     }
 
+    /// The boolean at `key`; nil when absent or null; `invalid_params` when it is another type.
     public func bool(_ key: String) throws(RPCError) -> Bool? {
         guard let value = self[key] else { return nil }
         guard let bool = value.boolValue else {
@@ -60,6 +68,7 @@ public struct Params: Sendable {
         return bool
     }
 
+    /// The array at `key`; nil when absent or null; `invalid_params` when it is another type.
     public func array(_ key: String) throws(RPCError) -> [JSONValue]? {
         guard let value = self[key] else { return nil }
         guard let array = value.arrayValue else {
@@ -68,6 +77,7 @@ public struct Params: Sendable {
         return array
     }
 
+    /// The order status named at `key`; nil when absent; an error naming the allowed statuses when unknown.
     public func status(_ key: String) throws(RPCError) -> OrderStatus? {
         guard let text = try string(key) else { return nil }
         guard let status = OrderStatus(rawValue: text) else {
@@ -76,6 +86,7 @@ public struct Params: Sendable {
         return status
     }
 
+    /// The time at `key` (`YYYY-MM-DD` or ISO-8601 UTC); nil when absent; an error when it does not read as one.
     public func timestamp(_ key: String) throws(RPCError) -> Timestamp? {
         guard let text = try string(key) else { return nil }
         guard let time = Timestamp(iso8601: text) else {
