@@ -16,6 +16,7 @@ public import ServiceLifecycle
 /// with capped exponential backoff and jitter, logging each distinct error once. A centre that answers slowly
 /// (saturated) gets fewer, larger batches (``BatchPacing``).
 public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
+    /// Where and how it ships (`replication.*`).
     public let configuration: ReplicationConfiguration
     private let store: SQLiteOrderStore
     private let migrations: [Migration]
@@ -61,6 +62,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
 
     // MARK: Subscriber
 
+    /// Wakes the shipper: there is a new entry to ship.
     public func repository(didCommit change: OrderChange, latency: Duration) { doorbell.ring() }
 
     // MARK: Status
@@ -85,13 +87,21 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
 
     /// The verdict of `pizzactl replication verify`.
     public struct Verification: Sendable {
+        /// Whether the centre holds this shop's history up to its cursor, with the same hash there.
         public var ok: Bool
+        /// The centre's cursor for this shop; nil when it does not know the shop.
         public var centralSeq: Int64?
+        /// The hash the centre holds at its cursor.
         public var centralHash: String?
+        /// This shop's hash at the same sequence number.
         public var localHash: String?
+        /// How many of this shop's entries the centre holds.
         public var centralEvents: Int64?
+        /// How many of this shop's orders the centre holds.
         public var centralOrders: Int64?
+        /// The shipped mark recorded here.
         public var shippedSeq: Int64
+        /// What does not verify, in a sentence; nil when it does.
         public var problem: String?
     }
 
@@ -139,6 +149,7 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
 
     // MARK: Running
 
+    /// Ships until the service group shuts down, retrying with backoff while the centre is away.
     public func run() async throws {
         logger.info("replication on", metadata: ["shop": "\(configuration.shopID)"])
         await cancelWhenGracefulShutdown { await self.ship() }

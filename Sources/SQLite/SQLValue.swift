@@ -10,9 +10,13 @@ public enum SQLValue: Sendable, Hashable {
 extension SQLValue: ExpressibleByIntegerLiteral, ExpressibleByStringLiteral, ExpressibleByNilLiteral,
     ExpressibleByBooleanLiteral
 {
+    /// An integer.
     public init(integerLiteral value: Int64) { self = .integer(value) }
+    /// Text.
     public init(stringLiteral value: String) { self = .text(value) }
+    /// `NULL`.
     public init(nilLiteral: ()) { self = .null }
+    /// 1 or 0, as SQLite stores booleans.
     public init(booleanLiteral value: Bool) { self = .integer(value ? 1 : 0) }
 }
 
@@ -26,5 +30,6 @@ extension String: SQLBindable { public var sqlValue: SQLValue { .text(self) } }
 extension Substring: SQLBindable { public var sqlValue: SQLValue { .text(String(self)) } }
 extension Array: SQLBindable where Element == UInt8 { public var sqlValue: SQLValue { .blob(self) } }
 extension Optional: SQLBindable where Wrapped: SQLBindable {
+    /// The wrapped value's, or `NULL`.
     public var sqlValue: SQLValue { self?.sqlValue ?? .null }
 }

@@ -4,9 +4,13 @@
 public struct Pizza: Sendable, Equatable {
     /// The menu kind, e.g. `"chicken"`.
     public var kind: String
+    /// S, M, L or XL.
     public var size: Size
+    /// One of the menu's crusts.
     public var crust: String
+    /// Whether it has chili sauce.
     public var chiliSauce: Bool
+    /// Whether it has ketchup.
     public var ketchup: Bool
     /// Extras, sorted, each at most once.
     public var extras: [String]

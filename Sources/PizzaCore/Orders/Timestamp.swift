@@ -9,6 +9,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
     /// Milliseconds since 1970-01-01T00:00:00Z.
     public var millisecondsSince1970: Int64
 
+    /// The instant `millisecondsSince1970` after the epoch.
     public init(millisecondsSince1970: Int64) { self.millisecondsSince1970 = millisecondsSince1970 }
 
     /// The current wall-clock time.
@@ -18,6 +19,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         return Timestamp(millisecondsSince1970: Int64(spec.tv_sec) * 1000 + Int64(spec.tv_nsec) / 1_000_000)
     }
 
+    /// Earlier first.
     public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool {
         lhs.millisecondsSince1970 < rhs.millisecondsSince1970
     }
@@ -119,6 +121,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self.millisecondsSince1970 = ms
     }
 
+    /// Reads the ISO-8601 text ``description`` writes.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         guard let parsed = Timestamp(iso8601: text) else {
@@ -127,6 +130,7 @@ public struct Timestamp: Sendable, Hashable, Comparable, Codable, CustomStringCo
         self = parsed
     }
 
+    /// Writes ``description``, ISO-8601 text.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(description)

@@ -11,11 +11,14 @@ public struct OrderChange: Sendable, Equatable {
 
     /// The change's sequence number: the audit entry's and the event stream's, gapless and increasing.
     public let sequence: Int64
+    /// What happened: created, an item added or removed, placed, advanced, cancelled.
     public let kind: Kind
+    /// When the change was made.
     public let at: Timestamp
     /// ``at`` as its ISO-8601 text, made once: the rows a change writes carry it several times (the order's
     /// `updated_at`, its history entries, the audit entry).
     public let atText: String
+    /// Who made it: the peer's uid, name and pid, and the device and address over the order API.
     public let actor: ChangeActor
     /// The order before the change; nil for `created`.
     public let before: Cart?

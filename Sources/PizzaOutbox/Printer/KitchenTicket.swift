@@ -16,10 +16,13 @@ public struct KitchenTicket: Sendable, Equatable {
 
     /// One printed line (never wider than the printer's columns, or half of them when large).
     public struct Line: Sendable, Equatable {
+        /// What is printed.
         public var text: String
+        /// How.
         public var style: Style
     }
 
+    /// The ticket, top to bottom.
     public var lines: [Line]
 
     /// The ticket for `cart` entering `event` (a kitchen ticket, or a cancellation for `.cancelled`), listing only

@@ -5,10 +5,14 @@ import SQLite
 
 /// One entry of a history being restored: the audit entry as stored (its texts and hash) and the orders it holds.
 public struct RebuildEntry: Sendable {
+    /// The audit entry as stored.
     public var entry: AuditEntry
+    /// The order before the change; nil for a creation.
     public var before: Cart?
+    /// The order after the change.
     public var after: Cart
 
+    /// The entry with the orders read from its texts.
     public init(entry: AuditEntry, before: Cart?, after: Cart) {
         self.entry = entry
         self.before = before

@@ -17,17 +17,22 @@ public struct WriteTransaction: OrderTransaction {
         self.dataVersion = dataVersion
     }
 
+    /// The order `id` as this transaction sees it.
     public func cart(id: Int64) throws -> Cart? { try db.loadCart(id: id) }
+    /// The order with `ref` as this transaction sees it.
     public func cart(ref: String) throws -> Cart? { try db.loadCart(ref: ref) }
 
+    /// The next order number, taken for this transaction.
     public func nextCartID() throws -> Int64 {
         try take(1, from: &numbers.next.cart, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM carts")
     }
 
+    /// The first of `count` consecutive item ids, taken for this transaction.
     public func nextItemIDs(count: Int) throws -> Int64 {
         try take(Int64(count), from: &numbers.next.item, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM pizzas")
     }
 
+    /// The next change's sequence number (its audit entry's), taken for this transaction.
     public func nextSequence() throws -> Int64 {
         try take(1, from: &numbers.next.sequence, firstFree: "SELECT coalesce(max(seq), 0) + 1 FROM audit_log")
     }

@@ -4,20 +4,30 @@ public import PizzaCore
 
 /// One row of `audit_log`.
 public struct AuditEntry: Sendable, Equatable, Codable {
+    /// Its sequence number: gapless, increasing.
     public var seq: Int64
+    /// When, as ISO-8601 text (hashed as written).
     public var at: String
+    /// Who made the change.
     public var actor: ChangeActor
+    /// `created`, `item_added`, `item_removed`, `placed`, `advanced` or `cancelled`.
     public var action: String
+    /// The order changed.
     public var orderID: Int64
+    /// The order's status after the change.
     public var statusAfter: String
+    /// A cancellation's reason.
     public var reason: String?
     /// The order before the change, as JSON; nil for a creation.
     public var before: String?
     /// The order after the change, as JSON.
     public var after: String
+    /// The previous entry's hash (``AuditLogger/genesis`` for the first).
     public var prevHash: String
+    /// SHA-256 over every other field, the previous hash included (``computedHash``), hex.
     public var hash: String
 
+    /// An entry from its fields.
     public init(
         seq: Int64, at: String, actor: ChangeActor, action: String, orderID: Int64, statusAfter: String,
         reason: String?, before: String?, after: String, prevHash: String, hash: String
