@@ -22,11 +22,14 @@ public struct ClientError: Error, CustomStringConvertible, Sendable {
         case badResponse
     }
 
+    /// Which way it failed.
     public let kind: Kind
     /// The socket that was tried.
     public let socket: String
+    /// The system's or the daemon's words.
     public let detail: String
 
+    /// The error in a sentence, with what to do.
     public var description: String {
         switch kind {
         case .notRunning:

@@ -10,6 +10,7 @@ public import ServiceLifecycle
 /// and nothing is sent for a change that rolled back, and the kitchen's transaction pays nothing for it: a commit
 /// only rings each destination's doorbell. ARCHITECTURE.md says why this and not a second table.
 public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
+    /// The printers and webhooks it serves.
     public let settings: OutboxSettings
     private let store: SQLiteOrderStore
     private let deliverers: [Deliverer]
@@ -68,6 +69,7 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
 
     // MARK: Subscriber
 
+    /// Wakes every deliverer: there is a new entry to look at.
     public func repository(didCommit change: OrderChange, latency: Duration) {
         for deliverer in deliverers { deliverer.ring() }
     }

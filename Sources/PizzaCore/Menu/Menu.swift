@@ -11,6 +11,7 @@ public struct Menu: Sendable, Equatable {
     /// The extras a pizza may have, with the price each adds to one pizza, in minor units.
     public var extras: [String: Int64]
 
+    /// A menu of these kinds, crusts and extras, priced in `currency`.
     public init(currency: String, kinds: [PizzaKind], crusts: [String], extras: [String: Int64]) {
         self.currency = currency
         self.kinds = kinds

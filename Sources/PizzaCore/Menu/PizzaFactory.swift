@@ -6,6 +6,7 @@ public struct PizzaFactory: Sendable {
     /// The menu the factory makes pizzas from.
     public let menu: Menu
 
+    /// A factory for `menu`'s kinds.
     public init(menu: Menu = .standard) { self.menu = menu }
 
     /// A builder preset with the kind's defaults; throws ``PizzaError/unknownKind(_:known:)`` listing the menu.

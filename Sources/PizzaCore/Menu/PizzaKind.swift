@@ -15,6 +15,7 @@ public struct PizzaKind: Sendable, Equatable {
     /// Extras included by default (charged like any extra).
     public var extras: [String]
 
+    /// A kind with its prices per size and its defaults.
     public init(
         name: String, prices: [Size: Int64], defaultSize: Size = .medium, defaultCrust: String = "classic",
         chiliSauce: Bool = false, ketchup: Bool = false, extras: [String] = []

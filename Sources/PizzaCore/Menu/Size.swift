@@ -5,6 +5,7 @@ public enum Size: String, Sendable, CaseIterable, Codable, Comparable {
     case large = "L"
     case extraLarge = "XL"
 
+    /// Smaller first: S, M, L, XL.
     public static func < (lhs: Size, rhs: Size) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
     }

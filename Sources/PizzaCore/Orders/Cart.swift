@@ -24,6 +24,7 @@ public struct Cart: Sendable, Equatable {
     /// Every status change, oldest first; the first entry is the creation as `open`.
     public var history: [StatusChange]
 
+    /// An order from its fields, as storage reads it.
     public init(
         id: Int64, ref: String?, customer: String?, note: String?, status: OrderStatus, items: [CartItem],
         currency: String, createdAt: Timestamp, updatedAt: Timestamp, history: [StatusChange]

@@ -31,6 +31,7 @@ public struct OrderChange: Sendable, Equatable {
     /// The order after the change as JSON text (its wire form), encoded once for the audit entry and the events.
     public let afterText = ComputedOnce<String>()
 
+    /// A change of one order, as the repository hands it to its subscribers.
     public init(
         sequence: Int64, kind: Kind, at: Timestamp, actor: ChangeActor, before: Cart?, after: Cart,
         reason: String? = nil, requestKey: RequestKey? = nil

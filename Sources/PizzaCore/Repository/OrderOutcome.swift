@@ -8,6 +8,7 @@ public struct OrderOutcome: Sendable {
     /// The change; nil when nothing changed (`create` with a `ref` that exists).
     public let change: OrderChange?
 
+    /// The order as it is, and the change made (nil when nothing changed: a replayed ref).
     public init(cart: Cart, change: OrderChange?) {
         self.cart = cart
         self.change = change

@@ -21,6 +21,7 @@ public struct OrderQuery: Sendable, Equatable {
     /// The cursor: list orders older than (with an id below) this one.
     public var after: Int64?
 
+    /// Orders in `status` (all when nil), created since `since`, at most `limit`, after the order `after`.
     public init(status: OrderStatus? = nil, since: Timestamp? = nil, limit: Int = 50, after: Int64? = nil) {
         self.status = status
         self.since = since

@@ -5,7 +5,9 @@
 /// the store throws this, having written nothing of the change, and the repository runs the create again with
 /// the lookup, which answers with the order that has the ref. It never reaches a caller.
 public struct RefInUse: Error, Sendable, Equatable {
+    /// The ref the other order holds.
     public let ref: String
 
+    /// The refusal of `ref`.
     public init(ref: String) { self.ref = ref }
 }

@@ -6,8 +6,11 @@ public import PizzaCore
 
 /// The process at the other end of a control-socket connection, from `SO_PEERCRED`.
 public struct Peer: Sendable {
+    /// The peer's user id (`SO_PEERCRED`).
     public var uid: UInt32
+    /// The peer's group id.
     public var gid: UInt32
+    /// The peer's process id.
     public var pid: Int32
     /// The user name, or the uid as text when the user has none.
     public var userName: String

@@ -2,7 +2,9 @@ public import PizzaCore
 
 /// How the kitchen's boards (the page and `pizzactl board`) show tickets.
 public struct BoardSettings: Sendable, Equatable {
+    /// Where the board's page listens (`board.listen`); nil: only on a socket systemd passes.
     public var listen: ListenAddress? = nil
+    /// Whether tickets show the customer's name (`board.showCustomer`).
     public var showCustomer = true
     /// Seconds in a status after which a ticket is yellow (warn) and red (late), for the board's statuses.
     public var thresholds: [OrderStatus: (warn: Int, late: Int)] = Dictionary(
@@ -10,6 +12,7 @@ public struct BoardSettings: Sendable, Equatable {
             (OrderStatus(rawValue: $0.status)!, (warn: $0.warn, late: $0.late))
         })
 
+    /// The defaults.
     public init() {}
 
     public static func == (lhs: BoardSettings, rhs: BoardSettings) -> Bool {

@@ -9,6 +9,7 @@ public struct ConfigurationError: Error, CustomStringConvertible, Sendable {
     /// What would be accepted.
     public var allowed: String?
 
+    /// The refusal of `key` from `source`.
     public init(source: String, key: String, problem: String, allowed: String? = nil) {
         self.source = source
         self.key = key

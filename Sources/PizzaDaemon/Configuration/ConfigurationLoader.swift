@@ -22,6 +22,7 @@ public struct ConfigurationLoader: Sendable {
         /// The keys set by their flags, by key.
         var settings: [ConfigurationKey: String] = [:]
 
+        /// The flags given on the command line.
         public init(config: String? = nil, database: String? = nil, socket: String? = nil, logLevel: String? = nil) {
             self.config = config
             self.database = database
@@ -48,9 +49,12 @@ public struct ConfigurationLoader: Sendable {
         }
     }
 
+    /// The command line's settings.
     public var flags: Flags
+    /// The process's environment (`PIZZAD_*`, systemd's folders).
     public var environment: [String: String]
 
+    /// A loader for these flags and this environment.
     public init(flags: Flags, environment: [String: String]) {
         self.flags = flags
         self.environment = environment

@@ -9,8 +9,10 @@
 public struct ListenAddress: Sendable, Equatable, CustomStringConvertible {
     /// The IP address, without brackets (`127.0.0.1`, `::1`).
     public var host: String
+    /// The TCP port (0: any free one).
     public var port: Int
 
+    /// `host`:`port`.
     public init(host: String, port: Int) {
         self.host = host
         self.port = port

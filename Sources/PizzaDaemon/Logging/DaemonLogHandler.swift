@@ -27,6 +27,7 @@ public struct DaemonLogHandler: LogHandler {
     private static let level = Locked<Logger.Level>(.info)
     private static let output = Locked<Void>(())
 
+    /// A handler for `label`; `journal`: under systemd (priority prefixes, no timestamps).
     public init(label: String, journal: Bool) {
         self.label = label
         self.journal = journal

@@ -13,6 +13,7 @@ public final class SystemdNotifier: Sendable {
     /// How often to ping the watchdog (half of `$WATCHDOG_USEC`), when systemd asked for pings.
     public let watchdogInterval: Duration?
 
+    /// A notifier for `NOTIFY_SOCKET` in `environment`; one that does nothing without it.
     public init(environment: [String: String]) {
         let address = environment["NOTIFY_SOCKET"].flatMap { $0.isEmpty ? nil : $0 }
         self.address = address

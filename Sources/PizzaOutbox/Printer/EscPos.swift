@@ -22,6 +22,7 @@ public enum EscPos {
         /// Bits 5 and 6: paper end; bits 2 and 3: paper near its end.
         case paperSensor = 4
 
+        /// The query's three bytes.
         public var bytes: [UInt8] { [EscPos.dataLinkEscape, 0x04, rawValue] }
     }
 

@@ -8,9 +8,11 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     /// A line went past the limit; the connection is answered and closed.
     public struct LineTooLong: Error {}
 
+    /// The longest line accepted, in bytes.
     public let maximumLength: Int
     private var scanned = 0
 
+    /// A decoder refusing lines over `maximumLength`.
     public init(maximumLength: Int = maximumLineLength) { self.maximumLength = maximumLength }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {

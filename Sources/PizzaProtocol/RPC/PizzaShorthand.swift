@@ -8,7 +8,9 @@ public import PizzaWire
 public enum PizzaShorthand {
     /// Why a shorthand could not be read.
     public struct Error: Swift.Error, CustomStringConvertible, Equatable {
+        /// The shorthand as given.
         public let text: String
+        /// What is wrong with it.
         public let reason: String
         public var description: String {
             "cannot read pizza '\(text)': \(reason); the form is KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]"

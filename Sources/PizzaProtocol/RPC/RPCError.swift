@@ -3,11 +3,14 @@ public import PizzaWire
 
 /// An error as the control socket sends it: `{"code", "message", "data"}`.
 public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The error's code (CONTRACT section 4).
     public var code: RPCErrorCode
+    /// The error in a sentence.
     public var message: String
     /// Details; for `validation`, `{"field", "allowed"}`.
     public var data: JSONValue?
 
+    /// An error with its code, message and data (the field, the allowed values).
     public init(_ code: RPCErrorCode, _ message: String, data: JSONValue? = nil) {
         self.code = code
         self.message = message

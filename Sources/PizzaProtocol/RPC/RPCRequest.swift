@@ -4,10 +4,12 @@ public import PizzaWire
 public struct RPCRequest: Sendable {
     /// The request's id; nil for a notification (which gets no response).
     public var id: JSONValue?
+    /// The method's name.
     public var method: String
     /// The params object (empty when absent).
     public var params: Params
 
+    /// A request; `id` nil for a notification.
     public init(id: JSONValue?, method: String, params: Params = Params()) {
         self.id = id
         self.method = method
