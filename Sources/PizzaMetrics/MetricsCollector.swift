@@ -30,7 +30,7 @@ public final class MetricsCollector: OrderRepositoryDelegate {
     }
 
     /// The statuses an order waits in before the kitchen moves it on: what the stage histograms are labelled by.
-    public static let stages: [OrderStatus] = [.open, .placed, .preparing, .baking, .boxed, .shipped]
+    public static let stages: [OrderStatus] = OrderStatus.active
 
     /// A collector starting from the current `counts` of orders in each status.
     public init(counts: [OrderStatus: Int], registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {

@@ -24,6 +24,14 @@ public enum OrderStatus: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// The statuses of an order under way, in its order of life: every one but the two ends (`delivered`,
+    /// `cancelled`). The daemon's status line, the stage histograms and the alerts' oldest-age gauges go by them.
+    public static let active: [OrderStatus] = [.open, .placed, .preparing, .baking, .boxed, .shipped]
+
+    /// The statuses the kitchen's board shows, one column each, left to right: placed to shipped. The board page,
+    /// `pizzactl board` and the board's snapshot all take them from here.
+    public static let onBoard: [OrderStatus] = [.placed, .preparing, .baking, .boxed, .shipped]
+
     /// Whether items may still be added or removed.
     public var acceptsItems: Bool { self == .open }
 

@@ -1,3 +1,5 @@
+import PizzaCore
+
 /// The kitchen's board page: one self-contained document (no CDN, no font or script from elsewhere: a kitchen's
 /// network may have no internet), kept live by `/board/events`. Columns by status with counts, a ticket per order
 /// with its age in the status and since placed, its pizzas in short and its note, yellow and red past the
@@ -57,7 +59,7 @@ enum BoardPage {
         <main id="board"></main>
         <script>
         "use strict";
-        const columns = ["placed", "preparing", "baking", "boxed", "shipped"];
+        const columns = [\(OrderStatus.onBoard.map { "\"\($0.rawValue)\"" }.joined(separator: ", "))];
         const orders = new Map();
         let settings = { showCustomer: true, thresholds: {} };
         let offset = 0;  // the daemon's clock minus this screen's, in ms

@@ -162,8 +162,7 @@ final class HealthService: Service {
     static func statusLine(state: DaemonState) -> String {
         if let failure = state.store.currentStorageFailure { return "storage failing: \(failure)" }
         let counts = state.metrics.ordersByStatus
-        let active: [OrderStatus] = [.open, .placed, .preparing, .baking, .boxed, .shipped]
-        let parts = active.compactMap { status in
+        let parts = OrderStatus.active.compactMap { status in
             (counts[status] ?? 0) > 0 ? "\(counts[status]!) \(status.rawValue)" : nil
         }
         return parts.isEmpty ? "serving; no orders under way" : "serving; " + parts.joined(separator: ", ")

@@ -3,7 +3,7 @@ import SQLite
 
 extension SQLiteOrderStore {
     /// The statuses a kitchen board shows, in its columns' order.
-    public static let boardStatuses: [OrderStatus] = [.placed, .preparing, .baking, .boxed, .shipped]
+    public static let boardStatuses: [OrderStatus] = OrderStatus.onBoard
 
     /// The orders on the kitchen's board (placed to shipped, oldest first, at most `limit` a status) and the
     /// newest sequence number they reflect, read in one read transaction: a stream that starts after that number

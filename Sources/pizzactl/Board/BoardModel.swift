@@ -7,7 +7,7 @@ import PizzaWire
 /// Changed only on the main actor.
 @MainActor
 final class BoardModel {
-    static let columns: [String] = ["placed", "preparing", "baking", "boxed", "shipped"]
+    static let columns: [String] = OrderStatus.onBoard.map(\.rawValue)
     static let recallLength = 8
 
     /// The orders on the board by id, as the daemon sent them.
