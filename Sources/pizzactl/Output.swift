@@ -86,13 +86,9 @@ enum Output {
         }
     }
 
-    /// A pizza line in words: `chicken L thin, chili, +olives`.
+    /// A pizza line in words (``Pizza/inShort``: `chicken L thin, chili, +olives`), from the item's wire form.
     static func pizza(_ item: JSONValue) -> String {
-        var parts = ["\(text(item["kind"])) \(text(item["size"])) \(text(item["crust"]))"]
-        if item["chiliSauce"]?.boolValue == true { parts.append("chili") }
-        if item["ketchup"]?.boolValue == true { parts.append("ketchup") }
-        for extra in item["extras"]?.arrayValue ?? [] { parts.append("+\(text(extra))") }
-        return parts.joined(separator: ", ")
+        (try? CartItem(wire: item))?.pizza.inShort ?? item.jsonText
     }
 
     /// The whole order: header, items, total, history.

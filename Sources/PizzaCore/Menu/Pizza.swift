@@ -19,6 +19,30 @@ public struct Pizza: Sendable, Equatable {
     /// Price of one pizza (kind at size plus extras), in minor units.
     public var unitPrice: Int64
 
+    /// What is made beside the kind and size, as the kitchen reads it: the crust, the sauces, each extra with a
+    /// `+` (`thin`, `chili`, `+olives`).
+    public var details: [String] {
+        var details = [crust]
+        if chiliSauce { details.append("chili") }
+        if ketchup { details.append("ketchup") }
+        return details + extras.map { "+" + $0 }
+    }
+
+    /// The pizza in short: `chicken L thin, chili, +olives` (`pizzactl order show`, and the kitchen ticket's lines).
+    public var inShort: String { "\(kind) \(size.rawValue) " + details.joined(separator: ", ") }
+
+    /// The pizza on a board's narrow ticket: the quantity when more than one, the crust only when it is not the
+    /// classic one, the sauces and extras with a `+` (`2× chicken L +olives +chili`). The board page's script
+    /// writes the same (its `item` function).
+    public var onBoard: String {
+        var text = (quantity > 1 ? "\(quantity)× " : "") + kind + " " + size.rawValue
+        if crust != "classic" { text += " " + crust }
+        for extra in extras { text += " +" + extra }
+        if chiliSauce { text += " +chili" }
+        if ketchup { text += " +ketchup" }
+        return text
+    }
+
     /// Price of the line: unit price times quantity.
     public var price: Int64 { unitPrice * Int64(quantity) }
 

@@ -87,6 +87,7 @@ enum BoardPage {
           const s = Math.max(0, Math.floor(ms / 1000));
           return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
         }
+        // Pizza.onBoard's rule, in the page's own script.
         function item(i) {
           let text = (i.quantity > 1 ? i.quantity + "× " : "") + i.kind + " " + i.size;
           if (i.crust && i.crust !== "classic") text += " " + i.crust;

@@ -52,11 +52,7 @@ public struct KitchenTicket: Sendable, Equatable {
         for item in items {
             let pizza = item.pizza
             add("\(pizza.quantity) x \(pizza.kind) \(pizza.size.rawValue)", .bold)
-            var details = [pizza.crust]
-            if pizza.chiliSauce { details.append("chili") }
-            if pizza.ketchup { details.append("ketchup") }
-            details += pizza.extras.map { "+" + $0 }
-            add(details.joined(separator: ", "), indent: 4)
+            add(pizza.details.joined(separator: ", "), indent: 4)
         }
         if let note = cart.note, !note.isEmpty {
             add(String(repeating: "-", count: columns))

@@ -150,7 +150,7 @@ extension Cart {
 
 extension CartItem {
     /// The item from its wire form: the pizza's fields beside `id` (or, in the old audit form, under `pizza`).
-    init(wire value: JSONValue) throws(WireFormError) {
+    public init(wire value: JSONValue) throws(WireFormError) {
         let pizza = value["pizza"] ?? value
         guard let id = value["id"]?.intValue, let kind = pizza["kind"]?.stringValue,
             let size = pizza["size"]?.stringValue.flatMap(Size.init(rawValue:)),

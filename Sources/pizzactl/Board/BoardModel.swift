@@ -123,15 +123,7 @@ final class BoardModel {
     /// `2× chicken L thin +olives`, for each pizza.
     static func items(_ order: JSONValue) -> String {
         (order["items"]?.arrayValue ?? []).map { item in
-            let quantity = item["quantity"]?.intValue ?? 1
-            var text =
-                (quantity > 1 ? "\(quantity)× " : "") + (item["kind"]?.stringValue ?? "?") + " "
-                + (item["size"]?.stringValue ?? "")
-            if let crust = item["crust"]?.stringValue, crust != "classic" { text += " " + crust }
-            for extra in item["extras"]?.arrayValue ?? [] { text += " +" + (extra.stringValue ?? "") }
-            if item["chiliSauce"]?.boolValue == true { text += " +chili" }
-            if item["ketchup"]?.boolValue == true { text += " +ketchup" }
-            return text
+            (try? CartItem(wire: item))?.pizza.onBoard ?? "?"
         }.joined(separator: ", ")
     }
 
