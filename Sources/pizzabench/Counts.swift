@@ -2,7 +2,7 @@ import Foundation
 import PizzaCore
 import PizzaTesting
 
-/// What `order.create` does per order, counted rather than timed (issue 57): heap allocations (an `LD_PRELOAD`
+/// What `order.create` does per order, counted rather than timed: heap allocations (an `LD_PRELOAD`
 /// counter, `Baselines/alloccount.c`), system calls (the kernel's `raw_syscalls:sys_enter` tracepoint through `perf
 /// stat`, which unlike strace leaves the batching as it is) and context switches (`perf stat`'s software counter), for
 /// pizzad and for the socket bound (socketwork.c), each over the same window of load at 16 clients, two pizzas,

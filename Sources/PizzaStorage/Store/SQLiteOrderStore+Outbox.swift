@@ -16,8 +16,9 @@ public struct OutboxCursor: Sendable, Equatable {
     public var failingSince: Timestamp?
     /// The last failure, in words.
     public var lastError: String?
-    /// When it was disabled, and why; nil while enabled.
+    /// When it was disabled; nil while enabled.
     public var disabledAt: Timestamp?
+    /// Why it was disabled, in a sentence.
     public var disabledReason: String?
 }
 
