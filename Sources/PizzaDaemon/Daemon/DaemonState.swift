@@ -109,12 +109,15 @@ final class DaemonState: Sendable {
 
     /// The printers' statuses as last seen, as the board shows them: `[{"name":"kitchen","status":"paper_out"}]`
     /// (`unknown` before a printer was asked).
-    func printersJSON() -> String {
-        let printers = (outbox?.statuses() ?? []).filter { $0.kind == "printer" }.map { status -> JSONValue in
-            ["name": .string(status.name), "status": .string(status.printer?.rawValue ?? "unknown")]
-        }
-        return JSONValue.array(printers).jsonText
+    func printers() -> JSONValue {
+        .array(
+            (outbox?.statuses() ?? []).filter { $0.kind == "printer" }.map { status -> JSONValue in
+                ["name": .string(status.name), "status": .string(status.printer?.rawValue ?? "unknown")]
+            })
     }
+
+    /// ``printers()`` as JSON text, for the board page's event stream.
+    func printersJSON() -> String { printers().jsonText }
 
     /// Seconds since start.
     var uptime: Double {

@@ -1,5 +1,4 @@
 import PizzaCore
-import PizzaOutbox
 import PizzaProtocol
 import PizzaStorage
 import PizzaWire
@@ -22,10 +21,7 @@ extension RPCDispatcher {
             return [
                 "seq": .int(snapshot.seq), "board": .encoded(settings.json), "orders": .array(orders),
                 "now": .string(Timestamp.now().description),
-                "printers": .array(
-                    (state.outbox?.statuses() ?? []).filter { $0.kind == "printer" }.map {
-                        ["name": .string($0.name), "status": .string($0.printer?.rawValue ?? "unknown")]
-                    }),
+                "printers": state.printers(),
             ]
         }
     }
