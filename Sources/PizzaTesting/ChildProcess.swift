@@ -17,14 +17,48 @@ public enum ChildProcess {
     public static func run(
         _ program: String, _ arguments: [String], environment: [String: String] = [:], timeout: Double = 120
     ) throws -> (status: Int32, output: String) {
-        let outputPath = NSTemporaryDirectory() + "child-\(UUID().uuidString).out"
-        defer { unlink(outputPath) }
+        let result = try capture(
+            program, arguments, environment: environment, directory: "/", mergingErrors: true, timeout: timeout)
+        return (result.status, result.output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// What a program run by ``capture(_:_:environment:input:directory:mergingErrors:timeout:)`` left.
+    public struct Captured: Sendable {
+        /// The exit status, 128 + the signal's number when a signal ended it.
+        public var status: Int32
+        /// Its standard output (and standard error too, when they were merged).
+        public var output: String
+        /// Its standard error, when kept apart.
+        public var errors: String
+    }
+
+    /// Runs `program` (a path, or a name looked up in `PATH`) with `arguments` in `directory` (this process's own
+    /// when nil), `input` on its standard input (`/dev/null` when nil) and this process's environment plus
+    /// `environment`, and waits for it; killed after `timeout` seconds.
+    ///
+    /// Its outputs go to files, so nothing can fill a pipe, and it inherits no descriptor of this process. Nothing of
+    /// Foundation's `Process` is used: besides the missed exits above, its `run()` lists `/proc/self/fd` with an
+    /// over-read (swift-corelibs-foundation's pull request 5472, fixed after Swift 6.3.1) that crashed a test run
+    /// once the process held about 1,350 descriptors, and a `Process` whose exit was seen by polling `isRunning`
+    /// keeps its pipes open for the life of the process.
+    public static func capture(
+        _ program: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
+        directory: String? = nil, mergingErrors: Bool = false, timeout: Double = 120
+    ) throws -> Captured {
+        let base = NSTemporaryDirectory() + "child-\(UUID().uuidString)"
+        let (outputPath, errorPath, inputPath) = (base + ".out", base + ".err", base + ".in")
+        defer { for path in [outputPath, errorPath, inputPath] { unlink(path) } }
+        if let input { try Data(input.utf8).write(to: URL(fileURLWithPath: inputPath)) }
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 0, input == nil ? "/dev/null" : inputPath, O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        if mergingErrors {
+            posix_spawn_file_actions_adddup2(&actions, 1, 2)
+        } else {
+            posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        }
         // Nothing else of this process: a server the child starts (pg_ctl's postgres) would keep every descriptor
         // open here at this moment for its whole life, among them the write ends of other children's output pipes,
         // whose readers then never see the end (a test run hung on one for 15 minutes).
@@ -32,8 +66,10 @@ public enum ChildProcess {
         guard closing == 0 else {
             throw Failure(description: "closing descriptors for \(program): \(String(cString: strerror(closing)))")
         }
-        // `env -C /` starts it in `/` (a server run as another user may not enter the caller's folder).
-        let argv = (["/usr/bin/env", "-C", "/", program] + arguments).map { strdup($0) } + [nil]
+        // `env -C` starts it in the folder (a server run as another user may not enter the caller's), and finds a
+        // program given by name in `PATH`.
+        let folder = directory ?? FileManager.default.currentDirectoryPath
+        let argv = (["/usr/bin/env", "-C", folder, program] + arguments).map { strdup($0) } + [nil]
         defer { for pointer in argv { free(pointer) } }
         let variables = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let envp = variables.map { strdup("\($0.key)=\($0.value)") } + [nil]
@@ -63,8 +99,9 @@ public enum ChildProcess {
             }
         }
         let signal = status & 0x7f
-        let code = signal == 0 ? (status >> 8) & 0xff : 128 + signal
-        let output = (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
-        return (code, output.trimmingCharacters(in: .whitespacesAndNewlines))
+        let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+        return Captured(
+            status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, output: read(outputPath),
+            errors: mergingErrors ? "" : read(errorPath))
     }
 }

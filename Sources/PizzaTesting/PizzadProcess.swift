@@ -142,12 +142,21 @@ public final class PizzadProcess: Sendable {
         while !logEnded.withLock({ $0 }), deadline.remains { usleep(5_000) }
     }
 
+    /// Closes this end of the output pipe: Foundation's `Process` keeps a child's pipes alive after its exit when
+    /// the exit was seen by polling `isRunning`, as here, and a test run that started hundreds of daemons held as
+    /// many descriptors.
+    private func closeOutput() {
+        guard let handle = (process.standardOutput as? Pipe)?.fileHandleForReading else { return }
+        handle.readabilityHandler = nil
+        try? handle.close()
+    }
+
     deinit {
         if process.isRunning {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        (process.standardOutput as? Pipe)?.fileHandleForReading.readabilityHandler = nil
+        closeOutput()
     }
 }
 

@@ -12,42 +12,18 @@ struct CommandResult: CustomStringConvertible {
 }
 
 /// Runs a program to completion, feeding `input`, capturing both outputs; kills it after `timeout`.
+///
+/// Through ``ChildProcess`` (posix_spawn and waitpid), not Foundation's `Process`: this runs thousands of times a
+/// test run (every `pizzactl` and `sqlite3`), and each `Process` whose exit was polled kept its output pipe open,
+/// until a run held 1,500 descriptors and `Process.run()`'s over-read of `/proc/self/fd` crashed it.
 @discardableResult
 func run(
     _ program: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
     directory: String? = nil, timeout: Double = 60
 ) throws -> CommandResult {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : "/usr/bin/env")
-    process.arguments = program.hasPrefix("/") ? arguments : [program] + arguments
-    var env = ProcessInfo.processInfo.environment
-    env.merge(environment) { $1 }
-    process.environment = env
-    if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-    let out = Pipe()
-    // Standard error goes to a file, so one thread can drain standard output without any risk of a full pipe.
-    let errorPath = NSTemporaryDirectory() + "pizzad-stderr-" + UUID().uuidString
-    _ = FileManager.default.createFile(atPath: errorPath, contents: nil)
-    defer { try? FileManager.default.removeItem(atPath: errorPath) }
-    let errorHandle = try FileHandle(forWritingTo: URL(fileURLWithPath: errorPath))
-    let inPipe = Pipe()
-    process.standardOutput = out
-    process.standardError = errorHandle
-    process.standardInput = inPipe
-    try process.runWithCleanSignals()
-    try? errorHandle.close()
-    if let input { inPipe.fileHandleForWriting.write(Data(input.utf8)) }
-    try? inPipe.fileHandleForWriting.close()
-    let pid = process.processIdentifier
-    let killer = DispatchWorkItem { kill(pid, SIGKILL) }
-    DispatchQueue.global().asyncAfter(deadline: .now() + timeout, execute: killer)
-    let outData = out.fileHandleForReading.readDataToEndOfFile()
-    let status = waitForExit(process)
-    killer.cancel()
-    let errorData = FileManager.default.contents(atPath: errorPath) ?? Data()
-    return CommandResult(
-        status: status, stdout: String(decoding: outData, as: UTF8.self),
-        stderr: String(decoding: errorData, as: UTF8.self))
+    let result = try ChildProcess.capture(
+        program, arguments, environment: environment, input: input, directory: directory, timeout: timeout)
+    return CommandResult(status: result.status, stdout: result.output, stderr: result.errors)
 }
 
 /// Waits for `process` to exit and returns its exit status (128 + signal when killed).
