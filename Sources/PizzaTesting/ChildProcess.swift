@@ -99,7 +99,9 @@ public enum ChildProcess {
             }
         }
         let signal = status & 0x7f
-        let read = { (path: String) in String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self) }
+        let read = { (path: String) in
+            String(decoding: FileManager.default.contents(atPath: path) ?? Data(), as: UTF8.self)
+        }
         return Captured(
             status: signal == 0 ? (status >> 8) & 0xff : 128 + signal, output: read(outputPath),
             errors: mergingErrors ? "" : read(errorPath))
