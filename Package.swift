@@ -124,7 +124,7 @@ let package = Package(
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -163,7 +163,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),
@@ -180,7 +180,6 @@ let package = Package(
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Configuration", package: "swift-configuration"),
                 .product(name: "Yams", package: "Yams"),
                 // pizzad's command line, and pizzad(8) written from the same declarations (their dumped help).
@@ -218,7 +217,7 @@ let package = Package(
                 // The chain step runs pizzad's own shipper for each of its shops, in process.
                 "PizzaReplication",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
                 // The outbox step's webhook endpoint.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
@@ -297,7 +296,7 @@ let package = Package(
                 "PizzaReplication", "PizzaStorage", "PizzaCore", "PizzaWire", "PizzaTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
-                .product(name: "Prometheus", package: "swift-prometheus"),
+                .product(name: "CoreMetrics", package: "swift-metrics"),
             ],
             swiftSettings: strict
         ),

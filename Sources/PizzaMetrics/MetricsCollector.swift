@@ -1,27 +1,23 @@
-import CoreMetrics
+public import CoreMetrics
 public import PizzaCore
-public import Prometheus
 
-/// Counts what the repository commits, through swift-metrics into a Prometheus registry.
+/// Counts what the repository commits, through swift-metrics (on the factory ``PrometheusBackend`` chose).
 ///
 /// A repository subscriber on the after-commit phase: it never slows or fails a change. Every metric it exports
 /// is in ``help`` (and the metrics table in docs/OPERATIONS.md): orders created, transitions, orders per status, the time each
 /// order spends in each stage, cancellations, failed changes by error, and the writer's group commits.
 public final class MetricsCollector: OrderRepositoryDelegate {
-    /// The registry the metrics live in; ``render()`` writes it out.
-    public let registry: PrometheusCollectorRegistry
-    /// The swift-metrics factory over `registry`, for other parts of the daemon to add their own metrics.
-    public let factory: PrometheusMetricsFactory
-    private let created: CoreMetrics.Counter
-    private let transitions: [OrderStatus: CoreMetrics.Counter]
-    private let inStatus: [OrderStatus: CoreMetrics.Meter]
-    private let commitLatency: CoreMetrics.Timer
-    private let failures: Locked<[FailureKey: Prometheus.Counter]>
-    private let stageDurations: [OrderStatus: DurationHistogram]
-    private let fulfilment: DurationHistogram
-    private let cancelled: [OrderStatus: Prometheus.Counter]
-    private let batchSize: ValueHistogram
-    private let batchDuration: DurationHistogram
+    private let factory: any MetricsFactory
+    private let created: Counter
+    private let transitions: [OrderStatus: Counter]
+    private let inStatus: [OrderStatus: Meter]
+    private let commitLatency: Timer
+    private let failures: Locked<[FailureKey: Counter]>
+    private let stageDurations: [OrderStatus: Timer]
+    private let fulfilment: Timer
+    private let cancelled: [OrderStatus: Counter]
+    private let batchSize: Recorder
+    private let batchDuration: Timer
     private let counts: Locked<[OrderStatus: Int]>
 
     private struct FailureKey: Hashable {
@@ -32,94 +28,81 @@ public final class MetricsCollector: OrderRepositoryDelegate {
     /// The statuses an order waits in before the kitchen moves it on: what the stage histograms are labelled by.
     public static let stages: [OrderStatus] = OrderStatus.active
 
-    /// A collector starting from the current `counts` of orders in each status.
-    public init(counts: [OrderStatus: Int], registry: PrometheusCollectorRegistry = PrometheusCollectorRegistry()) {
-        self.registry = registry
-        self.counts = Locked(counts)
-        var factory = PrometheusMetricsFactory(registry: registry)
-        factory.defaultDurationHistogramBuckets = [
-            .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2), .milliseconds(5),
-            .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100), .milliseconds(250),
-            .milliseconds(500), .seconds(1),
-        ]
+    /// The buckets of its duration histograms, by name: kitchen times are minutes, not milliseconds (a second to
+    /// four hours); a group commit's are micro- to milliseconds.
+    public static let durationBuckets: [String: [Duration]] = [
+        "pizzad_order_stage_duration_seconds": [
+            1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600, 7200, 14400,
+        ].map { .seconds($0) },
+        "pizzad_order_fulfilment_duration_seconds": [
+            300, 600, 900, 1200, 1500, 1800, 2400, 3000, 3600, 5400, 7200, 14400,
+        ].map { .seconds($0) },
+        "pizzad_group_commit_duration_seconds": [
+            .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1), .milliseconds(2),
+            .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50), .milliseconds(100),
+            .milliseconds(250), .seconds(1),
+        ],
+    ]
+
+    /// The buckets of its value histograms, by name.
+    public static let valueBuckets: [String: [Double]] = [
+        "pizzad_group_commit_changes": [1, 2, 4, 8, 16, 32, 64, 128, 256]
+    ]
+
+    /// A collector starting from the current `counts` of orders in each status, its metrics made by `factory`.
+    public init(counts: [OrderStatus: Int], factory: any MetricsFactory) {
         self.factory = factory
-        created = CoreMetrics.Counter(label: "pizzad_orders_created_total", factory: factory)
-        var transitions: [OrderStatus: CoreMetrics.Counter] = [:]
-        var inStatus: [OrderStatus: CoreMetrics.Meter] = [:]
+        self.counts = Locked(counts)
+        created = Counter(label: "pizzad_orders_created_total", factory: factory)
+        var transitions: [OrderStatus: Counter] = [:]
+        var inStatus: [OrderStatus: Meter] = [:]
         for status in OrderStatus.allCases {
-            transitions[status] = CoreMetrics.Counter(
+            transitions[status] = Counter(
                 label: "pizzad_order_transitions_total", dimensions: [("to", status.rawValue)], factory: factory)
-            let meter = CoreMetrics.Meter(
-                label: "pizzad_orders", dimensions: [("status", status.rawValue)], factory: factory)
+            let meter = Meter(label: "pizzad_orders", dimensions: [("status", status.rawValue)], factory: factory)
             meter.set(counts[status] ?? 0)
             inStatus[status] = meter
         }
         self.transitions = transitions
         self.inStatus = inStatus
-        commitLatency = CoreMetrics.Timer(label: "pizzad_commit_duration_seconds", factory: factory)
+        commitLatency = Timer(label: "pizzad_commit_duration_seconds", factory: factory)
         failures = Locked([:])
-        // Kitchen times are minutes, not milliseconds: buckets from a second to four hours.
-        let stageBuckets: [Duration] = [1, 5, 15, 30, 60, 120, 300, 600, 900, 1200, 1800, 2700, 3600, 7200, 14400]
-            .map { .seconds($0) }
-        let stage = MetricNameDescriptor(
-            metricName: "pizzad_order_stage_duration", unitName: "seconds",
-            helpText: "Time an order spent in a status before it moved on to the next one (not counting cancellations)."
-        )
-        var stageDurations: [OrderStatus: DurationHistogram] = [:]
+        var stageDurations: [OrderStatus: Timer] = [:]
         for status in Self.stages {
-            stageDurations[status] = registry.makeDurationHistogram(
-                descriptor: stage, labels: [("status", status.rawValue)], buckets: stageBuckets)
+            stageDurations[status] = Timer(
+                label: "pizzad_order_stage_duration_seconds", dimensions: [("status", status.rawValue)],
+                factory: factory)
         }
         self.stageDurations = stageDurations
-        fulfilment = registry.makeDurationHistogram(
-            descriptor: MetricNameDescriptor(
-                metricName: "pizzad_order_fulfilment_duration", unitName: "seconds",
-                helpText: "Time from an order being placed to its delivery."),
-            buckets: [300, 600, 900, 1200, 1500, 1800, 2400, 3000, 3600, 5400, 7200, 14400].map { .seconds($0) })
-        let cancelledName = MetricNameDescriptor(
-            metricName: "pizzad_orders_cancelled", unitName: "total",
-            helpText: "Orders cancelled since the daemon started, by the status they were cancelled from.")
-        var cancelled: [OrderStatus: Prometheus.Counter] = [:]
+        fulfilment = Timer(label: "pizzad_order_fulfilment_duration_seconds", factory: factory)
+        var cancelled: [OrderStatus: Counter] = [:]
         for status in OrderStatus.allCases where (try? status.applying(.cancel).get()) != nil {
-            cancelled[status] = registry.makeCounter(descriptor: cancelledName, labels: [("from", status.rawValue)])
+            cancelled[status] = Counter(
+                label: "pizzad_orders_cancelled_total", dimensions: [("from", status.rawValue)], factory: factory)
         }
         self.cancelled = cancelled
-        batchSize = registry.makeValueHistogram(
-            descriptor: MetricNameDescriptor(
-                metricName: "pizzad_group_commit", unitName: "changes",
-                helpText: "Changes written by one group commit (one SQLite transaction)."),
-            buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256])
-        batchDuration = registry.makeDurationHistogram(
-            descriptor: MetricNameDescriptor(
-                metricName: "pizzad_group_commit_duration", unitName: "seconds",
-                helpText: "Time one group commit took, from BEGIN to a durable COMMIT (fsync included)."),
-            buckets: [
-                .microseconds(100), .microseconds(250), .microseconds(500), .milliseconds(1),
-                .milliseconds(2), .milliseconds(5), .milliseconds(10), .milliseconds(25), .milliseconds(50),
-                .milliseconds(100), .milliseconds(250), .seconds(1),
-            ])
+        batchSize = Recorder(label: "pizzad_group_commit_changes", aggregate: true, factory: factory)
+        batchDuration = Timer(label: "pizzad_group_commit_duration_seconds", factory: factory)
         // Storage failures exist from the start, so rate() and the alert on them see a zero rather than no series;
         // the other errors appear when they first happen.
         for operation in OrderOperation.changes {
-            failure(operation: operation, error: "storage").increment(by: Int64(0))
+            failure(operation: operation, error: "storage").increment(by: 0)
         }
     }
 
     /// Records one group commit of the writer: how many changes it wrote and how long it took.
     public func groupCommitted(changes: Int, duration: Duration) {
-        batchSize.record(Double(changes))
-        batchDuration.record(duration)
+        batchSize.record(changes)
+        batchDuration.recordNanoseconds(duration.nanoseconds)
     }
 
-    private func failure(operation: OrderOperation, error: String) -> Prometheus.Counter {
+    private func failure(operation: OrderOperation, error: String) -> Counter {
         let key = FailureKey(operation: operation, error: error)
         return failures.withLock { failures in
             if let counter = failures[key] { return counter }
-            let counter = registry.makeCounter(
-                descriptor: MetricNameDescriptor(
-                    metricName: "pizzad_changes_failed", unitName: "total",
-                    helpText: "Changes refused or not stored, by operation and error name (as the socket names it)."),
-                labels: [("operation", key.operation.rawValue), ("error", key.error)])
+            let counter = Counter(
+                label: "pizzad_changes_failed_total",
+                dimensions: [("operation", key.operation.rawValue), ("error", key.error)], factory: factory)
             failures[key] = counter
             return counter
         }
@@ -155,12 +138,12 @@ public final class MetricsCollector: OrderRepositoryDelegate {
             cancelled[before.status]?.increment()
             return
         }
-        func since(_ time: Timestamp) -> Duration {
-            .milliseconds(max(0, change.at.millisecondsSince1970 - time.millisecondsSince1970))
+        func since(_ time: Timestamp) -> Int64 {
+            max(0, change.at.millisecondsSince1970 - time.millisecondsSince1970)
         }
-        if let entered = before.history.last?.at { stageDurations[before.status]?.record(since(entered)) }
+        if let entered = before.history.last?.at { stageDurations[before.status]?.recordMilliseconds(since(entered)) }
         if change.after.status == .delivered, let placed = before.history.last(where: { $0.to == .placed })?.at {
-            fulfilment.record(since(placed))
+            fulfilment.recordMilliseconds(since(placed))
         }
     }
 
@@ -183,38 +166,23 @@ public final class MetricsCollector: OrderRepositoryDelegate {
         }
     }
 
-    /// What each metric means, written as `# HELP` lines (swift-metrics has no place for help text).
+    /// What each of its metrics means, written as `# HELP` lines (swift-metrics has no place for help text).
     public static let help: [String: String] = [
         "pizzad_orders_created_total": "Orders created since the daemon started.",
         "pizzad_order_transitions_total": "Status changes since the daemon started, by the status entered.",
         "pizzad_orders": "Orders now in each status.",
         "pizzad_commit_duration_seconds": "Time from a change's request to its durable commit.",
+        "pizzad_order_stage_duration_seconds":
+            "Time an order spent in a status before it moved on to the next one (not counting cancellations).",
+        "pizzad_order_fulfilment_duration_seconds": "Time from an order being placed to its delivery.",
+        "pizzad_orders_cancelled_total":
+            "Orders cancelled since the daemon started, by the status they were cancelled from.",
+        "pizzad_changes_failed_total":
+            "Changes refused or not stored, by operation and error name (as the socket names it).",
+        "pizzad_group_commit_changes": "Changes written by one group commit (one SQLite transaction).",
+        "pizzad_group_commit_duration_seconds":
+            "Time one group commit took, from BEGIN to a durable COMMIT (fsync included).",
     ]
-
-    /// Help text for metrics other parts of the daemon add to the registry.
-    private let extraHelp = Locked<[String: String]>([:])
-
-    /// Registers the `# HELP` text of a metric added through ``factory``.
-    public func describe(_ name: String, _ text: String) { extraHelp.withLock { $0[name] = text } }
-
-    /// The Prometheus text exposition of every metric in the registry, with `# HELP` lines.
-    public func render() -> String {
-        var buffer: [UInt8] = []
-        registry.emit(into: &buffer)
-        let help = Self.help.merging(extraHelp.withLock { $0 }) { $1 }
-        var output = ""
-        output.reserveCapacity(buffer.count + 1024)
-        for line in String(decoding: buffer, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("# TYPE "), let name = line.dropFirst(7).split(separator: " ").first,
-                let text = help[String(name)]
-            {
-                output += "# HELP \(name) \(text)\n"
-            }
-            output += line
-            output += "\n"
-        }
-        return String(output.dropLast())
-    }
 }
 
 extension Duration {

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
+public import CoreMetrics
 public import Logging
 public import PizzaCore
 public import PizzaStorage
-public import Prometheus
 public import ServiceLifecycle
 
 /// What leaves the shop (CONTRACT section 16): kitchen tickets on ESC/POS printers and signed webhooks, each a
@@ -19,9 +19,10 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
     private let metrics: OutboxMetrics
     private let logger: Logger
 
-    /// The outbox for `settings`; `showCustomer` is whether tickets print the customer's name (`board.showCustomer`).
+    /// The outbox for `settings`; `showCustomer` is whether tickets print the customer's name (`board.showCustomer`);
+    /// its metrics are made by `metrics`.
     public init(
-        settings: OutboxSettings, store: SQLiteOrderStore, showCustomer: Bool, registry: PrometheusCollectorRegistry,
+        settings: OutboxSettings, store: SQLiteOrderStore, showCustomer: Bool, metrics: any MetricsFactory,
         logger: Logger
     ) throws {
         self.settings = settings
@@ -58,7 +59,7 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
         self.client = client
         self.printers = printers
         deliverers = destinations.map { Deliverer(destination: $0, store: store, logger: logger) }
-        metrics = OutboxMetrics(registry: registry, names: destinations.map { ($0.name, $0.kind) })
+        self.metrics = OutboxMetrics(factory: metrics, names: destinations.map { ($0.name, $0.kind) })
     }
 
     /// Reads (or makes) every destination's cursor; call before the daemon serves, so that a change committed after
@@ -66,6 +67,9 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
     public func prepare() async throws {
         for deliverer in deliverers { try await deliverer.prepare() }
     }
+
+    /// What each of its metrics means, for the `# HELP` lines.
+    public static var metricsHelp: [String: String] { OutboxMetrics.help }
 
     // MARK: Subscriber
 

@@ -1,8 +1,8 @@
-import Prometheus
+import CoreMetrics
 
-/// The shipper's metrics, in the daemon's registry: what `GET /metrics` shows under `pizzad_replication_`.
+/// The shipper's metrics, made through swift-metrics: what `GET /metrics` shows under `pizzad_replication_`.
 struct ReplicationMetrics: Sendable {
-    private let registry: PrometheusCollectorRegistry
+    private let factory: any MetricsFactory
     private let batches: Counter
     private let events: Counter
     private let backlog: Gauge
@@ -10,52 +10,42 @@ struct ReplicationMetrics: Sendable {
     private let connected: Gauge
     private let shipped: Gauge
 
-    init(registry: PrometheusCollectorRegistry) {
-        self.registry = registry
-        batches = registry.makeCounter(
-            descriptor: .init(
-                metricName: "pizzad_replication_batches", unitName: "total",
-                helpText: "Batches the central PostgreSQL committed."))
-        events = registry.makeCounter(
-            descriptor: .init(
-                metricName: "pizzad_replication_events", unitName: "total",
-                helpText: "Audit entries shipped to the central PostgreSQL."))
-        backlog = registry.makeGauge(
-            descriptor: .init(
-                metricName: "pizzad_replication_backlog_events", unitName: "",
-                helpText: "Audit entries not yet shipped."))
-        lag = registry.makeGauge(
-            descriptor: .init(
-                metricName: "pizzad_replication_lag", unitName: "seconds",
-                helpText: "Age of the oldest audit entry not yet shipped; 0 when none waits."))
-        connected = registry.makeGauge(
-            descriptor: .init(
-                metricName: "pizzad_replication_connected", unitName: "",
-                helpText: "1 while connected to the central PostgreSQL."))
-        shipped = registry.makeGauge(
-            descriptor: .init(
-                metricName: "pizzad_replication_shipped_sequence", unitName: "",
-                helpText: "The last audit sequence number the central PostgreSQL committed."))
+    /// What each metric means, for the `# HELP` lines.
+    static let help: [String: String] = [
+        "pizzad_replication_batches_total": "Batches the central PostgreSQL committed.",
+        "pizzad_replication_events_total": "Audit entries shipped to the central PostgreSQL.",
+        "pizzad_replication_backlog_events": "Audit entries not yet shipped.",
+        "pizzad_replication_lag_seconds": "Age of the oldest audit entry not yet shipped; 0 when none waits.",
+        "pizzad_replication_connected": "1 while connected to the central PostgreSQL.",
+        "pizzad_replication_shipped_sequence": "The last audit sequence number the central PostgreSQL committed.",
+        "pizzad_replication_errors_total":
+            "Shipping errors by kind (reason: unreachable, authentication, diverged, ...).",
+    ]
+
+    init(factory: any MetricsFactory) {
+        self.factory = factory
+        batches = Counter(label: "pizzad_replication_batches_total", factory: factory)
+        events = Counter(label: "pizzad_replication_events_total", factory: factory)
+        backlog = Gauge(label: "pizzad_replication_backlog_events", factory: factory)
+        lag = Gauge(label: "pizzad_replication_lag_seconds", factory: factory)
+        connected = Gauge(label: "pizzad_replication_connected", factory: factory)
+        shipped = Gauge(label: "pizzad_replication_shipped_sequence", factory: factory)
     }
 
     func shippedBatch(events count: Int) {
         batches.increment()
-        events.increment(by: Int64(count))
+        events.increment(by: count)
     }
 
     func failed(_ error: ReplicationError) {
-        registry.makeCounter(
-            descriptor: .init(
-                metricName: "pizzad_replication_errors", unitName: "total",
-                helpText: "Shipping errors by kind (reason: unreachable, authentication, diverged, ...)."),
-            labels: [("reason", error.name)]
-        ).increment()
+        Counter(label: "pizzad_replication_errors_total", dimensions: [("reason", error.name)], factory: factory)
+            .increment()
     }
 
     func update(_ status: ReplicationStatus) {
-        backlog.set(status.backlogEvents)
-        lag.set(status.backlogSeconds)
-        connected.set(Int64(status.connected ? 1 : 0))
-        shipped.set(status.shippedSeq)
+        backlog.record(status.backlogEvents)
+        lag.record(status.backlogSeconds)
+        connected.record(status.connected ? 1 : 0)
+        shipped.record(status.shippedSeq)
     }
 }

@@ -1,8 +1,8 @@
+public import CoreMetrics
 import Foundation
 public import Logging
 public import PizzaCore
 public import PizzaStorage
-public import Prometheus
 public import ServiceLifecycle
 
 /// Ships every change of this shop, in order and exactly once in effect, to a central PostgreSQL.
@@ -42,10 +42,11 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     }
 
     /// A shipper for `store`'s changes; `migrations` are the central schema's (`migrations/central`). The centre is
-    /// the PostgreSQL the configuration names, unless `client` reaches it another way.
+    /// the PostgreSQL the configuration names, unless `client` reaches it another way. Its metrics are made by
+    /// `metrics`.
     public init(
         configuration: ReplicationConfiguration, store: SQLiteOrderStore, migrations: [Migration],
-        registry: PrometheusCollectorRegistry, environment: [String: String], logger: Logger,
+        metrics: any MetricsFactory, environment: [String: String], logger: Logger,
         client: (any CentralClient)? = nil
     ) throws {
         self.configuration = configuration
@@ -56,9 +57,12 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
         self.logger = logger
         self.client =
             client ?? PostgresCentralClient(configuration: configuration, environment: environment, logger: logger)
-        self.metrics = ReplicationMetrics(registry: registry)
+        self.metrics = ReplicationMetrics(factory: metrics)
         self.state = Locked(Progress(shippedSeq: try store.replicationMark().shippedSeq))
     }
+
+    /// What each of its metrics means, for the `# HELP` lines.
+    public static var metricsHelp: [String: String] { ReplicationMetrics.help }
 
     // MARK: Subscriber
 

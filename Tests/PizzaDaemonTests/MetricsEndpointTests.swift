@@ -39,6 +39,13 @@ struct MetricsEndpointTests {
             #expect(metrics.body.contains(line), "missing \(line)")
         }
         #expect(metrics.body.contains(#"schema="\#(Migrations.latestVersion)""#))
+        // Every metric family says what it means.
+        let lines = metrics.body.split(separator: "\n")
+        let typed = Set(
+            lines.filter { $0.hasPrefix("# TYPE ") }.compactMap { $0.split(separator: " ").dropFirst(2).first })
+        let helped = Set(
+            lines.filter { $0.hasPrefix("# HELP ") }.compactMap { $0.split(separator: " ").dropFirst(2).first })
+        #expect(typed == helped && typed.count > 20, "no help: \(typed.subtracting(helped))")
         if Binaries.available("promtool") {
             let lint = try run("promtool", ["check", "metrics"], input: metrics.body)
             #expect(lint.status == 0, "\(lint)")

@@ -21,12 +21,13 @@ struct MetricsCollectorTests {
     func counts() async throws {
         let book = InMemoryOrderBook()
         let repository = book.repository
-        let metrics = MetricsCollector(counts: try repository.countsByStatus())
+        let backend = PrometheusBackend()
+        let metrics = MetricsCollector(counts: try repository.countsByStatus(), factory: backend.factory)
         repository.delegates += metrics
         let cart = try await Self.newOrder(repository, place: true)
         _ = try await repository.advance(cart.id, by: Self.actor)
         _ = try? await repository.advance(cart.id, from: .open, by: Self.actor)
-        var text = metrics.render()
+        var text = backend.render()
         #expect(text.contains("pizzad_orders_created_total 1"))
         #expect(text.contains(#"pizzad_order_transitions_total{to="preparing"} 1"#))
         #expect(text.contains(#"pizzad_orders{status="preparing"} 1"#))
@@ -42,7 +43,7 @@ struct MetricsCollectorTests {
         let other = try await Self.newOrder(repository, place: true)
         _ = try await repository.cancel(other.id, reason: "no show", by: Self.actor)
         metrics.groupCommitted(changes: 3, duration: .milliseconds(2))
-        text = metrics.render()
+        text = backend.render()
         for stage in ["placed", "preparing", "baking", "boxed", "shipped"] {
             #expect(text.contains(#"pizzad_order_stage_duration_seconds_count{status="\#(stage)"} 1"#), "\(stage)")
         }
@@ -51,17 +52,24 @@ struct MetricsCollectorTests {
         #expect(text.contains(#"pizzad_orders{status="delivered"} 1"#))
         #expect(text.contains("pizzad_group_commit_changes_count 1"))
         #expect(text.contains("pizzad_group_commit_changes_sum 3"))
-        #expect(text.contains("# HELP pizzad_order_stage_duration_seconds "))
+        // Every metric says what it means, and each histogram has the buckets chosen for it by name.
+        let types = text.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+        let helped = text.split(separator: "\n").filter { $0.hasPrefix("# HELP ") }
+        #expect(types.count == helped.count && !types.isEmpty, "\(text)")
+        #expect(
+            text.contains(#"pizzad_order_stage_duration_seconds_bucket{status="placed",le="14400.0"} 1"#), "\(text)")
+        #expect(text.contains(#"pizzad_group_commit_changes_bucket{le="4.0"} 1"#), "\(text)")
         withExtendedLifetime(book) {}
     }
 
     @Test("a change that fails before the store is counted under its operation, and every operation starts at 0")
     func failuresByOperation() async throws {
         let book = InMemoryOrderBook()
-        let metrics = MetricsCollector(counts: try book.repository.countsByStatus())
+        let backend = PrometheusBackend()
+        let metrics = MetricsCollector(counts: try book.repository.countsByStatus(), factory: backend.factory)
         book.repository.delegates += metrics
         await #expect(throws: OrderError.self) { try await book.repository.place(99, by: Self.actor) }
-        let text = metrics.render()
+        let text = backend.render()
         #expect(text.contains(#"pizzad_changes_failed_total{operation="order.place",error="not_found"} 1"#), "\(text)")
         for operation in OrderOperation.changes {
             #expect(text.contains(#"pizzad_changes_failed_total{operation="\#(operation)",error="storage"} 0"#))

@@ -1,3 +1,4 @@
+import CoreMetrics
 import Foundation
 import InMemoryLogging
 import Logging
@@ -5,7 +6,6 @@ import PizzaCore
 import PizzaReplication
 import PizzaStorage
 import PizzaTesting
-import Prometheus
 import Testing
 
 /// A shop in a temporary folder: a real SQLite store with its storage subscribers, and a shipper to a
@@ -33,7 +33,7 @@ final class ShippingShop {
             shopID: "paris", host: "centre.invalid", database: "chain", user: "paris", batchSize: batchSize)
         let log = log
         replicator = try Replicator(
-            configuration: configuration, store: orders.store, migrations: [], registry: PrometheusCollectorRegistry(),
+            configuration: configuration, store: orders.store, migrations: [], metrics: NOOPMetricsHandler.instance,
             environment: [:], logger: Logger(label: "shipper") { _ in log }, client: centre)
         orders.repository.delegates += replicator
     }

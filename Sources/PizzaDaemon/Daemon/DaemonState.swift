@@ -16,6 +16,8 @@ final class DaemonState: Sendable {
 
     /// The store, the repository and the storage subscribers, which it owns.
     let orders: OrderBook
+    /// Where every metric goes: the one place Prometheus is chosen; the rest make theirs through swift-metrics.
+    let metricsBackend = PrometheusBackend()
     /// The subscribers beside the storage's, owned here (the repository holds them weakly).
     let metrics: MetricsCollector
     /// The daemon's own metrics beside the collector's, and the exposition of both.
@@ -48,12 +50,13 @@ final class DaemonState: Sendable {
         self.logger = logger
         orders = OrderBook(store: store)
         let repository = orders.repository
-        metrics = MetricsCollector(counts: try repository.countsByStatus())
+        metrics = MetricsCollector(counts: try repository.countsByStatus(), factory: metricsBackend.factory)
         repository.delegates += metrics
-        let registry = metrics.registry
+        let factory = metricsBackend.factory
+        metricsBackend.describe(Replicator.metricsHelp.merging(Outbox.metricsHelp) { $1 })
         let replicator = try configuration.replication.map {
             try Replicator(
-                configuration: $0, store: store, migrations: centralMigrations, registry: registry,
+                configuration: $0, store: store, migrations: centralMigrations, metrics: factory,
                 environment: environment, logger: logger)
         }
         self.replicator = replicator
@@ -64,13 +67,13 @@ final class DaemonState: Sendable {
             ? nil
             : try Outbox(
                 settings: configuration.outbox, store: store, showCustomer: configuration.board.showCustomer,
-                registry: registry, logger: logger)
+                metrics: factory, logger: logger)
         self.outbox = outbox
         if let outbox {
             try await outbox.prepare()
             repository.delegates += outbox
         }
-        daemonMetrics = DaemonMetrics(collector: metrics, store: store, board: configuration.board)
+        daemonMetrics = DaemonMetrics(backend: metricsBackend, store: store, board: configuration.board)
         board = configuration.board
         apiSettings = configuration.api
         store.observeGroupCommits { [metrics] changes, duration in

@@ -20,16 +20,16 @@ final class HealthService: Service {
         state: DaemonState, server: ControlSocketServer, notifier: SystemdNotifier, logger: Logger,
         onStart: @escaping @Sendable () async -> Void
     ) {
-        walFrames = Gauge(label: "pizzad_wal_frames", factory: state.metrics.factory)
-        checkpointLag = Gauge(label: "pizzad_wal_checkpoint_lag_frames", factory: state.metrics.factory)
-        checkpointStarved = CoreMetrics.Counter(
-            label: "pizzad_wal_checkpoint_starved_total", factory: state.metrics.factory)
-        state.metrics.describe("pizzad_wal_frames", "Frames in the write-ahead log after the last checkpoint attempt.")
-        state.metrics.describe(
-            "pizzad_wal_checkpoint_lag_frames", "WAL frames a checkpoint could not copy back (a reader holds them).")
-        state.metrics.describe(
-            "pizzad_wal_checkpoint_starved_total", "Checkpoint attempts that could not finish because of a long reader."
-        )
+        let factory = state.metricsBackend.factory
+        walFrames = Gauge(label: "pizzad_wal_frames", factory: factory)
+        checkpointLag = Gauge(label: "pizzad_wal_checkpoint_lag_frames", factory: factory)
+        checkpointStarved = CoreMetrics.Counter(label: "pizzad_wal_checkpoint_starved_total", factory: factory)
+        state.metricsBackend.describe([
+            "pizzad_wal_frames": "Frames in the write-ahead log after the last checkpoint attempt.",
+            "pizzad_wal_checkpoint_lag_frames": "WAL frames a checkpoint could not copy back (a reader holds them).",
+            "pizzad_wal_checkpoint_starved_total":
+                "Checkpoint attempts that could not finish because of a long reader.",
+        ])
         self.onStart = onStart
         self.state = state
         self.server = server

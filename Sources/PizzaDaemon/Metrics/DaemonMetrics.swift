@@ -1,10 +1,10 @@
+import CoreMetrics
 import Foundation
 import PizzaCore
 import PizzaMetrics
 import PizzaProtocol
 import PizzaStorage
 import PizzaWire
-import Prometheus
 import SQLite
 
 /// The daemon's metrics beside the repository's: connections, watchers, overload refusals, storage state, the
@@ -33,7 +33,7 @@ final class DaemonMetrics: Sendable {
         case failing
     }
 
-    let collector: MetricsCollector
+    private let backend: PrometheusBackend
     private let store: SQLiteOrderStore
     private let connections: Gauge
     private let watchers: Gauge
@@ -43,73 +43,65 @@ final class DaemonMetrics: Sendable {
     private let walBytes: Gauge
     private let oldestAge: [OrderStatus: Gauge]
 
-    init(collector: MetricsCollector, store: SQLiteOrderStore, board: BoardSettings = BoardSettings()) {
-        self.collector = collector
+    /// What each of its metrics means, for the `# HELP` lines.
+    static let help: [String: String] = [
+        "pizzad_connections": "Control socket connections open now.",
+        "pizzad_watchers": "Clients following events.watch now.",
+        "pizzad_overload_refusals_total":
+            "Connections or requests answered overloaded: reason is connections, queue or metrics_connections.",
+        "pizzad_storage_state": "1 for the storage's state now (ok, full, read_only, failing), 0 for the others.",
+        "pizzad_database_size_bytes": "Size of the SQLite database file.",
+        "pizzad_wal_size_bytes": "Size of the SQLite write-ahead log file (-wal).",
+        "pizzad_orders_oldest_age_seconds":
+            "Age of the longest-waiting order in each active status: since it entered it "
+            + "(open: since its last change); 0 when none.",
+        "pizzad_board_warn_seconds":
+            "After this long in a status an order's ticket turns yellow on the boards (board.<status>.warnSeconds).",
+        "pizzad_board_late_seconds":
+            "After this long in a status an order is late: red on the boards, and the alert rules fire.",
+        "pizzad_build_info": "Always 1; the labels say which pizzad, SQLite and schema run.",
+    ]
+
+    init(backend: PrometheusBackend, store: SQLiteOrderStore, board: BoardSettings = BoardSettings()) {
+        self.backend = backend
         self.store = store
-        let registry = collector.registry
-        connections = registry.makeGauge(
-            descriptor: Self.name("pizzad_connections", "", "Control socket connections open now."))
-        watchers = registry.makeGauge(
-            descriptor: Self.name("pizzad_watchers", "", "Clients following events.watch now."))
-        overloads = Self.family(
-            OverloadReason.allCases, label: "reason", \.rawValue,
-            Self.name(
-                "pizzad_overload_refusals", "total",
-                "Connections or requests answered overloaded: reason is connections, queue or metrics_connections.")
-        ) { registry.makeCounter(descriptor: $0, labels: $1) }
-        storageStates = Self.family(
-            StorageState.allCases, label: "state", \.rawValue,
-            Self.name(
-                "pizzad_storage_state", "",
-                "1 for the storage's state now (ok, full, read_only, failing), 0 for the others.")
-        ) { registry.makeGauge(descriptor: $0, labels: $1) }
-        databaseBytes = registry.makeGauge(
-            descriptor: Self.name("pizzad_database_size", "bytes", "Size of the SQLite database file."))
-        walBytes = registry.makeGauge(
-            descriptor: Self.name("pizzad_wal_size", "bytes", "Size of the SQLite write-ahead log file (-wal)."))
-        oldestAge = Self.family(
-            MetricsCollector.stages, label: "status", \.rawValue,
-            Self.name(
-                "pizzad_orders_oldest_age", "seconds",
-                "Age of the longest-waiting order in each active status: since it entered it "
-                    + "(open: since its last change); 0 when none.")
-        ) { registry.makeGauge(descriptor: $0, labels: $1) }
+        backend.describe(Self.help)
+        let factory = backend.factory
+        connections = Gauge(label: "pizzad_connections", factory: factory)
+        watchers = Gauge(label: "pizzad_watchers", factory: factory)
+        overloads = Self.family(OverloadReason.allCases, label: "reason", \.rawValue) {
+            Counter(label: "pizzad_overload_refusals_total", dimensions: $0, factory: factory)
+        }
+        storageStates = Self.family(StorageState.allCases, label: "state", \.rawValue) {
+            Gauge(label: "pizzad_storage_state", dimensions: $0, factory: factory)
+        }
+        databaseBytes = Gauge(label: "pizzad_database_size_bytes", factory: factory)
+        walBytes = Gauge(label: "pizzad_wal_size_bytes", factory: factory)
+        oldestAge = Self.family(MetricsCollector.stages, label: "status", \.rawValue) {
+            Gauge(label: "pizzad_orders_oldest_age_seconds", dimensions: $0, factory: factory)
+        }
         // The board's marks, from the configuration: the alert rules compare the oldest ages with these, so the
         // boards and the pager cannot disagree.
-        for (level, help) in [
-            (
-                "warn",
-                "After this long in a status an order's ticket turns yellow on the boards (board.<status>.warnSeconds)."
-            ),
-            ("late", "After this long in a status an order is late: red on the boards, and the alert rules fire."),
-        ] {
-            for (status, marks) in board.thresholds {
-                registry.makeGauge(
-                    descriptor: Self.name("pizzad_board_\(level)", "seconds", help),
-                    labels: [("status", status.rawValue)]
-                ).set(Int64(level == "warn" ? marks.warn : marks.late))
-            }
+        for (status, marks) in board.thresholds {
+            Gauge(label: "pizzad_board_warn_seconds", dimensions: [("status", status.rawValue)], factory: factory)
+                .record(marks.warn)
+            Gauge(label: "pizzad_board_late_seconds", dimensions: [("status", status.rawValue)], factory: factory)
+                .record(marks.late)
         }
-        registry.makeGauge(
-            descriptor: Self.name(
-                "pizzad_build_info", "", "Always 1; the labels say which pizzad, SQLite and schema run."),
-            labels: [
+        Gauge(
+            label: "pizzad_build_info",
+            dimensions: [
                 ("version", PizzadVersion.current), ("sqlite_version", Database.libraryVersion),
                 ("schema", String(store.schemaVersion)),
-            ]
-        ).set(Int64(1))
+            ], factory: factory
+        ).record(1)
     }
 
-    private static func name(_ metric: String, _ unit: String, _ help: String) -> MetricNameDescriptor {
-        MetricNameDescriptor(metricName: metric, unitName: unit, helpText: help)
-    }
-
-    /// One metric of `descriptor` for each of `keys`, labelled `label` with the key's name.
+    /// One metric for each of `keys`, labelled `label` with the key's name.
     private static func family<Key: Hashable, Metric>(
-        _ keys: [Key], label: String, _ value: (Key) -> String, _ descriptor: MetricNameDescriptor,
-        make: (MetricNameDescriptor, [(String, String)]) -> Metric
+        _ keys: [Key], label: String, _ value: (Key) -> String, make: ([(String, String)]) -> Metric
     ) -> [Key: Metric] {
-        Dictionary(uniqueKeysWithValues: keys.map { ($0, make(descriptor, [(label, value($0))])) })
+        Dictionary(uniqueKeysWithValues: keys.map { ($0, make([(label, value($0))])) })
     }
 
     /// Counts one overload refusal.
@@ -128,21 +120,21 @@ final class DaemonMetrics: Sendable {
 
     /// The Prometheus text exposition of every metric, as `GET /metrics` and `metrics.get` serve it.
     func render(connections open: Int, watchers watching: Int) -> String {
-        connections.set(Int64(open))
-        watchers.set(Int64(watching))
+        connections.record(open)
+        watchers.record(watching)
         let current = Self.storageState(of: store)
-        for (state, gauge) in storageStates { gauge.set(Int64(state == current ? 1 : 0)) }
-        databaseBytes.set(Self.size(of: store.path))
-        walBytes.set(Self.size(of: store.path + "-wal"))
+        for (state, gauge) in storageStates { gauge.record(state == current ? 1 : 0) }
+        databaseBytes.record(Self.size(of: store.path))
+        walBytes.record(Self.size(of: store.path + "-wal"))
         // When the database cannot be read, the ages keep their last values rather than dropping to 0, which
         // would hide an order that is still waiting.
         if let oldest = try? store.oldestChangeByActiveStatus() {
             let now = Timestamp.now().millisecondsSince1970
             for (status, gauge) in oldestAge {
-                gauge.set(oldest[status].map { Double(max(0, now - $0.millisecondsSince1970)) / 1000 } ?? 0)
+                gauge.record(oldest[status].map { Double(max(0, now - $0.millisecondsSince1970)) / 1000 } ?? 0)
             }
         }
-        return collector.render() + "\n" + ProcessMetrics.render()
+        return backend.render() + "\n" + ProcessMetrics.render()
     }
 
     private static func size(of path: String) -> Int64 {

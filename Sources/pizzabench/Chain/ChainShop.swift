@@ -1,9 +1,9 @@
+import CoreMetrics
 import Foundation
 import Logging
 import PizzaCore
 import PizzaReplication
 import PizzaStorage
-import Prometheus
 import SQLite
 
 /// One shop of the chain bench: its own SQLite database with the repository every change goes through (persistence
@@ -50,7 +50,7 @@ final class ChainShop: Sendable {
         logger.logLevel = .critical  // a thousand shops each saying "cannot reach" once is not a report
         let replicator = try Replicator(
             configuration: configuration, store: store, migrations: centralMigrations,
-            registry: PrometheusCollectorRegistry(), environment: [:], logger: logger)
+            metrics: NOOPMetricsHandler.instance, environment: [:], logger: logger)
         book.repository.delegates += replicator
         self.replicator = replicator
     }
