@@ -40,6 +40,11 @@ enum Output {
     /// An ISO-8601 UTC time in the local time zone, `2026-11-21 10:30:00`.
     static func time(_ iso: String?) -> String {
         guard let iso, let stamp = Timestamp(iso8601: iso) else { return iso ?? "-" }
+        return time(stamp)
+    }
+
+    /// A time in the local time zone, `2026-11-21 10:30:00`.
+    static func time(_ stamp: Timestamp) -> String {
         var seconds = time_t(stamp.millisecondsSince1970 / 1000)
         var parts = tm()
         localtime_r(&seconds, &parts)
@@ -54,7 +59,12 @@ enum Output {
     /// A status in words.
     static func status(_ status: String?) -> String {
         guard let status, let known = OrderStatus(rawValue: status) else { return status ?? "-" }
-        return switch known {
+        return self.status(known)
+    }
+
+    /// A status in words.
+    static func status(_ status: OrderStatus) -> String {
+        switch status {
         case .open: "open (being filled)"
         case .placed: "placed"
         case .preparing: "being prepared"
@@ -64,6 +74,12 @@ enum Output {
         case .delivered: "delivered"
         case .cancelled: "cancelled"
         }
+    }
+
+    /// Who made a change: `alice (pid 42)`, or for the order API `device till-1 from 192.0.2.7:53122`.
+    static func actor(_ actor: ChangeActor) -> String {
+        if let device = actor.device { return "device \(device)" + (actor.address.map { " from \($0)" } ?? "") }
+        return "\(actor.name) (pid \(actor.pid))"
     }
 
     /// Who made a change: `alice (uid 1000, pid 42)`, or for the order API `device till-1 from 192.0.2.7:53122`.
@@ -86,45 +102,43 @@ enum Output {
         }
     }
 
-    /// A pizza line in words (``Pizza/inShort``: `chicken L thin, chili, +olives`), from the item's wire form.
-    static func pizza(_ item: JSONValue) -> String {
-        (try? CartItem(wire: item))?.pizza.inShort ?? item.jsonText
-    }
-
-    /// The whole order: header, items, total, history.
-    static func order(_ order: JSONValue) {
-        let currency = order["currency"]?.stringValue
-        var header = "Order \(text(order["id"])): \(status(order["status"]?.stringValue))"
-        if let customer = order["customer"]?.stringValue { header += " for \(customer)" }
-        if let ref = order["ref"]?.stringValue { header += " (ref \(ref))" }
+    /// The whole order: header, items, total, history, read with `Cart(wire:)` as the daemon wrote it. An answer
+    /// that is not an order this pizzactl can read is said, and shown as it came.
+    static func order(_ answer: JSONValue) {
+        let order: Cart
+        do {
+            order = try Cart(wire: answer)
+        } catch {
+            self.error("the answer is not an order this pizzactl can read (\(error)); as it came:")
+            print(answer.jsonText)
+            return
+        }
+        var header = "Order \(order.id): \(status(order.status))"
+        if let customer = order.customer { header += " for \(customer)" }
+        if let ref = order.ref { header += " (ref \(ref))" }
         print(header)
-        if let note = order["note"]?.stringValue { print("Note: \(note)") }
-        let items = order["items"]?.arrayValue ?? []
-        if items.isEmpty {
+        if let note = order.note { print("Note: \(note)") }
+        if order.items.isEmpty {
             print("No pizzas yet.")
         } else {
             table(
                 ["ITEM", "PIZZA", "QTY", "EACH", "PRICE"],
-                items.map { item in
+                order.items.map { item in
                     [
-                        text(item["id"]), pizza(item), text(item["quantity"]),
-                        money(item["unitPrice"]?.intValue, currency),
-                        money(item["price"]?.intValue, currency),
+                        String(item.id), item.pizza.inShort, String(item.pizza.quantity),
+                        money(item.pizza.unitPrice, order.currency), money(item.pizza.price, order.currency),
                     ]
                 }, right: [0, 2, 3, 4])
         }
-        print("Total: \(money(order["total"]?.intValue, currency))")
-        let history = order["history"]?.arrayValue ?? []
-        if !history.isEmpty {
+        print("Total: \(money(order.total, order.currency))")
+        if !order.history.isEmpty {
             print("History:")
             table(
                 ["TIME", "CHANGE", "BY", "REASON"],
-                history.map { entry in
-                    let from = entry["from"]?.stringValue
-                    let change = from.map { "\($0) → \(text(entry["to"]))" } ?? "created"
-                    return [
-                        time(entry["at"]?.stringValue), change,
-                        actor(entry["actor"], uid: false), text(entry["reason"]),
+                order.history.map { entry in
+                    [
+                        time(entry.at), entry.from.map { "\($0.rawValue) → \(entry.to.rawValue)" } ?? "created",
+                        actor(entry.actor), entry.reason ?? "-",
                     ]
                 })
         }

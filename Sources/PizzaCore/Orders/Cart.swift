@@ -44,6 +44,9 @@ public struct Cart: Sendable, Equatable {
     /// The sum of the items' prices, in minor units.
     public var total: Int64 { items.reduce(0) { $0 + $1.pizza.price } }
 
+    /// How many pizzas the order holds (each item's quantity, added up).
+    public var pizzaCount: Int { items.reduce(0) { $0 + $1.pizza.quantity } }
+
     /// Adds a pizza as a new item; only while `open`.
     public mutating func add(_ pizza: Pizza, itemID: Int64, at time: Timestamp) throws(OrderError) {
         guard status.acceptsItems else { throw .notOpen(id: id, status: status) }

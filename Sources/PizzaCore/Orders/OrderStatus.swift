@@ -24,6 +24,9 @@ public enum OrderStatus: String, Sendable, CaseIterable, Codable {
         }
     }
 
+    /// Whether the order's life is over: delivered or cancelled (what the board's recall list keeps).
+    public var isFinal: Bool { self == .delivered || self == .cancelled }
+
     /// The statuses of an order under way, in its order of life: every one but the two ends (`delivered`,
     /// `cancelled`). The daemon's status line, the stage histograms and the alerts' oldest-age gauges go by them.
     public static let active: [OrderStatus] = [.open, .placed, .preparing, .baking, .boxed, .shipped]

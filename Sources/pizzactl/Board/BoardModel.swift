@@ -7,19 +7,19 @@ import PizzaWire
 /// Changed only on the main actor.
 @MainActor
 final class BoardModel {
-    static let columns: [String] = OrderStatus.onBoard.map(\.rawValue)
+    static let columns: [OrderStatus] = OrderStatus.onBoard
     static let recallLength = 8
 
-    /// The orders on the board by id, as the daemon sent them.
-    var orders: [Int64: JSONValue] = [:]
+    /// The orders on the board by id, read from what the daemon sent with `Cart(wire:)`.
+    var orders: [Int64: Cart] = [:]
     /// The last event seen (follow after it when reconnecting).
     var lastSeq: Int64 = 0
     var showCustomer = true
-    var thresholds: [String: (warn: Double, late: Double)] = [:]
+    var thresholds: [OrderStatus: (warn: Double, late: Double)] = [:]
     var column = 0
     var row = 0
     /// The tickets that last left the board: delivered or cancelled, newest first.
-    var recall: [JSONValue] = []
+    var recall: [Cart] = []
     var showingRecall = false
     var connected = false
     var status = "connecting…"
@@ -44,15 +44,17 @@ final class BoardModel {
         if let board = snapshot["board"] { apply(settings: board) }
         orders = [:]
         for order in snapshot["orders"]?.arrayValue ?? [] {
-            if let id = order["id"]?.intValue { orders[id] = order }
+            if let cart = try? Cart(wire: order) { orders[cart.id] = cart }
         }
     }
 
     func apply(settings: JSONValue) {
         showCustomer = settings["showCustomer"]?.boolValue ?? true
-        for (status, marks) in settings["thresholds"]?.objectValue ?? [] {
+        for (name, marks) in settings["thresholds"]?.objectValue ?? [] {
             let pair = marks.arrayValue ?? []
-            if pair.count == 2, let warn = pair[0].intValue, let late = pair[1].intValue {
+            if let status = OrderStatus(rawValue: name), pair.count == 2, let warn = pair[0].intValue,
+                let late = pair[1].intValue
+            {
                 thresholds[status] = (Double(warn), Double(late))
             }
         }
@@ -60,14 +62,12 @@ final class BoardModel {
 
     /// One event from `events.watch`.
     func apply(event: JSONValue) {
-        guard let order = event["order"], let id = order["id"]?.intValue,
-            let status = order["status"]?.stringValue
-        else { return }
+        guard let wire = event["order"], let order = try? Cart(wire: wire) else { return }
         lastSeq = max(lastSeq, event["seq"]?.intValue ?? 0)
-        if Self.columns.contains(status) {
-            orders[id] = order
+        if Self.columns.contains(order.status) {
+            orders[order.id] = order
         } else {
-            if orders.removeValue(forKey: id) != nil, status == "delivered" || status == "cancelled" {
+            if orders.removeValue(forKey: order.id) != nil, order.status.isFinal {
                 recall.insert(order, at: 0)
                 if recall.count > Self.recallLength { recall.removeLast() }
             }
@@ -76,13 +76,13 @@ final class BoardModel {
     }
 
     /// The tickets of column `index`, longest-waiting first.
-    func tickets(in index: Int) -> [JSONValue] {
+    func tickets(in index: Int) -> [Cart] {
         let status = Self.columns[index]
-        return orders.values.filter { $0["status"]?.stringValue == status }
+        return orders.values.filter { $0.status == status }
             .sorted { Self.entered($0) < Self.entered($1) }
     }
 
-    var selected: JSONValue? {
+    var selected: Cart? {
         let list = tickets(in: column)
         return list.indices.contains(row) ? list[row] : nil
     }
@@ -101,39 +101,25 @@ final class BoardModel {
     func clampSelection() { row = max(0, min(row, tickets(in: column).count - 1)) }
 
     /// When the order entered its status (its last history entry to it), in seconds since 1970.
-    static func entered(_ order: JSONValue) -> Double {
-        let status = order["status"]?.stringValue
-        let history = order["history"]?.arrayValue ?? []
-        let at = history.last { $0["to"]?.stringValue == status }?["at"]?.stringValue ?? order["updatedAt"]?.stringValue
-        return seconds(at)
+    static func entered(_ order: Cart) -> Double {
+        seconds(order.history.last { $0.to == order.status }?.at ?? order.updatedAt)
     }
 
     /// When the order was placed.
-    static func placed(_ order: JSONValue) -> Double {
-        let history = order["history"]?.arrayValue ?? []
-        return seconds(
-            history.first { $0["to"]?.stringValue == "placed" }?["at"]?.stringValue ?? order["createdAt"]?.stringValue)
+    static func placed(_ order: Cart) -> Double {
+        seconds(order.history.first { $0.to == .placed }?.at ?? order.createdAt)
     }
 
-    static func seconds(_ text: String?) -> Double {
-        guard let text, let time = Timestamp(iso8601: text) else { return 0 }
-        return Double(time.millisecondsSince1970) / 1000
-    }
+    static func seconds(_ time: Timestamp) -> Double { Double(time.millisecondsSince1970) / 1000 }
 
     /// `2× chicken L thin +olives`, for each pizza.
-    static func items(_ order: JSONValue) -> String {
-        (order["items"]?.arrayValue ?? []).map { item in
-            (try? CartItem(wire: item))?.pizza.onBoard ?? "?"
-        }.joined(separator: ", ")
-    }
+    static func items(_ order: Cart) -> String { order.items.map(\.pizza.onBoard).joined(separator: ", ") }
 
     /// Pizzas by kind in the kitchen now (placed to boxed).
     var allDay: String {
         var kinds: [String: Int64] = [:]
-        for order in orders.values where order["status"]?.stringValue != "shipped" {
-            for item in order["items"]?.arrayValue ?? [] {
-                kinds[item["kind"]?.stringValue ?? "?", default: 0] += item["quantity"]?.intValue ?? 1
-            }
+        for order in orders.values where order.status != .shipped {
+            for item in order.items { kinds[item.pizza.kind, default: 0] += Int64(item.pizza.quantity) }
         }
         let text = kinds.sorted { $0.key < $1.key }.map { "\($0.value)× \($0.key)" }.joined(separator: " · ")
         return text.isEmpty ? "nothing in the kitchen" : text

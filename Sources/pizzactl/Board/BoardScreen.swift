@@ -1,4 +1,5 @@
 import Foundation
+import PizzaCore
 import PizzaProtocol
 import PizzaWire
 
@@ -44,7 +45,7 @@ enum BoardScreen {
         var cells: [[(text: String, style: String)]] = []
         for (index, status) in BoardModel.columns.enumerated() {
             let tickets = model.tickets(in: index)
-            var cell: [(String, String)] = [("\(status.uppercased()) (\(tickets.count))", bold)]
+            var cell: [(String, String)] = [("\(status.rawValue.uppercased()) (\(tickets.count))", bold)]
             for (position, order) in tickets.enumerated() {
                 let style =
                     index == model.column && position == model.row ? reverse : colour(order, model: model, now: now)
@@ -68,7 +69,7 @@ enum BoardScreen {
         var lines: [String] = []
         for (index, status) in BoardModel.columns.enumerated() {
             let tickets = model.tickets(in: index)
-            lines.append(bold + "\(status.uppercased()) (\(tickets.count))" + reset)
+            lines.append(bold + "\(status.rawValue.uppercased()) (\(tickets.count))" + reset)
             for (position, order) in tickets.enumerated() {
                 let style =
                     index == model.column && position == model.row ? reverse : colour(order, model: model, now: now)
@@ -80,36 +81,35 @@ enum BoardScreen {
     }
 
     /// A ticket on a column: id, customer and age; since placed; the pizzas; the note.
-    private static func card(_ order: JSONValue, model: BoardModel, now: Double, width: Int) -> [String] {
+    private static func card(_ order: Cart, model: BoardModel, now: Double, width: Int) -> [String] {
         let age = minutes(now - BoardModel.entered(order))
-        let head = "#\(order["id"]?.intValue ?? 0) " + customer(order, model)
+        let head = "#\(order.id) " + customer(order, model)
         var lines = [pad(head, width - age.count - 1) + " " + age]
         lines.append(" " + minutes(now - BoardModel.placed(order)) + " since placed")
         lines += wrap(BoardModel.items(order), width - 1).map { " " + $0 }
-        if let note = order["note"]?.stringValue { lines.append(" “" + note + "”") }
+        if let note = order.note { lines.append(" “" + note + "”") }
         return lines.map { pad($0, width) }
     }
 
     /// A ticket on one line: the narrow list and the recall.
-    private static func line(_ order: JSONValue, model: BoardModel, now: Double) -> String {
-        let status = order["status"]?.stringValue ?? "?"
-        var text = "#\(order["id"]?.intValue ?? 0) \(customer(order, model))  "
-        if BoardModel.columns.contains(status) {
+    private static func line(_ order: Cart, model: BoardModel, now: Double) -> String {
+        var text = "#\(order.id) \(customer(order, model))  "
+        if BoardModel.columns.contains(order.status) {
             text += minutes(now - BoardModel.entered(order)) + " (" + minutes(now - BoardModel.placed(order)) + ")  "
         } else {
-            text += status + "  "
+            text += order.status.rawValue + "  "
         }
         text += BoardModel.items(order)
-        if let note = order["note"]?.stringValue { text += "  “\(note)”" }
+        if let note = order.note { text += "  “\(note)”" }
         return text
     }
 
-    private static func customer(_ order: JSONValue, _ model: BoardModel) -> String {
-        model.showCustomer ? order["customer"]?.stringValue ?? "" : ""
+    private static func customer(_ order: Cart, _ model: BoardModel) -> String {
+        model.showCustomer ? order.customer ?? "" : ""
     }
 
-    private static func colour(_ order: JSONValue, model: BoardModel, now: Double) -> String {
-        guard let status = order["status"]?.stringValue, let marks = model.thresholds[status] else { return "" }
+    private static func colour(_ order: Cart, model: BoardModel, now: Double) -> String {
+        guard let marks = model.thresholds[order.status] else { return "" }
         let waited = now - BoardModel.entered(order)
         return waited >= marks.late ? red : waited >= marks.warn ? yellow : ""
     }

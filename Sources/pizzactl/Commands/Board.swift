@@ -153,9 +153,8 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
         case .character("j"): model.move(.down)
         case .character("r"): model.showingRecall.toggle()
         case .enter, .character("b"), .character(" "):
-            guard let order = model.selected, let id = order["id"]?.intValue,
-                let status = order["status"]?.stringValue
-            else { return false }
+            guard let order = model.selected else { return false }
+            let (id, status) = (order.id, order.status.rawValue)
             model.status = "bumping #\(id)…"
             redraw()
             model.status = await Self.send(
@@ -163,7 +162,7 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
                 done: "bumped #\(id) from \(status)",
                 global: global)
         case .character("c"):
-            guard let id = model.selected?["id"]?.intValue else { return false }
+            guard let id = model.selected?.id else { return false }
             model.cancelling = (id, "")
         default: break
         }

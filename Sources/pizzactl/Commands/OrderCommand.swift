@@ -190,18 +190,13 @@ extension OrderCommand {
             if let since { params.append(("since", .string(since))) }
             if let after { params.append(("after", .int(after))) }
             try await global.call(OrderOperation.list, params) { page in
-                let orders = page["orders"]?.arrayValue ?? []
+                let orders = try (page["orders"]?.arrayValue ?? []).map { try Cart(wire: $0) }
                 Output.table(
                     ["ID", "STATUS", "CUSTOMER", "PIZZAS", "TOTAL", "CREATED"],
                     orders.map { order in
-                        let count = (order["items"]?.arrayValue ?? []).reduce(Int64(0)) {
-                            $0 + ($1["quantity"]?.intValue ?? 0)
-                        }
-                        return [
-                            Output.text(order["id"]), Output.text(order["status"]), Output.text(order["customer"]),
-                            String(count),
-                            Output.money(order["total"]?.intValue, order["currency"]?.stringValue),
-                            Output.time(order["createdAt"]?.stringValue),
+                        [
+                            String(order.id), order.status.rawValue, order.customer ?? "-", String(order.pizzaCount),
+                            Output.money(order.total, order.currency), Output.time(order.createdAt),
                         ]
                     }, right: [0, 3, 4])
                 if let next = page["next"]?.intValue { print("More: pizzactl order list --after \(next)") }

@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PizzaCore
 import PizzaProtocol
 import PizzaWire
 
@@ -27,15 +28,19 @@ struct Watch: AsyncParsableCommand, PizzactlCommand {
                 } else if message["method"]?.stringValue == "dropped" {
                     print("The daemon dropped this watcher: \(Output.text(message["params"]?["reason"]))")
                 } else if let event = message["params"] {
-                    let order = event["order"]
-                    let count = (order?["items"]?.arrayValue ?? []).reduce(Int64(0)) {
-                        $0 + ($1["quantity"]?.intValue ?? 0)
+                    let time = Output.time(event["at"]?.stringValue)
+                    let seq = Output.text(event["seq"])
+                    guard let order = event["order"].flatMap({ try? Cart(wire: $0) }) else {
+                        print(
+                            "\(time)  #\(seq)  \(Output.text(event["kind"])): \(event["order"]?.jsonText ?? "no order")"
+                        )
+                        continue
                     }
+                    let count = order.pizzaCount
                     print(
-                        "\(Output.time(event["at"]?.stringValue))  #\(Output.text(event["seq"]))  order \(Output.text(order?["id"])) "
-                            + "\(Output.text(event["kind"])) → \(Output.status(order?["status"]?.stringValue))  "
-                            + "\(Output.text(order?["customer"])), \(count) pizza\(count == 1 ? "" : "s"), "
-                            + Output.money(order?["total"]?.intValue, order?["currency"]?.stringValue))
+                        "\(time)  #\(seq)  order \(order.id) \(Output.text(event["kind"])) → \(Output.status(order.status))  "
+                            + "\(order.customer ?? "-"), \(count) pizza\(count == 1 ? "" : "s"), "
+                            + Output.money(order.total, order.currency))
                 }
                 Output.flush()
             }
