@@ -1,12 +1,27 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PizzaCore
 import PizzaProtocol
 import PizzaWire
 
 /// How pizzactl shows things to people: aligned tables, money with its currency, local times.
 enum Output {
-    static func error(_ message: String) {
-        FileHandle.standardError.write(Data("pizzactl: \(message)\n".utf8))
+    static func error(_ message: String) { write("pizzactl: \(message)\n", to: STDERR_FILENO) }
+
+    /// Writes all of `text` to the descriptor (standard output or error), unbuffered.
+    static func write(_ text: String, to descriptor: Int32) {
+        var bytes = Array(text.utf8)[...]
+        while !bytes.isEmpty {
+            let written = bytes.withUnsafeBytes { Glibc.write(descriptor, $0.baseAddress, $0.count) }
+            if written < 0 && errno == EINTR { continue }
+            guard written > 0 else { return }
+            bytes = bytes.dropFirst(written)
+        }
+    }
+
+    /// `text` without the white space at either end.
+    static func trimmed(_ text: String) -> String {
+        String(text.drop { $0.isWhitespace }.reversed().drop { $0.isWhitespace }.reversed())
     }
 
     /// Prints `rows` under `headers` in aligned columns; columns listed in `right` are right-aligned.
@@ -18,10 +33,11 @@ enum Output {
             }
         }
         func line(_ cells: [String]) -> String {
-            cells.enumerated().map { index, cell in
+            let line = cells.enumerated().map { index, cell in
                 let pad = String(repeating: " ", count: max(0, widths[index] - cell.count))
                 return right.contains(index) ? pad + cell : cell + pad
-            }.joined(separator: "  ").replacingOccurrences(of: "\\s+$", with: "", options: .regularExpression)
+            }.joined(separator: "  ")
+            return String(line.reversed().drop { $0.isWhitespace }.reversed())
         }
         print(line(headers))
         for row in rows { print(line(row)) }
@@ -33,8 +49,7 @@ enum Output {
         let sign = cents < 0 ? "-" : ""
         let value = abs(cents)
         let fraction = value % 100
-        return "\(sign)\(value / 100).\(fraction < 10 ? "0" : "")\(fraction) \(currency ?? "")".trimmingCharacters(
-            in: .whitespaces)
+        return trimmed("\(sign)\(value / 100).\(fraction < 10 ? "0" : "")\(fraction) \(currency ?? "")")
     }
 
     /// An ISO-8601 UTC time in the local time zone, `2026-11-21 10:30:00`.

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PizzaClient
 import PizzaProtocol
 import PizzaWire
@@ -45,22 +46,22 @@ struct Pizzactl: AsyncParsableCommand {
         switch error {
         case let error as RPCError:
             Output.error("\(error.code.name): \(error.message)")
-            Foundation.exit(error.code == .permissionDenied ? 4 : 1)
+            Glibc.exit(error.code == .permissionDenied ? 4 : 1)
         case let error as ClientError:
             Output.error(error.description)
-            Foundation.exit(error.kind == .permissionDenied ? 4 : 3)
+            Glibc.exit(error.kind == .permissionDenied ? 4 : 3)
         case let error as CommandFailure:
             Output.error(error.message)
-            Foundation.exit(1)
+            Glibc.exit(1)
         default:
             let code = exitCode(for: error)
             if code == .success {
                 print(fullMessage(for: error))
-                Foundation.exit(0)
+                Glibc.exit(0)
             }
             let message = fullMessage(for: error)
             if !message.isEmpty { Output.error(message) }
-            Foundation.exit(code == .failure ? 1 : 2)
+            Glibc.exit(code == .failure ? 1 : 2)
         }
     }
 }

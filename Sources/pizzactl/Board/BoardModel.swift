@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PizzaCore
 import PizzaProtocol
 import PizzaWire
@@ -34,7 +35,7 @@ final class BoardModel {
             guard destination["kind"]?.stringValue == "printer",
                 let status = destination["printer"]?.stringValue, status != "online"
             else { return nil }
-            return "\(destination["name"]?.stringValue ?? "?"): \(status.replacingOccurrences(of: "_", with: " "))"
+            return "\(destination["name"]?.stringValue ?? "?"): \(status.replacing("_", with: " "))"
         }
     }
 

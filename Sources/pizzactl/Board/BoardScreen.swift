@@ -1,4 +1,5 @@
-import Foundation
+import FoundationEssentials
+import Glibc
 import PizzaCore
 import PizzaProtocol
 import PizzaWire

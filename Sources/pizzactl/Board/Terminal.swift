@@ -1,8 +1,5 @@
-import Foundation
-
-#if canImport(Glibc)
-    import Glibc
-#endif
+import Dispatch
+import Glibc
 
 /// The terminal a full-screen command draws on: raw keys in, the alternate screen out, and everything put back
 /// as it was on the way out (also on Ctrl-C and SIGTERM).
@@ -15,7 +12,6 @@ final class Terminal: @unchecked Sendable {
 
     private var original = termios()
     private var signals: [any DispatchSourceSignal] = []
-    private let output = FileHandle.standardOutput
 
     /// Whether both ends are a terminal.
     static var isInteractive: Bool { isatty(STDIN_FILENO) == 1 && isatty(STDOUT_FILENO) == 1 }
@@ -54,12 +50,12 @@ final class Terminal: @unchecked Sendable {
         tcsetattr(STDIN_FILENO, TCSAFLUSH, &original)
     }
 
-    func write(_ text: String) { output.write(Data(text.utf8)) }
+    func write(_ text: String) { Output.write(text, to: STDOUT_FILENO) }
 
-    /// The keys typed, read on a thread of their own.
+    /// The keys typed, read on a queue of their own (its thread blocks in `read`).
     func keys() -> AsyncStream<Key> {
         AsyncStream { continuation in
-            let thread = Thread {
+            DispatchQueue(label: "pizzactl.keys").async {
                 var pending: [UInt8] = []
                 var byte: UInt8 = 0
                 while true {
@@ -86,7 +82,6 @@ final class Terminal: @unchecked Sendable {
                 }
                 continuation.finish()
             }
-            thread.start()
         }
     }
 

@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PizzaClient
 import PizzaCore
 import PizzaProtocol
@@ -23,10 +24,7 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
     @MainActor
     func run() async throws {
         guard Terminal.isInteractive else {
-            FileHandle.standardError.write(
-                Data(
-                    "pizzactl: board needs a terminal (it draws a full screen); for a line per change use pizzactl watch\n"
-                        .utf8))
+            Output.error("board needs a terminal (it draws a full screen); for a line per change use pizzactl watch")
             throw ExitCode(2)
         }
         let model = BoardModel()
@@ -38,7 +36,7 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
                 BoardScreen.frame(
                     model, rows: size.rows, columns: size.columns, now: Date().timeIntervalSince1970))
         }
-        terminal.enter(onResize: { Task { @MainActor in draw() } }, onStop: { Foundation.exit(0) })
+        terminal.enter(onResize: { Task { @MainActor in draw() } }, onStop: { Glibc.exit(0) })
         defer { terminal.leave() }
         let follower = Task { @MainActor in
             await Self.follow(global: global, model: model, redraw: draw)

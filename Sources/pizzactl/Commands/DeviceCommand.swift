@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PizzaProtocol
 import PizzaWire
 
@@ -43,7 +44,7 @@ struct DeviceCommand: AsyncParsableCommand {
                 guard let data = FileManager.default.contents(atPath: signingSecret) else {
                     throw ValidationError("cannot read the signing secret from \(signingSecret)")
                 }
-                let secret = String(decoding: data, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+                let secret = Output.trimmed(String(decoding: data, as: UTF8.self))
                 params.append(("signingSecret", .string(secret)))
             }
             try await global.call(.deviceAdd, params) { device in

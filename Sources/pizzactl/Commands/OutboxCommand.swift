@@ -24,16 +24,17 @@ struct OutboxCommand: AsyncParsableCommand {
                 }
                 Output.table(
                     ["NAME", "KIND", "STATE", "PRINTER", "WAITING", "OLDEST", "NEXT TRY", "LAST ERROR"],
-                    destinations.map { destination in
-                        [
-                            Output.text(destination["name"]), Output.text(destination["kind"]),
-                            Output.text(destination["state"]),
-                            destination["printer"]?.stringValue?.replacingOccurrences(of: "_", with: " ") ?? "-",
-                            Output.text(destination["waiting"]),
-                            destination["oldestWaitingAt"]?.stringValue.map { Output.time($0) } ?? "-",
-                            destination["nextAttemptAt"]?.stringValue.map { Output.time($0) } ?? "-",
+                    destinations.map { destination -> [String] in
+                        let printer: String = destination["printer"]?.stringValue?.replacing("_", with: " ") ?? "-"
+                        let oldest: String = destination["oldestWaitingAt"]?.stringValue.map { Output.time($0) } ?? "-"
+                        let next: String = destination["nextAttemptAt"]?.stringValue.map { Output.time($0) } ?? "-"
+                        let problem: String =
                             destination["disabledReason"]?.stringValue.map { "disabled: \($0)" }
-                                ?? destination["lastError"]?.stringValue ?? "-",
+                            ?? destination["lastError"]?.stringValue ?? "-"
+                        return [
+                            Output.text(destination["name"]), Output.text(destination["kind"]),
+                            Output.text(destination["state"]), printer, Output.text(destination["waiting"]), oldest,
+                            next, problem,
                         ]
                     }, right: [4])
                 for destination in destinations where destination["state"]?.stringValue == "disabled" {

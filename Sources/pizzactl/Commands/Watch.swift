@@ -1,5 +1,6 @@
 import ArgumentParser
-import Foundation
+import FoundationEssentials
+import Glibc
 import PizzaCore
 import PizzaProtocol
 import PizzaWire
