@@ -271,7 +271,11 @@ let package = Package(
         .testTarget(name: "PizzaOutboxTests", dependencies: ["PizzaOutbox", "PizzaCore"], swiftSettings: strict),
         .testTarget(
             name: "PizzaDaemonUnitTests",
-            dependencies: ["PizzaDaemon", "PizzaReplication", .product(name: "NIOCore", package: "swift-nio")],
+            dependencies: [
+                "PizzaDaemon", "PizzaReplication", "PizzaStorage", "PizzaProtocol", "PizzaWire", "PizzaCore", "SQLite",
+                "PizzaTesting", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: strict
         ),
         .testTarget(

@@ -1,0 +1,131 @@
+import Foundation
+import PizzaCore
+import PizzaProtocol
+import PizzaTesting
+import Testing
+
+/// The methods' own errors (CONTRACT section 5), in process: the daemon's dispatcher and methods over a real SQLite
+/// file, the request and the answer as the socket carries them. The errors of the socket itself (parse errors,
+/// invalid requests, overload, oversized lines, versions) and those of storage under another program's lock are in
+/// PizzaDaemonTests' "Every error code on the socket", over a real pizzad.
+@Suite("Every method's error, in process")
+struct MethodErrorTests {
+    let daemon: InProcessDaemon
+
+    init() async throws { daemon = try await InProcessDaemon() }
+
+    /// Creates an open order with one pizza; its id.
+    func openOrder() async throws -> Int {
+        let created = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":0,"method":"order.create","params":{"items":[{"kind":"cheese"}]}}"#)
+        return try #require(created.result?["id"] as? Int, "\(created)")
+    }
+
+    @Test("-32601 method not found")
+    func methodNotFound() async throws {
+        let response = try await daemon.request(#"{"jsonrpc":"2.0","id":1,"method":"order.eat"}"#)
+        #expect(response.errorCode == -32601)
+        #expect(response["id"] as? Int == 1)
+        // The error lists the daemon's methods: exactly the two tables pizzactl names them from.
+        let message = try #require((response["error"] as? [String: Any])?["message"] as? String)
+        let listed = Set(
+            try #require(message.split(separator: "methods: ").last).split(separator: ", ").map(String.init))
+        let named = Set(RPCMethod.allCases.map(\.rawValue) + OrderOperation.allCases.map(\.rawValue))
+        #expect(
+            listed == named, "the daemon's and pizzactl's method names differ: \(listed.symmetricDifference(named))")
+    }
+
+    @Test("-32602 invalid params names the field")
+    func invalidParams() async throws {
+        let wrongType = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.get","params":{"id":"one"}}"#)
+        #expect(wrongType.errorCode == -32602)
+        #expect(wrongType.errorData?["field"] as? String == "id")
+        let unknown = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.list","params":{"statsu":"open"}}"#)
+        #expect(unknown.errorCode == -32602)
+        #expect(unknown.errorData?["field"] as? String == "statsu")
+    }
+
+    @Test("1001 not_found")
+    func notFound() async throws {
+        let response = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.get","params":{"id":424242}}"#)
+        #expect(response.errorCode == 1001)
+    }
+
+    @Test("1002 invalid_transition lists what is allowed")
+    func invalidTransition() async throws {
+        let id = try await openOrder()
+        let response = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id)}}"#)
+        #expect(response.errorCode == 1002)
+        #expect(response.errorData?["allowed"] as? [String] == ["place", "cancel"])
+    }
+
+    @Test("1003 conflict when advancing from a status the order left")
+    func conflict() async throws {
+        let created = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"}],"place":true}}"#)
+        let id = try #require(created.result?["id"] as? Int)
+        let first = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.advance","params":{"id":\#(id),"from":"placed"}}"#)
+        #expect(first.errorCode == nil)
+        let second = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":3,"method":"order.advance","params":{"id":\#(id),"from":"placed"}}"#)
+        #expect(second.errorCode == 1003)
+    }
+
+    @Test("1004 validation names the field and the allowed values")
+    func validation() async throws {
+        let response = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"items":[{"kind":"cheese"},{"kind":"cheese","crust":"glass"}]}}"#
+        )
+        #expect(response.errorCode == 1004)
+        #expect(response.errorData?["field"] as? String == "items[1].crust")
+        #expect(response.errorData?["allowed"] as? [String] == ["classic", "thin", "stuffed"])
+    }
+
+    @Test("events.watch checks its parameters like any method before it is acknowledged")
+    func watchParameters() async throws {
+        let frozen = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":1,"method":"events.watch","params":{"status":"frozen"}}"#)
+        #expect(frozen.errorCode == 1004 && frozen.errorData?["field"] as? String == "status", "\(frozen)")
+        let unknown = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"events.watch","params":{"since":1}}"#)
+        #expect(unknown.errorCode == -32602, "\(unknown)")
+        #expect(try await daemon.request(#"{"jsonrpc":"2.0","id":3,"method":"menu.list"}"#).errorCode == nil)
+        let watching = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":4,"method":"events.watch","params":{"status":"placed","after":0}}"#)
+        #expect(watching.result?["watching"] as? Bool == true, "\(watching)")
+    }
+
+    @Test("1004 for a ref outside 1..200 characters and a limit outside 1..1000, on every method that takes them")
+    func refAndLimitBounds() async throws {
+        for ref in ["", String(repeating: "r", count: 201)] {
+            let response = try await daemon.request(
+                #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"ref":"\#(ref)"}}"#)
+            #expect(response.errorCode == 1004, "\(response)")
+            #expect(response.errorData?["field"] as? String == "ref")
+            #expect(response.errorData?["allowed"] as? [String] == ["1..200 characters"])
+        }
+        let longest = try await daemon.request(
+            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"ref":"\#(String(repeating: "r", count: 200))"}}"#
+        )
+        #expect(longest.errorCode == nil, "\(longest)")
+        for method in ["order.list", "audit.list"] {
+            for limit in [0, 1001, -1] {
+                let response = try await daemon.request(
+                    #"{"jsonrpc":"2.0","id":3,"method":"\#(method)","params":{"limit":\#(limit)}}"#)
+                #expect(response.errorCode == 1004, "\(method) \(limit): \(response)")
+                #expect(response.errorData?["field"] as? String == "limit")
+                #expect(response.errorData?["allowed"] as? [String] == ["1..1000"])
+            }
+            #expect(
+                try await daemon.request(
+                    #"{"jsonrpc":"2.0","id":4,"method":"\#(method)","params":{"limit":1000}}"#
+                ).errorCode == nil)
+        }
+    }
+
+}
