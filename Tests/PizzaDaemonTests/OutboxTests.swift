@@ -285,6 +285,11 @@ struct OutboxTests {
         try await Self.eventually("paper out shown") {
             try Self.outbox(daemon)["kitchen"]?["printer"] as? String == "paper_out"
         }
+        // At least one more attempt while the paper is still out: it sends nothing, and must not make the next
+        // print look new (the first may be on paper).
+        try await Self.eventually("an attempt refused for paper") {
+            (try Self.outbox(daemon)["kitchen"]?["failed"] as? Int ?? 0) >= 2
+        }
         printer.set(.ready)
         try await Self.eventually("the reprint") { printer.tickets.count == 2 }
         #expect(!printer.tickets[0].contains("REPRINT") && printer.tickets[1].contains("REPRINT"), "\(printer.tickets)")

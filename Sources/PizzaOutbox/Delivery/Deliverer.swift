@@ -185,8 +185,10 @@ final class Deliverer: Sendable {
                 publish(cursor)
                 return true
             }
-            if destination.marksAttempts, case .failed = outcome {
-                // Nothing was sent (unreachable, or not ready): the next attempt is no reprint.
+            if destination.marksAttempts, !again, case .failed = outcome {
+                // Nothing was sent (unreachable, or not ready) and no attempt before this one may have printed:
+                // the next attempt is no reprint. After an attempt whose outcome is unknown, a printer that then
+                // answers "paper out" has sent nothing this time, and the earlier ticket may still be on paper.
                 try? await store.recordAttempt(name: destination.name, seq: entry.seq - 1)
                 cursor.attemptedSeq = entry.seq - 1
             }
