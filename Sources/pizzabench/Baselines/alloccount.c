@@ -1,4 +1,4 @@
-// An LD_PRELOAD counter of heap allocations, for pizzabench's counts (issue 57): malloc, calloc, realloc and the
+// An LD_PRELOAD counter of heap allocations, for pizzabench's counts: malloc, calloc, realloc and the
 // aligned allocations (memalign, posix_memalign, aligned_alloc, valloc, pvalloc), and free, each an atomic count in a
 // shared file ($ALLOC_COUNT_FILE: five little-endian 64-bit counters) that pizzabench reads before and after a window
 // of load. Only the process it was loaded into counts: a forked child (socketwork.c's clients) stops counting.
