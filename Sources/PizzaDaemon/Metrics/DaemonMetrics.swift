@@ -48,7 +48,8 @@ final class DaemonMetrics: Sendable {
         "pizzad_connections": "Control socket connections open now.",
         "pizzad_watchers": "Clients following events.watch now.",
         "pizzad_overload_refusals_total":
-            "Connections or requests answered overloaded: reason is connections, queue or metrics_connections.",
+            "Connections or requests answered overloaded: reason is connections, queue, metrics_connections or "
+            + "board_connections.",
         "pizzad_storage_state": "1 for the storage's state now (ok, full, read_only, failing), 0 for the others.",
         "pizzad_database_size_bytes": "Size of the SQLite database file.",
         "pizzad_wal_size_bytes": "Size of the SQLite write-ahead log file (-wal).",

@@ -13,7 +13,8 @@ import SQLite
 /// a real SQLite file in a temporary folder, and its dispatcher, which a request line reaches as the control
 /// socket's connection hands it over (parsed, looked up, the role checked, run) and which answers the line the
 /// socket would write. What needs the process (signals, systemd, crashes, the socket's framing, backpressure and
-/// permissions) stays in PizzaDaemonTests.
+/// permissions) stays in PizzaDaemonTests. Released, it closes its connections (ten made and dropped in a row leave
+/// the test process's descriptors where they were).
 final class InProcessDaemon: Sendable {
     let folder: TemporaryFolder
     let state: DaemonState
@@ -46,9 +47,6 @@ final class InProcessDaemon: Sendable {
         state = try await DaemonState(store: store, configuration: configuration, daemonUID: getuid(), logger: logger)
         dispatcher = RPCDispatcher(state: state)
     }
-
-    /// Closes the database.
-    func stop() async { await state.store.close() }
 
     /// The answer to one request line, from `peer` (this process's user unless told), as the socket would write
     /// it, decoded as the tests' raw connection decodes it.
