@@ -19,8 +19,8 @@ public final class OrderAPI: Sendable {
     let document: String
     /// The devices, checked on every request.
     public let directory: DeviceDirectory
-    let failures: AuthenticationFailures
-    let rates: DeviceRateLimiter
+    /// Which device sent a request: the router's middleware and ``ChangesOnLoop`` ask it alike.
+    let authentication: DeviceAuthentication
     let inFlight = InFlightKeys()
     let knownKeys: KnownKeys
     /// How it listens and what it allows.
@@ -40,8 +40,9 @@ public final class OrderAPI: Sendable {
         self.document = document
         self.settings = settings
         directory = try DeviceDirectory(store: orders.store)
-        failures = AuthenticationFailures(allowed: settings.failedAuthenticationsAllowed)
-        rates = DeviceRateLimiter(perSecond: settings.requestsPerSecond)
+        authentication = DeviceAuthentication(
+            directory: directory, failures: AuthenticationFailures(allowed: settings.failedAuthenticationsAllowed),
+            rates: DeviceRateLimiter(perSecond: settings.requestsPerSecond))
         knownKeys = try KnownKeys(store: orders.store, keepHours: settings.idempotencyHours)
         orders.requests.keepHours.withLock { $0 = settings.idempotencyHours }
         if let events {
@@ -64,7 +65,7 @@ public final class OrderAPI: Sendable {
         let router = Router(context: APIRequestContext.self)
         router.middlewares.add(ProblemMiddleware())
         router.middlewares.add(AllowedMethods())
-        router.middlewares.add(DeviceAuthentication(directory: directory, failures: failures, rates: rates))
+        router.middlewares.add(authentication)
         addOrderRoutes(to: router)
         addEventRoutes(to: router)
         return router

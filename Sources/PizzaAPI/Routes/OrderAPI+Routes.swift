@@ -21,12 +21,7 @@ extension OrderAPI {
             factory().menu.wire.write(into: &bytes)
             return Self.json(.ok, bytes)
         }
-        router.post("/v1/orders") { request, context in
-            let device = try context.identity(may: .create)
-            let body = try await Self.body(of: request, context)
-            let change = try ChangeRequest.create(try Self.params(body), factory: self.factory())
-            return try await self.run(change, status: .created, request: request, body: body, device: device)
-        }
+        router.post("/v1/orders") { request, context in try await self.change(.create, request, context) }
         router.get("/v1/orders") { request, context in
             let device = try context.identity(may: .read)
             let query = request.uri.queryParameters
@@ -68,87 +63,17 @@ extension OrderAPI {
             return response
         }
         router.post("/v1/orders/{id}/place") { request, context in
-            let device = try context.identity(may: .place)
-            let id = try Self.orderID(context)
-            let body = try await Self.body(of: request, context)
-            try Self.params(body, empty: true).onlyKnown([])
-            return try await self.run(.place(order: id), status: .ok, request: request, body: body, device: device)
+            _ = try context.identity(may: .place)
+            return try await self.change(.place(try Self.orderID(context)), request, context)
         }
         router.post("/v1/orders/{id}/advance") { request, context in
-            let device = try context.identity(may: .advance)
-            let id = try Self.orderID(context)
-            let body = try await Self.body(of: request, context)
-            let params = try Self.params(body, empty: true)
-            try params.onlyKnown(["from"])
-            let change = ChangeRequest.advance(order: id, from: try params.status("from"))
-            return try await self.run(change, status: .ok, request: request, body: body, device: device)
+            _ = try context.identity(may: .advance)
+            return try await self.change(.advance(try Self.orderID(context)), request, context)
         }
         router.post("/v1/orders/{id}/cancel") { request, context in
-            let device = try context.identity(may: .cancel)
-            let id = try Self.orderID(context)
-            try self.checkOwner(device, id)
-            let body = try await Self.body(of: request, context)
-            let params = try Self.params(body)
-            try params.onlyKnown(["reason"])
-            return try await self.run(
-                try .cancel(order: id, params), status: .ok, request: request, body: body, device: device)
+            _ = try context.identity(may: .cancel)
+            return try await self.change(.cancel(try Self.orderID(context)), request, context)
         }
-    }
-
-    /// Runs `change` for `device`: once per `Idempotency-Key` (required to create), the kept answer to a replay,
-    /// 422 for the key with another request, 409 while its first request runs.
-    func run(
-        _ change: ChangeRequest, status: HTTPResponse.Status, request: Request, body: [UInt8], device: DeviceIdentity
-    ) async throws -> Response {
-        var actor = daemon
-        actor.device = device.name
-        actor.address = device.address
-        let creating = change.operation == .create
-        guard let header = request.headers[.idempotencyKey] else {
-            guard !creating else {
-                throw Problem(
-                    .badRequest, "idempotency_key_missing",
-                    "POST /v1/orders needs an Idempotency-Key header (a new UUID per order, the same on every retry)")
-            }
-            return answer(try await repository.perform(change, by: actor), status: status)
-        }
-        let key = try InFlightKeys.checked(header)
-        guard inFlight.claim(device: device.name, key: key) else {
-            throw Problem(
-                .conflict, "idempotency_key_in_use", "the first request with this Idempotency-Key is still running")
-        }
-        defer { inFlight.release(device: device.name, key: key) }
-        let fingerprint = InFlightKeys.fingerprint(
-            method: request.method.rawValue, path: request.uri.path, body: body)
-        if knownKeys.contains(device: device.name, key: key),
-            let kept = try store.keptAnswer(device: device.name, key: key)
-        {
-            guard kept.request == fingerprint else {
-                throw Problem(
-                    .unprocessableContent, "idempotency_key_reused",
-                    "this Idempotency-Key was used with another request at \(kept.at); use a new key for a new request")
-            }
-            var response = Self.json(HTTPResponse.Status(code: kept.status), Array(kept.body.utf8))
-            response.headers[.idempotentReplayed] = "true"
-            if kept.status == 201 { response.headers[.location] = "/v1/orders/\(kept.orderID)" }
-            return response
-        }
-        let outcome = try await repository.perform(
-            change, by: actor,
-            key: RequestKey(device: device.name, key: key, request: fingerprint, status: status.code))
-        if outcome.change != nil { knownKeys.insert(device: device.name, key: key) }
-        if creating, outcome.change == nil {
-            // The ref names an order made by another key or device: say so, without that order's data.
-            throw Problem(.conflict, "ref_in_use", "the ref is taken by another order; an order's ref is made once")
-        }
-        return answer(outcome, status: status)
-    }
-
-    func answer(_ outcome: OrderOutcome, status: HTTPResponse.Status) -> Response {
-        let text = outcome.change?.afterWireText ?? outcome.cart.wireText
-        var response = Self.json(status, Array(text.utf8))
-        if status == .created { response.headers[.location] = "/v1/orders/\(outcome.cart.id)" }
-        return response
     }
 
     /// A platform reads and cancels only the orders it created: another's answers as if it did not exist.

@@ -32,7 +32,10 @@ public struct Problem: Error, Sendable, Equatable {
     public var type: String { "urn:pizzad:problem:" + name }
 
     /// The response: `{type, title, status, detail}`.
-    public var response: Response {
+    public var response: Response { answer.response }
+
+    /// The answer: `{type, title, status, detail}` as `application/problem+json`.
+    var answer: APIAnswer {
         var writer = JSONWriter(capacity: 128 + detail.utf8.count)
         writer.open()
         writer.member("type", type)
@@ -42,8 +45,7 @@ public struct Problem: Error, Sendable, Equatable {
         writer.close()
         var fields = headers
         fields[.contentType] = "application/problem+json"
-        return Response(
-            status: status, headers: fields, body: ResponseBody(byteBuffer: ByteBuffer(string: writer.text)))
+        return APIAnswer(status: status, headers: fields, body: Array(writer.text.utf8))
     }
 
     static func unauthenticated(_ detail: String) -> Problem {

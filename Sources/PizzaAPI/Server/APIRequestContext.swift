@@ -17,14 +17,13 @@ public struct APIRequestContext: AuthRequestContext, RequestContext {
     /// A request's context, its peer read from the connection.
     public init(source: ApplicationRequestContextSource) {
         coreContext = .init(source: source)
-        let remote = source.channel.remoteAddress
-        if let host = remote?.ipAddress, let port = remote?.port {
-            peerHost = host
-            peer = host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
-        } else {
-            peerHost = "local"
-            peer = "local"
-        }
+        (peer, peerHost) = Self.peer(source.channel.remoteAddress)
+    }
+
+    /// `remote` as a change records it, and its host alone; `local` without an IP address (a test in process).
+    static func peer(_ remote: SocketAddress?) -> (peer: String, host: String) {
+        guard let host = remote?.ipAddress, let port = remote?.port else { return ("local", "local") }
+        return (host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)", host)
     }
 
     /// A body larger than this is refused (413).

@@ -76,10 +76,14 @@ public final class APIServer: Service {
         }
         let head = TimeAmount.seconds(Int64(settings.headerTimeoutSeconds))
         let idle = TimeAmount.seconds(Int64(settings.idleTimeoutSeconds))
+        // The idle deadline is RequestHeadDeadline's, which also sees the changes answered on the event loop (so
+        // Hummingbird's own, which does not, is off).
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                RequestHeadDeadline(first: head, next: idle, body: .seconds(APISettings.bodyTimeout.components.seconds))
-            ], idleTimeout: idle,
+                RequestHeadDeadline(
+                    first: head, next: idle, body: .seconds(APISettings.bodyTimeout.components.seconds)),
+                ChangesOnLoop(api: api, logger: logger) { connections.madeRequest($0) },
+            ], idleTimeout: nil,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: APISettings.maximumHeaderBytes, maxHeaderListSize: APISettings.maximumHeaderBytes,
                 maxHeaderFieldCount: 100))

@@ -59,6 +59,9 @@ final class HTTPConnection {
         }
     }
 
+    /// Says no more will be sent (a half-close), as a client that sends its request and shuts its side does.
+    func finishSending() { shutdown(descriptor, Int32(SHUT_WR)) }
+
     /// Reads until the peer closes or `timeout` passes; returns what came and whether the peer closed.
     func readUntilClosed(timeout: Double) -> (text: String, closed: Bool) {
         var data = [UInt8]()

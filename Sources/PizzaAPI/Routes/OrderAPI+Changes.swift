@@ -1,0 +1,208 @@
+import HTTPTypes
+import Hummingbird
+import NIOCore
+import PizzaCore
+import PizzaStorage
+import PizzaWire
+
+/// An answer before it is HTTP: what Hummingbird's routes return as a `Response`, and what ``ChangesOnLoop`` writes
+/// itself on the connection's event loop.
+struct APIAnswer: Sendable {
+    /// Its status.
+    var status: HTTPResponse.Status
+    /// Its headers, `Content-Type` among them (`Content-Length` is the writer's).
+    var headers: HTTPFields
+    /// Its body: an order, a problem.
+    var body: [UInt8]
+    /// For a 500, the error it answers, for the log.
+    var failure: String?
+
+    /// A JSON answer.
+    static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> APIAnswer {
+        APIAnswer(status: status, headers: [.contentType: "application/json"], body: bytes)
+    }
+
+    /// As Hummingbird's response.
+    var response: Response {
+        Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
+    }
+}
+
+/// The changing `POST`s (CONTRACT section 15): what a request asks, known from its method and path before its body.
+enum ChangeRoute: Sendable, Equatable {
+    case create
+    case place(Int64)
+    case advance(Int64)
+    case cancel(Int64)
+
+    /// The route of a `POST` to `path` (`/v1/orders`, `/v1/orders/7/place`); nil for any other path, one with a query,
+    /// or an id that is not a positive whole number (those are the router's to answer).
+    init?(post path: String) {
+        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
+        guard parts.count >= 3, parts[0].isEmpty, parts[1].elementsEqual("v1".utf8),
+            parts[2].elementsEqual("orders".utf8)
+        else { return nil }
+        if parts.count == 3 {
+            self = .create
+            return
+        }
+        guard parts.count == 5, let id = Int64(Substring(parts[3])), id > 0,
+            parts[3].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
+        else { return nil }
+        switch String(Substring(parts[4])) {
+        case "place": self = .place(id)
+        case "advance": self = .advance(id)
+        case "cancel": self = .cancel(id)
+        default: return nil
+        }
+    }
+
+    /// The right a device's role needs for it.
+    var right: DeviceRole.Right {
+        switch self {
+        case .create: .create
+        case .place: .place
+        case .advance: .advance
+        case .cancel: .cancel
+        }
+    }
+}
+
+extension OrderAPI {
+    /// Runs the change `route` asks for with `body`, for `device`, and calls `completion` with the answer: on the
+    /// store's writer once the change is durable, or at once for a request refused before it (or a replayed key).
+    /// Hummingbird's routes and ``ChangesOnLoop`` both come here, so that the two cannot answer differently.
+    func change(
+        _ route: ChangeRoute, path: String, key: String?, body: [UInt8], device: DeviceIdentity,
+        completion: @escaping @Sendable (APIAnswer) -> Void
+    ) {
+        do {
+            guard device.may(route.right) else {
+                throw Problem.denied(
+                    "device \(device.name) is a \(device.role.rawValue), which may not \(route.right.rawValue)")
+            }
+            let change: ChangeRequest
+            switch route {
+            case .create:
+                change = try ChangeRequest.create(try Self.params(body), factory: factory())
+            case .place(let id):
+                try Self.params(body, empty: true).onlyKnown([])
+                change = .place(order: id)
+            case .advance(let id):
+                let params = try Self.params(body, empty: true)
+                try params.onlyKnown(["from"])
+                change = .advance(order: id, from: try params.status("from"))
+            case .cancel(let id):
+                try checkOwner(device, id)
+                let params = try Self.params(body)
+                try params.onlyKnown(["reason"])
+                change = try .cancel(order: id, params)
+            }
+            try run(
+                change, status: route == .create ? .created : .ok, path: path, key: key, body: body, device: device,
+                completion: completion)
+        } catch {
+            completion(Self.answer(error))
+        }
+    }
+
+    /// Runs `change` for `device`: once per `Idempotency-Key` (required to create), the kept answer to a replay,
+    /// 422 for the key with another request, 409 while its first request runs.
+    private func run(
+        _ change: ChangeRequest, status: HTTPResponse.Status, path: String, key header: String?, body: [UInt8],
+        device: DeviceIdentity, completion: @escaping @Sendable (APIAnswer) -> Void
+    ) throws {
+        var actor = daemon
+        actor.device = device.name
+        actor.address = device.address
+        let creating = change.operation == .create
+        guard let header else {
+            guard !creating else {
+                throw Problem(
+                    .badRequest, "idempotency_key_missing",
+                    "POST /v1/orders needs an Idempotency-Key header (a new UUID per order, the same on every retry)")
+            }
+            return repository.submit(change, by: actor) { result in
+                switch result {
+                case .success(let outcome): completion(Self.answer(outcome, status: status))
+                case .failure(let error): completion(Self.answer(error))
+                }
+            }
+        }
+        let key = try InFlightKeys.checked(header)
+        guard inFlight.claim(device: device.name, key: key) else {
+            throw Problem(
+                .conflict, "idempotency_key_in_use", "the first request with this Idempotency-Key is still running")
+        }
+        let fingerprint = InFlightKeys.fingerprint(method: "POST", path: path, body: body)
+        do {
+            if knownKeys.contains(device: device.name, key: key),
+                let kept = try store.keptAnswer(device: device.name, key: key)
+            {
+                inFlight.release(device: device.name, key: key)
+                guard kept.request == fingerprint else {
+                    throw Problem(
+                        .unprocessableContent, "idempotency_key_reused",
+                        "this Idempotency-Key was used with another request at \(kept.at); use a new key for a new "
+                            + "request")
+                }
+                var answer = APIAnswer.json(HTTPResponse.Status(code: kept.status), Array(kept.body.utf8))
+                answer.headers[.idempotentReplayed] = "true"
+                if kept.status == 201 { answer.headers[.location] = "/v1/orders/\(kept.orderID)" }
+                return completion(answer)
+            }
+        } catch {
+            inFlight.release(device: device.name, key: key)
+            throw error
+        }
+        let requestKey = RequestKey(device: device.name, key: key, request: fingerprint, status: status.code)
+        repository.submit(change, by: actor, key: requestKey) { [inFlight, knownKeys] result in
+            inFlight.release(device: device.name, key: key)
+            switch result {
+            case .success(let outcome):
+                if outcome.change != nil { knownKeys.insert(device: device.name, key: key) }
+                if creating, outcome.change == nil {
+                    // The ref names an order made by another key or device: say so, without that order's data.
+                    return completion(
+                        Problem(
+                            .conflict, "ref_in_use", "the ref is taken by another order; an order's ref is made once"
+                        )
+                        .answer)
+                }
+                completion(Self.answer(outcome, status: status))
+            case .failure(let error):
+                completion(Self.answer(error))
+            }
+        }
+    }
+
+    /// The order a change left, as `status` answers it (`201` with its `Location`).
+    static func answer(_ outcome: OrderOutcome, status: HTTPResponse.Status) -> APIAnswer {
+        let text = outcome.change?.afterWireText ?? outcome.cart.wireText
+        var answer = APIAnswer.json(status, Array(text.utf8))
+        if status == .created { answer.headers[.location] = "/v1/orders/\(outcome.cart.id)" }
+        return answer
+    }
+
+    /// What `error` answers as: its problem details, the error kept for the log when it is a 500.
+    static func answer(_ error: any Error) -> APIAnswer {
+        var answer = Problem.from(error).answer
+        if answer.status == .internalServerError { answer.failure = "\(error)" }
+        return answer
+    }
+
+    /// Hummingbird's route for a change: the device's right checked before the body is read, then ``change(_:path:key:body:device:completion:)``.
+    func change(_ route: ChangeRoute, _ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let device = try context.identity(may: route.right)
+        let body = try await Self.body(of: request, context)
+        let answer = await withCheckedContinuation { continuation in
+            change(
+                route, path: request.uri.path, key: request.headers[.idempotencyKey], body: body, device: device
+            ) { continuation.resume(returning: $0) }
+        }
+        if let failure = answer.failure {
+            context.logger.error("order API: \(request.method) \(request.uri.path) failed: \(failure)")
+        }
+        return answer.response
+    }
+}

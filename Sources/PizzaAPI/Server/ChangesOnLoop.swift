@@ -1,0 +1,178 @@
+import HTTPTypes
+import Logging
+import NIOCore
+import NIOHTTPTypes
+
+/// Answers the changing `POST`s (create, place, advance, cancel) on the connection's event loop with the
+/// repository's callback, as the control socket answers `order.create`: no task, no async stream, no hop to another
+/// executor per request. Hummingbird runs each request as tasks reading and writing through `NIOAsyncChannel`, which
+/// cost an order over the API about as much CPU as the order itself (docs/PERFORMANCE.md, "The order API").
+///
+/// The answer is the same one Hummingbird's route gives: both ask ``DeviceAuthentication/identify`` and
+/// ``OrderAPI/change(_:path:key:body:device:completion:)``. Every other request goes on to Hummingbird's router,
+/// and so does a change that arrives while Hummingbird still owes an answer on the connection, so that a pipelined
+/// connection's answers keep their requests' order; what arrives while a change here is answered waits (and the
+/// connection reads no more) until its answer is written.
+///
+/// Added after ``RequestHeadDeadline`` (which sees every request and answer, so the idle and body deadlines hold for
+/// these too), on HTTP/1.1 connections and HTTP/2 streams alike.
+final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    /// What arrived while a change was answered here, in order.
+    private enum Held {
+        case part(HTTPRequestPart)
+        case event(Any)
+    }
+
+    private struct Reading {
+        var head: HTTPRequest
+        var route: ChangeRoute
+        var body: ByteBuffer
+    }
+
+    private let api: OrderAPI
+    private let logger: Logger
+    /// Tells the listener the connection made a request (its first-request deadline no longer applies).
+    private let madeRequest: @Sendable (any Channel) -> Void
+    /// Requests handed on to Hummingbird whose answers have not ended.
+    private var forwarded = 0
+    /// The change being read, to be answered here.
+    private var reading: Reading?
+    /// A change read here and not yet answered.
+    private var answering = false
+    private var held: [Held] = []
+    /// A read the channel asked for while a change was answered, done once it is.
+    private var readWanted = false
+
+    init(api: OrderAPI, logger: Logger, madeRequest: @escaping @Sendable (any Channel) -> Void) {
+        self.api = api
+        self.logger = logger
+        self.madeRequest = madeRequest
+    }
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        let part = unwrapInboundIn(data)
+        if answering || !held.isEmpty {
+            held.append(.part(part))
+        } else {
+            take(part, context)
+        }
+    }
+
+    func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
+        // The input's end or a graceful shutdown waits for the answer owed, as Hummingbird waits for its own.
+        if answering || !held.isEmpty {
+            held.append(.event(event))
+        } else {
+            context.fireUserInboundEventTriggered(event)
+        }
+    }
+
+    func read(context: ChannelHandlerContext) {
+        if answering {
+            readWanted = true
+        } else {
+            context.read()
+        }
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        if case .end = unwrapOutboundIn(data), forwarded > 0 { forwarded -= 1 }
+        context.write(data, promise: promise)
+    }
+
+    private func take(_ part: HTTPRequestPart, _ context: ChannelHandlerContext) {
+        switch part {
+        case .head(let head):
+            if forwarded == 0, let route = Self.route(head) {
+                reading = Reading(head: head, route: route, body: context.channel.allocator.buffer(capacity: 0))
+                return
+            }
+            forwarded += 1
+        case .body(let bytes):
+            if reading != nil {
+                reading?.body.writeImmutableBuffer(bytes)
+                return
+            }
+        case .end:
+            if let request = reading {
+                reading = nil
+                answer(request, context)
+                return
+            }
+        }
+        context.fireChannelRead(wrapInboundOut(part))
+    }
+
+    /// The change a request head asks for, if it is one answered here: a `POST` to a change's path with a body of
+    /// known length within the limit and no `Expect` (anything else is the router's).
+    private static func route(_ head: HTTPRequest) -> ChangeRoute? {
+        guard head.method == .post, let path = head.path, head.headerFields[.expect] == nil,
+            let length = head.headerFields[.contentLength].flatMap({ Int($0) }), length <= APISettings.maximumBodyBytes
+        else { return nil }
+        return ChangeRoute(post: path)
+    }
+
+    private func answer(_ request: Reading, _ context: ChannelHandlerContext) {
+        answering = true
+        madeRequest(context.channel.parent ?? context.channel)
+        let closing = request.head.headerFields[.connection]?.lowercased() == "close"
+        let (peer, peerHost) = APIRequestContext.peer(context.channel.remoteAddress)
+        let body = Array(request.body.readableBytesView)
+        let path = request.head.path ?? ""
+        do {
+            let device = try api.authentication.identify(
+                request.head.headerFields, body: body, peer: peer, peerHost: peerHost, logger: logger)
+            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+            api.change(
+                request.route, path: path, key: request.head.headerFields[.idempotencyKey], body: body, device: device
+            ) { answer in
+                if bound.eventLoop.inEventLoop {
+                    bound.value.0.write(answer, path: path, closing: closing, bound.value.1)
+                } else {
+                    bound.eventLoop.execute { bound.value.0.write(answer, path: path, closing: closing, bound.value.1) }
+                }
+            }
+        } catch {
+            write(OrderAPI.answer(error), path: path, closing: closing, context)
+        }
+    }
+
+    private func write(_ answer: APIAnswer, path: String, closing: Bool, _ context: ChannelHandlerContext) {
+        if let failure = answer.failure { logger.error("order API: POST \(path) failed: \(failure)") }
+        var fields = answer.headers
+        fields[.contentLength] = String(answer.body.count)
+        if closing { fields[.connection] = "close" }
+        context.write(wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: fields))), promise: nil)
+        if !answer.body.isEmpty {
+            context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: answer.body))), promise: nil)
+        }
+        answering = false
+        guard !closing else {
+            let promise = context.eventLoop.makePromise(of: Void.self)
+            let channel = context.channel
+            context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+            promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
+            held.removeAll()
+            return
+        }
+        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
+        let replaying = !held.isEmpty
+        while !answering, !held.isEmpty {
+            switch held.removeFirst() {
+            case .part(let part): take(part, context)
+            case .event(let event): context.fireUserInboundEventTriggered(event)
+            }
+        }
+        // What was read after a change is passed on outside a read: the async channel delivers it at read complete.
+        if replaying { context.fireChannelReadComplete() }
+        if !answering, readWanted {
+            readWanted = false
+            context.read()
+        }
+    }
+}
