@@ -112,4 +112,27 @@ struct OrderRouteTests {
             #expect(response.status == .notFound && response.headers[.contentType] == "application/problem+json")
         }
     }
+
+    @Test(
+        "the menu comes from the document's generated types: the menu's fields, and a problem for an Accept it cannot answer"
+    )
+    func menuFromTheDocument() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            let menu = try await client.execute(uri: "/v1/menu", method: .get, headers: fixture.headers(.till))
+            let text = String(buffer: menu.body)
+            #expect(menu.status == .ok, "\(text)")
+            for field in [#""currency":"EUR""#, #""kinds":["#, #""crusts":["#, #""sizes":["S","M","L","XL"]"#] {
+                #expect(text.contains(field), "\(field) in \(text)")
+            }
+            var html = fixture.headers(.till)
+            html[.accept] = "text/html"
+            let refused = try await client.execute(uri: "/v1/menu", method: .get, headers: html)
+            #expect(
+                (400..<500).contains(refused.status.code)
+                    && refused.headers[.contentType] == "application/problem+json", "\(refused.status)")
+            let kitchen = try await client.execute(uri: "/v1/menu", method: .get, headers: fixture.headers(.kitchen))
+            #expect(kitchen.status == .forbidden && String(buffer: kitchen.body).contains("permission_denied"))
+        }
+    }
 }

@@ -15,12 +15,6 @@ extension OrderAPI {
                 status: .ok, headers: [.contentType: "application/yaml"],
                 body: ResponseBody(byteBuffer: ByteBuffer(string: document)))
         }
-        router.get("/v1/menu") { [factory] _, context in
-            _ = try context.identity(may: .menu)
-            var bytes: [UInt8] = []
-            factory().menu.wire.write(into: &bytes)
-            return Self.json(.ok, bytes)
-        }
         router.post("/v1/orders") { request, context in try await self.change(.create, request, context) }
         router.get("/v1/orders") { request, context in
             let device = try context.identity(may: .read)

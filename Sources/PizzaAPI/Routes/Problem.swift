@@ -1,6 +1,7 @@
 public import HTTPTypes
 public import Hummingbird
 import NIOCore
+import OpenAPIRuntime
 import PizzaCore
 import PizzaProtocol
 import PizzaStorage
@@ -66,6 +67,13 @@ public struct Problem: Error, Sendable, Equatable {
     static func from(_ error: any Error) -> Problem {
         switch error {
         case let problem as Problem: return problem
+        // A generated route's error (DocumentRoutes), or the generated server's refusal of a request the document
+        // does not allow.
+        case let error as ServerError where error.underlyingError is Problem: return from(error.underlyingError)
+        case let error as ServerError:
+            // The runtime's own status for it (406 for an Accept it cannot answer, 400 for a malformed request).
+            let status = error.httpStatus.code >= 500 ? HTTPResponse.Status.badRequest : error.httpStatus
+            return Problem(status, "validation", "\(error.causeDescription): \(error.underlyingError)")
         case let error as OrderError: return from(RPCError(error))
         case let error as PizzaError: return from(RPCError(error))
         case let error as RPCError: return from(error)

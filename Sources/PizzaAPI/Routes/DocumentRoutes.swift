@@ -1,0 +1,68 @@
+import Hummingbird
+import OpenAPIHummingbird
+import OpenAPIRuntime
+import PizzaCore
+
+/// The routes served from the types swift-openapi-generator made of docs/openapi.yaml (Sources/PizzaAPIGenerated,
+/// `scripts/generate-openapi`): `GET /v1/menu`. The document is their source: a field it does not name cannot be
+/// answered, and the generated server checks the request against it.
+///
+/// The orders' routes are not among them: their answers are the order's one wire form, written once per change and
+/// kept with its idempotency key so that a replay answers the same bytes, and the changes are answered on the event
+/// loop (``ChangesOnLoop``); the generated types would decode and encode each order again through Foundation's JSON
+/// coders (docs/PERFORMANCE.md, "The order API").
+struct DocumentRoutes: APIProtocol {
+    let factory: @Sendable () -> PizzaFactory
+
+    func getMenu(_ input: Operations.GetMenu.Input) async throws -> Operations.GetMenu.Output {
+        _ = try RequestDevice.identity(may: .menu)
+        return .ok(.init(body: .json(Components.Schemas.Menu(factory().menu))))
+    }
+}
+
+/// The device a request authenticated as, for the generated routes, which see the request but not Hummingbird's
+/// context: set around each request by ``RequestDevice/Middleware``.
+enum RequestDevice {
+    @TaskLocal static var current: DeviceIdentity?
+
+    /// The device, if its role has `right`; else 403 `permission_denied` (401 without one).
+    static func identity(may right: DeviceRole.Right) throws -> DeviceIdentity {
+        guard let current else { throw Problem.unauthenticated("no device authenticated") }
+        guard current.may(right) else {
+            throw Problem.denied(
+                "device \(current.name) is a \(current.role.rawValue), which may not \(right.rawValue)")
+        }
+        return current
+    }
+
+    /// Runs the rest of the request with its device as ``current``; after ``DeviceAuthentication``.
+    struct Middleware: RouterMiddleware {
+        typealias Context = APIRequestContext
+
+        func handle(
+            _ request: Request, context: Context, next: (Request, Context) async throws -> Response
+        ) async throws -> Response {
+            try await RequestDevice.$current.withValue(context.identity) { try await next(request, context) }
+        }
+    }
+}
+
+extension Components.Schemas.Menu {
+    /// The menu as the document types it.
+    init(_ menu: Menu) {
+        self.init(
+            currency: menu.currency,
+            kinds: menu.kinds.map { kind in
+                .init(
+                    name: kind.name,
+                    prices: .init(
+                        additionalProperties: Dictionary(
+                            uniqueKeysWithValues: kind.prices.map { ($0.rawValue, Int($1)) })),
+                    size: Components.Schemas.Size(rawValue: kind.defaultSize.rawValue) ?? .m, crust: kind.defaultCrust,
+                    chiliSauce: kind.chiliSauce, ketchup: kind.ketchup, extras: kind.extras)
+            },
+            crusts: menu.crusts,
+            extras: .init(additionalProperties: menu.extras.mapValues { Int($0) }),
+            sizes: Size.allCases.compactMap { Components.Schemas.Size(rawValue: $0.rawValue) })
+    }
+}
