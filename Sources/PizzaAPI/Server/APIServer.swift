@@ -167,7 +167,12 @@ public final class APIServer: Service {
             channel.eventLoop.scheduleTask(in: firstRequest) {
                 if !connections.hasRequested(channel) { channel.close(promise: nil) }
             }
-            return child.setup(channel: channel, logger: logger)
+            let value = child.setup(channel: channel, logger: logger)
+            // The TLS handler is the setup's first, added at once; each answer leaves it as one record.
+            if let tls = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self) {
+                try? channel.pipeline.syncOperations.addHandler(WriteCoalescer(), position: .after(tls))
+            }
+            return value
         }
         let server: NIOAsyncChannel<Child.Value, Never>
         switch listener {
