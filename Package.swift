@@ -226,6 +226,9 @@ let package = Package(
                 "PizzaReplication",
                 .product(name: "Histogram", package: "hdrhistogram-swift"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),
+                // The order API step's HTTP/2 client.
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
                 // The outbox step's webhook endpoint.
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),

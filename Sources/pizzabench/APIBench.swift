@@ -3,7 +3,7 @@ import PizzaTesting
 
 /// What the order API costs against the control socket, back to back in one run (`pizzabench api`): `POST
 /// /v1/orders` over TLS with HTTP/1.1 from 16 keep-alive clients (wrk, a Lua script giving each order its own
-/// `Idempotency-Key`), over HTTP/2 (curl multiplexing 16 streams, each order its own key), with a new TLS connection
+/// `Idempotency-Key`), over HTTP/2 (``APIHTTP2``: 16 streams, each order its own key), with a new TLS connection
 /// per order, a replayed key, and `order.create` from 16 socket clients as the baseline.
 enum APIBench {
     /// A pizzad with the API on TLS, and a till's token.
@@ -105,51 +105,12 @@ enum APIBench {
             cpuPerOrder: cpu / Double(keys == "unique" ? max(1, orders) : requests), orders: orders)
     }
 
-    /// HTTP/2: curl multiplexing `count` orders over up to 16 streams of one connection, each with its own key, in
-    /// batches of 1,000 (one curl each: a longer list is more than curl sets up at once).
-    static func http2(
-        _ shop: Shop, count: Int, work: String
-    ) throws -> (perSecond: Double, orders: Int, failures: Int) {
-        let before = try APIBench.count(shop)
-        var seconds = 0.0
-        var failures = 0
-        for batch in stride(from: 0, to: count, by: 1000) {
-            var config = ""
-            for index in batch..<min(count, batch + 1000) {
-                config += """
-                    url = "https://127.0.0.1:\(shop.port)/v1/orders"
-                    header = "Authorization: Bearer \(shop.token)"
-                    header = "Content-Type: application/json"
-                    header = "Idempotency-Key: h2-\(index)-\(Int.random(in: 0..<1_000_000_000))"
-                    data = "\(body.replacingOccurrences(of: "\"", with: "\\\""))"
-                    output = "/dev/null"
-                    cacert = "\(shop.certificate)"
-                    http2
-
-                    """
-                // `next` between transfers only: one after the last is a transfer with no URL, which fails them all.
-                if index + 1 < min(count, batch + 1000) { config += "next\n" }
-            }
-            let file = work + "/h2.curl"
-            try config.write(toFile: file, atomically: true, encoding: .utf8)
-            let clock = Stopwatch()
-            let result = try ChildProcess.run(
-                "/usr/bin/curl", ["-sS", "--parallel", "--parallel-max", "16", "-K", file], timeout: 600)
-            seconds += clock.seconds
-            // curl 7.88 ends a few multiplexed uploads with "Error in the HTTP2 framing layer" (h2load's HTTP/2
-            // against the same server has none): counted, not fatal; the rate is the orders made.
-            failures += result.output.components(separatedBy: "curl: (").count - 1
-        }
-        let orders = try APIBench.count(shop) - before
-        return (Double(orders) / seconds, orders, failures)
-    }
-
     static func count(_ shop: Shop) throws -> Int {
         let result = try ChildProcess.run("/usr/bin/sqlite3", [shop.daemon.database, "SELECT count(*) FROM carts"])
         return Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
     }
 
-    static func report(pizzad: String, work: String, seconds: Double, rounds: Int) throws -> Bool {
+    static func report(pizzad: String, work: String, seconds: Double, rounds: Int) async throws -> Bool {
         print("order API: POST /v1/orders over TLS against order.create on the control socket, back to back")
         print("(16 clients each; two pizzas, placed; a unique Idempotency-Key per order unless replayed)")
         var rows: [[String]] = []
@@ -187,10 +148,11 @@ enum APIBench {
                 "\(round)", "new TLS connection each", Bench.format(fresh.perSecond, 0), fresh.p50, fresh.p99,
                 Bench.format(fresh.cpuPerOrder * 1e6, 0),
             ])
-            let h2 = try http2(shop, count: Int(max(500, keepAlive.perSecond * seconds / 2)), work: work)
+            let h2 = try await APIHTTP2.run(shop, streams: 16, seconds: seconds)
             rows.append([
-                "\(round)", "HTTP/2, 16 streams (curl; \(h2.failures) of \(h2.orders + h2.failures) failed)",
-                Bench.format(h2.perSecond, 0), "", "", "",
+                "\(round)", "\(h2.version), 16 streams (AsyncHTTPClient; \(h2.failures) failed)",
+                Bench.format(h2.perSecond, 0), us(h2.latency.valueAtPercentile(50)),
+                us(h2.latency.valueAtPercentile(99)), Bench.format(h2.cpuPerOrder * 1e6, 0),
             ])
         }
         Bench.table(["round", "client", "orders/s", "p50", "p99", "pizzad CPU µs/order"], rows)

@@ -116,7 +116,7 @@ struct API: AsyncParsableCommand {
 
     func run() async throws {
         let run = try BenchRun(seconds: step.seconds)
-        let held = try APIBench.report(
+        let held = try await APIBench.report(
             pizzad: run.pizzad, work: run.work + "/api", seconds: step.seconds, rounds: rounds)
         try run.finish(held: held)
     }
