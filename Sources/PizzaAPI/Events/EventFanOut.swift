@@ -7,51 +7,82 @@ import PizzaWire
 /// (`GET /v1/events`): one repository subscriber however many readers there are, instead of one each encoding the
 /// same event again.
 ///
-/// A reader gets the events as a stream of `(seq, bytes)`; the bytes are one shared `ByteBuffer` per event. A reader
+/// A reader gets the events as `(seq, bytes)`, the bytes one shared `ByteBuffer` per event, taken in batches. A reader
 /// with more than ``maximumPending`` bytes not yet taken is not keeping up: it gets a `dropped` event and its stream
 /// ends, so a slow screen never holds the writer or the others.
 public final class EventFanOut: OrderRepositoryDelegate {
-    /// One reader's stream of events, for a task that writes them (`GET /v1/events`).
+    /// One reader's events, for a task that writes them (`GET /v1/events`): what arrived while it wrote the last
+    /// ones is taken in one piece (``next()``), so a reader at full speed makes one write per batch, not per change.
     public final class Reader: EventReader {
         /// The device reading, for revocation; nil for a reader that is not a device.
         public let device: String?
         /// Whether it gets orders without the customer's name.
         public let hideCustomer: Bool
-        let continuation: AsyncStream<(Int64, ByteBuffer)>.Continuation
-        /// The events, in commit order.
-        public let events: AsyncStream<(Int64, ByteBuffer)>
-        /// Bytes handed over and not yet taken.
-        private let pending = Locked(0)
+        private let state = Locked(State())
+
+        private struct State {
+            var pending: [(Int64, ByteBuffer)] = []
+            var bytes = 0
+            var waiting: CheckedContinuation<[(Int64, ByteBuffer)]?, Never>?
+            var finished = false
+        }
 
         /// A reader for `device` (nil: not a device); subscribe it with ``EventFanOut/subscribe(_:)``.
         public init(device: String?, hideCustomer: Bool) {
             self.device = device
             self.hideCustomer = hideCustomer
-            (events, continuation) = AsyncStream.makeStream(bufferingPolicy: .unbounded)
         }
 
-        /// Takes event `seq` into its stream; false once it is past its allowance.
+        /// Takes event `seq`; false once it is past its allowance.
         public func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool { send(seq, event) }
 
-        /// Hands `event` over; false when the reader is past its allowance (and is then ended).
+        /// Hands `event` over; false when the reader is past its allowance (and is then ended, with a `dropped`
+        /// event last).
         fileprivate func send(_ seq: Int64, _ event: ByteBuffer) -> Bool {
-            let fits = pending.withLock { pending in
-                guard pending + event.readableBytes <= EventFanOut.maximumPending else { return false }
-                pending += event.readableBytes
-                return true
+            let (fits, resume) = state.withLock {
+                state -> (Bool, (CheckedContinuation<[(Int64, ByteBuffer)]?, Never>, [(Int64, ByteBuffer)])?) in
+                guard !state.finished else { return (false, nil) }
+                let fits = state.bytes + event.readableBytes <= EventFanOut.maximumPending
+                if fits {
+                    state.pending.append((seq, event))
+                    state.bytes += event.readableBytes
+                } else {
+                    let before = seq == Self.keepAliveSeq ? "null" : String(seq - 1)
+                    state.pending.append(
+                        (seq, ByteBuffer(string: "event: dropped\ndata: {\"lastSeq\":\(before)}\n\n")))
+                    state.finished = true
+                }
+                guard let waiting = state.waiting else { return (fits, nil) }
+                state.waiting = nil
+                defer {
+                    state.pending = []
+                    state.bytes = 0
+                }
+                return (fits, (waiting, state.pending))
             }
-            guard fits else {
-                let before = seq == Self.keepAliveSeq ? "null" : String(seq - 1)
-                continuation.yield((seq, ByteBuffer(string: "event: dropped\ndata: {\"lastSeq\":\(before)}\n\n")))
-                continuation.finish()
-                return false
-            }
-            continuation.yield((seq, event))
-            return true
+            if let (waiting, events) = resume { waiting.resume(returning: events) }
+            return fits
         }
 
-        /// Called by the reader once it wrote an event out.
-        public func took(_ event: ByteBuffer) { pending.withLock { $0 -= event.readableBytes } }
+        /// The events that arrived since the last call, in commit order, waiting for one if there are none; nil
+        /// once the reader is ended and all were taken.
+        public func next() async -> [(Int64, ByteBuffer)]? {
+            await withCheckedContinuation { continuation in
+                let ready = state.withLock { state -> [(Int64, ByteBuffer)]?? in
+                    if !state.pending.isEmpty {
+                        defer {
+                            state.pending = []
+                            state.bytes = 0
+                        }
+                        return .some(state.pending)
+                    }
+                    if state.finished { return .some(nil) }
+                    state.waiting = continuation
+                    return nil
+                }
+                if let ready { continuation.resume(returning: ready) }
+            }
+        }
 
         /// The sequence number of a keep-alive comment: written whatever came before.
         public static let keepAliveSeq = Int64.min
@@ -59,8 +90,15 @@ public final class EventFanOut: OrderRepositoryDelegate {
         /// Hands over a comment line that keeps proxies from closing a quiet stream.
         public func keepAlive() { _ = send(Self.keepAliveSeq, ByteBuffer(string: ": keep-alive\n\n")) }
 
-        /// Ends the stream (the device was revoked, or the daemon stops).
-        public func end() { continuation.finish() }
+        /// Ends the stream (the device was revoked, or the daemon stops): what was handed over is still taken.
+        public func end() {
+            let waiting = state.withLock { state -> CheckedContinuation<[(Int64, ByteBuffer)]?, Never>? in
+                state.finished = true
+                defer { state.waiting = nil }
+                return state.waiting
+            }
+            waiting?.resume(returning: nil)
+        }
     }
 
     /// The most a reader may have waiting before it counts as not keeping up.

@@ -55,13 +55,22 @@ extension OrderAPI {
                     defer { ticker.cancel() }
                     var last = replayed
                     // The stream ends with the reader's (revoked, dropped, or the daemon stopping).
-                    for await (seq, event) in reader.events {
-                        reader.took(event)
-                        if seq != EventFanOut.Reader.keepAliveSeq {
-                            guard seq > last else { continue }
-                            last = seq
+                    // What arrived since the last write goes out in one.
+                    while let batch = await reader.next() {
+                        var chunk = ByteBuffer()
+                        for (seq, event) in batch {
+                            if seq != EventFanOut.Reader.keepAliveSeq {
+                                guard seq > last else { continue }
+                                last = seq
+                            }
+                            var event = event
+                            chunk.writeBuffer(&event)
                         }
-                        try await writer.write(event)
+                        if chunk.readableBytes > 0 { try await writer.write(chunk) }
+                        // Events gather for as long as the board's pages let them (a few dozen writes a second at
+                        // full speed, each change still on the screen within a frame or two).
+                        try await Task.sleep(
+                            for: .milliseconds(Int64(GatheredReader.gatherFor.nanoseconds / 1_000_000)))
                     }
                 } catch {
                     events.remove(reader)
