@@ -83,6 +83,25 @@ struct OrderAPIHostileTests {
         try expectUnharmed(daemon, orders: 0)
     }
 
+    @Test("a keep-alive connection idle after its answers is closed after api.idleTimeoutSeconds, not before")
+    func idleAfterAnswers() throws {
+        let (daemon, port, token) = try Self.start("  idleTimeoutSeconds: 5\n")
+        let body = #"{"items":[{"kind":"cheese"}]}"#
+        let connection = try HTTPConnection(port: port)
+        // Answers over 3 s (longer than the head deadline, 1 s): each one moves the idle deadline on.
+        for index in 0..<4 {
+            try connection.send(
+                "POST /v1/orders HTTP/1.1\r\nHost: pizzad\r\nAuthorization: Bearer \(token)\r\n"
+                    + "Idempotency-Key: idle-\(index)\r\nContent-Length: \(body.utf8.count)\r\n\r\n\(body)")
+            #expect(try connection.readResponse().status == 201)
+            usleep(1_000_000)
+        }
+        let clock = Stopwatch()
+        let (_, closed) = connection.readUntilClosed(timeout: 10)
+        #expect(closed && clock.seconds > 3 && clock.seconds < 7, "closed \(closed) after \(clock.seconds) s idle")
+        try expectUnharmed(daemon, orders: 4)
+    }
+
     @Test("1,000 idle connections: the API still answers a till, and the control socket is unaffected")
     func idleConnections() throws {
         let (daemon, port, token) = try Self.start()

@@ -63,8 +63,7 @@ public final class APIServer: Service {
         let responder = api.router().buildResponder()
         let connections = ConnectionCount(limit: settings.maxConnections)
         let answer: HTTPChannelHandler.Responder = { request, writer, channel in
-            // An HTTP/2 stream's parent is the connection: it has made a request, so no first-request deadline.
-            connections.madeRequest(channel.parent ?? channel)
+            connections.madeRequest(on: channel)
             let context = APIRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
             let response: Response
             do {
@@ -82,7 +81,7 @@ public final class APIServer: Service {
             additionalChannelHandlers: [
                 RequestHeadDeadline(
                     first: head, next: idle, body: .seconds(APISettings.bodyTimeout.components.seconds)),
-                ChangesOnLoop(api: api, logger: logger) { connections.madeRequest($0) },
+                ChangesOnLoop(api: api, logger: logger) { connections.madeRequest(on: $0) },
             ], idleTimeout: nil,
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: APISettings.maximumHeaderBytes, maxHeaderListSize: APISettings.maximumHeaderBytes,
@@ -128,8 +127,12 @@ public final class APIServer: Service {
         private let requested = Locked<Set<ObjectIdentifier>>([])
         init(limit: Int) { self.limit = limit }
 
-        func madeRequest(_ channel: any Channel) {
-            _ = requested.withLock { $0.insert(ObjectIdentifier(channel)) }
+        /// Marks the connection `channel` belongs to (itself, or an HTTP/2 stream's parent) as having made a request.
+        /// A connection's own parent is the listening socket, which has none.
+        func madeRequest(on channel: any Channel) {
+            var connection = channel
+            while let parent = connection.parent, parent.parent != nil { connection = parent }
+            _ = requested.withLock { $0.insert(ObjectIdentifier(connection)) }
         }
 
         func hasRequested(_ channel: any Channel) -> Bool {

@@ -119,7 +119,7 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func answer(_ request: Reading, _ context: ChannelHandlerContext) {
         answering = true
-        madeRequest(context.channel.parent ?? context.channel)
+        madeRequest(context.channel)
         let closing = request.head.headerFields[.connection]?.lowercased() == "close"
         let (peer, peerHost) = APIRequestContext.peer(context.channel.remoteAddress)
         let body = Array(request.body.readableBytesView)
