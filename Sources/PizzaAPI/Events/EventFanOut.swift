@@ -104,7 +104,15 @@ public final class EventFanOut: OrderRepositoryDelegate {
     /// The most a reader may have waiting before it counts as not keeping up.
     public static let maximumPending = 1 << 20
 
-    private let readers = Locked<[ObjectIdentifier: any EventReader]>([:])
+    /// The readers by identity, and the same as a list (what each event goes through, taken without copying).
+    private let readers = Locked(Readers())
+
+    private struct Readers {
+        var byID: [ObjectIdentifier: any EventReader] = [:] {
+            didSet { list = Array(byID.values) }
+        }
+        private(set) var list: [any EventReader] = []
+    }
 
     /// A fan-out with no reader; subscribe it to the repository (`repository.delegates += fanOut`).
     public init() {}
@@ -112,37 +120,37 @@ public final class EventFanOut: OrderRepositoryDelegate {
     /// A new reader; it receives every change committed from now on, until ``remove(_:)``.
     public func subscribe(device: String?, hideCustomer: Bool = false) -> Reader {
         let reader = Reader(device: device, hideCustomer: hideCustomer)
-        readers.withLock { $0[ObjectIdentifier(reader)] = reader }
+        readers.withLock { $0.byID[ObjectIdentifier(reader)] = reader }
         return reader
     }
 
     /// Adds a reader of another kind (the board's pages, ``GatheredReader``).
     public func subscribe(_ reader: any EventReader) {
-        readers.withLock { $0[ObjectIdentifier(reader)] = reader }
+        readers.withLock { $0.byID[ObjectIdentifier(reader)] = reader }
     }
 
     /// Forgets `reader` and ends it.
     public func remove(_ reader: any EventReader) {
-        _ = readers.withLock { $0.removeValue(forKey: ObjectIdentifier(reader)) }
+        _ = readers.withLock { $0.byID.removeValue(forKey: ObjectIdentifier(reader)) }
         reader.end()
     }
 
     /// Ends the streams of the readers whose device `isActive` no longer admits.
     public func revalidate(_ isActive: (String) -> Bool) {
         let ended = readers.withLock { readers in
-            let ended = readers.filter { entry in entry.value.device.map { !isActive($0) } ?? false }
-            for key in ended.keys { readers[key] = nil }
+            let ended = readers.byID.filter { entry in entry.value.device.map { !isActive($0) } ?? false }
+            for key in ended.keys { readers.byID[key] = nil }
             return Array(ended.values)
         }
         for reader in ended { reader.end() }
     }
 
     /// How many read now.
-    public var count: Int { readers.withLock { $0.count } }
+    public var count: Int { readers.withLock { $0.list.count } }
 
     /// Encodes `change` once per form (names shown, names hidden) and hands it to every reader.
     public func repository(didCommit change: OrderChange, latency: Duration) {
-        let current = readers.withLock { Array($0.values) }
+        let current = readers.withLock { $0.list }
         guard !current.isEmpty else { return }
         var full: ByteBuffer?
         var hidden: ByteBuffer?
@@ -159,7 +167,7 @@ public final class EventFanOut: OrderRepositoryDelegate {
             if !reader.receive(change.sequence, event) { slow.append(reader) }
         }
         if !slow.isEmpty {
-            readers.withLock { readers in for reader in slow { readers[ObjectIdentifier(reader)] = nil } }
+            readers.withLock { readers in for reader in slow { readers.byID[ObjectIdentifier(reader)] = nil } }
         }
     }
 

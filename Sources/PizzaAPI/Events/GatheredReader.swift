@@ -43,13 +43,7 @@ public final class GatheredReader: EventReader {
 
     /// Takes a live event: held while the opening is written, gathered after.
     public func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool {
-        let holding = state.withLock { state -> Bool? in
-            if state.dropped { return nil }
-            if state.holding { state.held.append((seq, event)) }
-            return state.holding
-        }
-        guard let holding else { return false }
-        return holding ? true : send(seq, event)
+        send(seq, event, live: true)
     }
 
     /// Sends event `seq` of the opening's replay (from the audit log), in order.
@@ -77,28 +71,42 @@ public final class GatheredReader: EventReader {
     /// Nothing to end: the connection closes with the page.
     public func end() {}
 
-    private func send(_ seq: Int64, _ event: ByteBuffer) -> Bool {
-        guard channel.isWritable else {
-            drop(after: seq - 1)
-            return false
-        }
-        let schedule = state.withLock { state -> Bool? in
-            if state.dropped { return false }
-            if seq <= state.lastSent { return false }
-            if state.pending.readableBytes + event.readableBytes > EventFanOut.maximumPending { return nil }
+    private enum Outcome {
+        case gathered(schedule: Bool)
+        case skipped
+        case ended
+        case behind
+    }
+
+    /// Gathers event `seq`, in one lock (a `live` one is held instead while the opening is written).
+    private func send(_ seq: Int64, _ event: ByteBuffer, live: Bool = false) -> Bool {
+        let writable = channel.isWritable
+        let outcome = state.withLock { state -> Outcome in
+            if state.dropped { return .ended }
+            if live, state.holding {
+                state.held.append((seq, event))
+                return .gathered(schedule: false)
+            }
+            guard writable else { return .behind }
+            if seq <= state.lastSent { return .skipped }
+            if state.pending.readableBytes + event.readableBytes > EventFanOut.maximumPending { return .behind }
             state.lastSent = seq
             var event = event
             state.pending.writeBuffer(&event)
-            if state.flushScheduled { return false }
+            if state.flushScheduled { return .gathered(schedule: false) }
             state.flushScheduled = true
-            return true
+            return .gathered(schedule: true)
         }
-        guard let schedule else {
+        switch outcome {
+        case .gathered(let schedule):
+            if schedule { channel.eventLoop.scheduleTask(in: Self.gatherFor) { self.flush() } }
+            return true
+        case .skipped: return true
+        case .ended: return false
+        case .behind:
             drop(after: seq - 1)
             return false
         }
-        if schedule { channel.eventLoop.scheduleTask(in: Self.gatherFor) { self.flush() } }
-        return true
     }
 
     /// On the connection's loop: writes what has gathered, in one part of the response.
