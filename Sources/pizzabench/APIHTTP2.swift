@@ -16,6 +16,8 @@ enum APIHTTP2 {
         var failures: Int
         /// The HTTP version the answers came in (`HTTP/2.0`).
         var version: String
+        /// pizzabench's own CPU (the client) per order.
+        var clientCPUPerOrder: Double
     }
 
     static func run(_ shop: APIBench.Shop, streams: Int, seconds: Double) async throws -> Run {
@@ -25,6 +27,7 @@ enum APIHTTP2 {
         configuration.httpVersion = .automatic
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
         let cpuBefore = Bench.cpuSeconds(of: shop.daemon.pid)
+        let clientBefore = Bench.ownCPUSeconds()
         let ordersBefore = try APIBench.count(shop)
         let started = Bench.now()
         let deadline = started + UInt64(seconds * 1e9)
@@ -69,11 +72,12 @@ enum APIHTTP2 {
             return (latency, failures, version)
         }
         let elapsed = Double(Bench.now() - started) / 1e9
+        let clientCPU = Bench.ownCPUSeconds() - clientBefore
         try? await client.shutdown()
         let orders = try APIBench.count(shop) - ordersBefore
         let cpu = Bench.cpuSeconds(of: shop.daemon.pid) - cpuBefore
         return Run(
             perSecond: Double(orders) / elapsed, latency: outcome.0, cpuPerOrder: cpu / Double(max(1, orders)),
-            failures: outcome.1, version: outcome.2)
+            failures: outcome.1, version: outcome.2, clientCPUPerOrder: clientCPU / Double(max(1, orders)))
     }
 }
