@@ -68,32 +68,32 @@ enum BoardBench {
                         + "  requestsPerSecond: 1000\n")
                 defer { _ = try? daemon.stop() }
                 let before = Bench.statusMiB(of: daemon.pid, "VmRSS")
-                var open = try (0..<pages).map { _ in try Page(port: port) }
+                var connected = try (0..<pages).map { _ in try Page(port: port) }
                 if readers > 0 {
                     let token = try kitchenToken(pizzad: pizzad, daemon: daemon)
                     let request =
                         "GET /v1/events HTTP/1.1\r\nHost: kitchen\r\nAuthorization: Bearer \(token)\r\n"
                         + "Accept: text/event-stream\r\n\r\n"
-                    open += try (0..<readers).map { _ in try Page(port: port + 1, request: request) }
+                    connected += try (0..<readers).map { _ in try Page(port: port + 1, request: request) }
                 }
                 Thread.sleep(forTimeInterval: 0.5)
                 let withPages = Bench.statusMiB(of: daemon.pid, "VmRSS")
                 let result = try Load.create(daemon: daemon, clients: 16, seconds: seconds)
                 let after = Bench.statusMiB(of: daemon.pid, "VmRSS")
-                let read = open.reduce(0) { $0 + $1.bytes }
+                let read = connected.reduce(0) { $0 + $1.bytes }
                 // A reader refused (401, 429) reads a problem and nothing more: the run would not be the load it says.
-                let starved = open.filter { $0.bytes < 64 << 10 }.count
+                let starved = connected.filter { $0.bytes < 64 << 10 }.count
                 guard starved == 0 else {
-                    throw BenchError("\(starved) of \(open.count) readers read under 64 KiB with \(label)")
+                    throw BenchError("\(starved) of \(connected.count) readers read under 64 KiB with \(label)")
                 }
-                for page in open { page.close() }
+                for page in connected { page.close() }
                 rates[label] = result.perSecond
                 if readers == 0, pages > 0 { perPage.append((withPages - before) * 1024 / Double(pages)) }
                 rows.append([
                     "\(round)", label, Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(99)),
                     Bench.format(result.daemonCPU / Double(max(1, result.operations)) * 1e6, 0),
                     Bench.format(after, 1),
-                    open.isEmpty ? "" : Bench.format(Double(read) / 1_048_576 / Double(open.count), 1),
+                    connected.isEmpty ? "" : Bench.format(Double(read) / 1_048_576 / Double(connected.count), 1),
                 ])
             }
             ratios.append((rates["50 pages"] ?? 0) / (rates["none"] ?? 1))
