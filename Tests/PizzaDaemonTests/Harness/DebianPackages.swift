@@ -4,9 +4,9 @@ import PizzaTesting
 /// The Debian packages the booted-systemd test installs: this tree's, built with `scripts/build-deb`, and the one
 /// built from the tree before pizzad had a package (`previousCommit`), to upgrade from.
 ///
-/// This tree's is rebuilt every run (incrementally, its Swift build in `.build-system/`); the previous one is built once
-/// from `git archive` of that commit with this tree's `debian/` (its changelog's first entry dropped, so it says
-/// 0.2.0) and cached in `.cache/deb/` (git-ignored).
+/// This tree's is built again whenever the tree changed (incrementally, its Swift build in `.build-system/`); the
+/// previous one is built once from `git archive` of that commit with this tree's `debian/` (its changelog's first
+/// entry dropped, so it says 0.2.0). Both are kept in `.cache/deb/` (git-ignored).
 enum DebianPackages {
     /// The last commit before the package: 0.2.0, installed then by `systemd/install.sh`.
     static let previousCommit = "25c53da"
@@ -37,18 +37,40 @@ enum DebianPackages {
         }
     }
 
-    /// This tree's package, built now (at the lowest priority: the other suites' timed checks keep their CPU).
+    /// This tree's package: the one built last if the tree is committed and the same (`.cache/deb/current/tree`
+    /// names the tree it was built from), else built now (at the lowest priority: the other suites' timed checks keep
+    /// their CPU). A warm run of an unchanged tree then spends no minutes on a release build and dpkg-buildpackage.
     static func current() throws -> String {
         let out = cache + "/current"
+        let deb = out + "/pizzad_\(try currentVersion)_\(try architecture).deb"
+        let stamp = out + "/tree"
+        let tree = try committedTree()
+        if let tree, FileManager.default.fileExists(atPath: deb),
+            (try? String(contentsOfFile: stamp, encoding: .utf8)) == tree
+        {
+            print("the booted-systemd test installs the package built before from tree \(tree.prefix(12))")
+            return deb
+        }
+        try? FileManager.default.removeItem(atPath: stamp)
         let built = try run(
             "nice", ["-n", "19", Binaries.repository + "/scripts/build-deb"],
             environment: ["OUT": out, "SWIFT_SCRATCH": Binaries.repository + "/.build-system"],
             directory: Binaries.repository, timeout: 3600)
-        let deb = out + "/pizzad_\(try currentVersion)_\(try architecture).deb"
         guard built.status == 0, FileManager.default.fileExists(atPath: deb) else {
             throw HarnessError("scripts/build-deb failed:\n\(built.stdout.suffix(4000))\n\(built.stderr.suffix(3000))")
         }
+        if let tree { try tree.write(toFile: stamp, atomically: true, encoding: .utf8) }
         return deb
+    }
+
+    /// The tree object of `HEAD` when nothing in the work tree differs from it (nor is untracked and not ignored);
+    /// nil for a tree with changes of its own, which is always built.
+    static func committedTree() throws -> String? {
+        let status = try run("git", ["status", "--porcelain"], directory: Binaries.repository)
+        guard status.status == 0, status.stdout.isEmpty else { return nil }
+        let tree = try run("git", ["rev-parse", "HEAD^{tree}"], directory: Binaries.repository)
+        guard tree.status == 0 else { return nil }
+        return tree.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
     }
 
     /// The package of `previousCommit`, from the cache or built now.
