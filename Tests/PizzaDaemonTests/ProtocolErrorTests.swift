@@ -36,23 +36,6 @@ struct ProtocolErrorTests {
         #expect(try connection.request(#"{"jsonrpc":"2.0","id":2}"#).errorCode == -32600)
     }
 
-    @Test("1004 for a db.backup path that names a folder, or lies in a missing folder or under a file")
-    func backupPaths() throws {
-        let connection = try connection()
-        let cases: [(path: String, allowed: String)] = [
-            (daemon.directory + "/", "a file's path"),
-            (daemon.directory + "/missing/copy.sqlite", "a path in an existing folder"),
-            (daemon.database + "/copy.sqlite", "a path in an existing folder"),
-        ]
-        for (id, test) in cases.enumerated() {
-            let response = try connection.request(
-                #"{"jsonrpc":"2.0","id":\#(id),"method":"db.backup","params":{"path":"\#(test.path)"}}"#)
-            #expect(response.errorCode == 1004, "\(test.path): \(response)")
-            #expect(response.errorData?["field"] as? String == "path")
-            #expect(response.errorData?["allowed"] as? [String] == [test.allowed], "\(test.path): \(response)")
-        }
-    }
-
     @Test("db.backup to a path another backup is writing: 1004 on path, naming it; one copy, whole")
     func backupsTogether() throws {
         let daemon = try PizzadProcess()

@@ -128,4 +128,20 @@ struct MethodErrorTests {
         }
     }
 
+    @Test("1004 for a db.backup path that names a folder, or lies in a missing folder or under a file")
+    func backupPaths() async throws {
+        let folder = daemon.folder.path
+        let cases: [(path: String, allowed: String)] = [
+            (folder + "/", "a file's path"),
+            (folder + "/missing/copy.sqlite", "a path in an existing folder"),
+            (folder + "/pizzad.sqlite/copy.sqlite", "a path in an existing folder"),
+        ]
+        for (id, test) in cases.enumerated() {
+            let response = try await daemon.request(
+                #"{"jsonrpc":"2.0","id":\#(id),"method":"db.backup","params":{"path":"\#(test.path)"}}"#)
+            #expect(response.errorCode == 1004, "\(test.path): \(response)")
+            #expect(response.errorData?["field"] as? String == "path")
+            #expect(response.errorData?["allowed"] as? [String] == [test.allowed], "\(test.path): \(response)")
+        }
+    }
 }
