@@ -61,7 +61,7 @@ public final class OrderAPI: Sendable {
     }
 
     /// The routes, behind problem details and device authentication.
-    public func router() -> Router<APIRequestContext> {
+    public func router() throws -> Router<APIRequestContext> {
         let router = Router(context: APIRequestContext.self)
         router.middlewares.add(ProblemMiddleware())
         router.middlewares.add(AllowedMethods())
@@ -69,7 +69,7 @@ public final class OrderAPI: Sendable {
         router.middlewares.add(RequestDevice.Middleware())
         // The document's server URL is the shop's own host; its routes' paths are the document's, from the root.
         // Compact JSON, keys sorted (the runtime's default pretty-prints).
-        try? DocumentRoutes(factory: factory).registerHandlers(
+        try DocumentRoutes(factory: factory).registerHandlers(
             on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]))
         addOrderRoutes(to: router)
         addEventRoutes(to: router)

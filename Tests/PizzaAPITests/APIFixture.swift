@@ -48,7 +48,7 @@ final class APIFixture: Sendable {
 
     /// Runs `body` with a client of the router, in process.
     func test<Value: Sendable>(_ body: @Sendable (any TestClientProtocol) async throws -> Value) async throws -> Value {
-        try await Application(router: api.router()).test(.router, body)
+        try await Application(router: try api.router()).test(.router, body)
     }
 
     /// The headers of a request by `role` (its bearer token), with an Idempotency-Key when given.

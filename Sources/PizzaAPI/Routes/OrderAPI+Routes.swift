@@ -77,9 +77,7 @@ extension OrderAPI {
     }
 
     static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> Response {
-        Response(
-            status: status, headers: [.contentType: "application/json"],
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: bytes)))
+        APIAnswer.json(status, bytes).response
     }
 
     /// The request's body, at most 64 KiB (the connection's ``RequestHeadDeadline`` closes it when the body does not

@@ -60,7 +60,7 @@ public final class APIServer: Service {
         scheme = tls == nil ? "http" : "https"
         let group = MultiThreadedEventLoopGroup.singleton
         self.group = group
-        let responder = api.router().buildResponder()
+        let responder = try api.router().buildResponder()
         let connections = ConnectionCount(limit: settings.maxConnections)
         let answer: HTTPChannelHandler.Responder = { request, writer, channel in
             connections.madeRequest(on: channel)
