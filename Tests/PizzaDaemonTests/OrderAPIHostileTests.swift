@@ -169,6 +169,30 @@ struct OrderAPIHostileTests {
         try expectUnharmed(daemon, orders: 2)
     }
 
+    @Test("300 changes pipelined in one write, more than a connection holds: it stops reading, then answers all")
+    func pipelinedPastTheHoldLimit() throws {
+        let (daemon, port, token) = try Self.start("  requestsPerSecond: 100000\n")
+        let body = #"{"items":[{"kind":"cheese"}],"note":"\#(String(repeating: "x", count: 200))"}"#
+        let requests = (1...300).map { index in
+            "POST /v1/orders HTTP/1.1\r\nHost: pizzad\r\nAuthorization: Bearer \(token)\r\nIdempotency-Key: k\(index)\r\n"
+                + "Content-Type: application/json\r\nContent-Length: \(body.utf8.count)\r\n"
+                + (index == 300 ? "Connection: close\r\n" : "") + "\r\n\(body)"
+        }
+        let connection = try HTTPConnection(port: port)
+        try connection.send(requests.joined())
+        let (text, closed) = connection.readUntilClosed(timeout: 30)
+        #expect(closed)
+        let answers = text.components(separatedBy: "HTTP/1.1 ").dropFirst()
+        #expect(answers.count == 300 && answers.allSatisfy { $0.hasPrefix("201") }, "\(answers.count) answers")
+        // In their order: the n-th answer made the n-th order.
+        let locations = answers.compactMap { answer in
+            answer.split(separator: "\r\n").lazy.map { $0.lowercased() }.first { $0.hasPrefix("location:") }
+        }
+        let inOrder = locations == (1...300).map { "location: /v1/orders/\($0)" }
+        #expect(inOrder, "\(locations.prefix(5)) … \(locations.suffix(5))")
+        try expectUnharmed(daemon, orders: 300)
+    }
+
     @Test("a client that half-closes after its order still gets the answer")
     func halfClosed() throws {
         let (daemon, port, token) = try Self.start()

@@ -11,7 +11,12 @@ public import PizzaStorage
 /// not by every request.
 public final class DeviceDirectory: Sendable {
     private let store: SQLiteOrderStore
-    private let credentials = Locked<[DeviceCredential]>([])
+    /// The active devices, and each token device's stored hash as bytes (made once per reload, not per request).
+    private struct Known {
+        var credentials: [DeviceCredential] = []
+        var tokenHashes: [(credential: DeviceCredential, hash: [UInt8])] = []
+    }
+    private let known = Locked(Known())
     private let seen = Locked<[String: (at: Timestamp, address: String)]>([:])
 
     /// The devices of `store`, read at once.
@@ -23,17 +28,17 @@ public final class DeviceDirectory: Sendable {
     /// Reads the devices again: after `device add` and `device revoke`.
     public func reload() throws {
         let fresh = try store.deviceCredentials()
-        credentials.withLock { $0 = fresh }
+        let hashes = fresh.compactMap { credential in credential.tokenSHA256.map { (credential, Array($0.utf8)) } }
+        known.withLock { $0 = Known(credentials: fresh, tokenHashes: hashes) }
     }
 
     /// The device whose token this is. Every active device's hash is compared, each in constant time, so that how
     /// long the check takes tells nothing of which hash came close.
     func device(bearer token: String) -> DeviceCredential? {
-        let hash = Array(DeviceTokens.sha256(of: token).utf8)
+        let hash = DeviceTokens.sha256Hex(of: token)
         var found: DeviceCredential?
-        for credential in credentials.withLock({ $0 }) {
-            guard let stored = credential.tokenSHA256 else { continue }
-            if Self.constantTimeEqual(Array(stored.utf8), hash) { found = credential }
+        for (credential, stored) in known.withLock({ $0.tokenHashes }) where Self.constantTimeEqual(stored, hash) {
+            found = credential
         }
         return found
     }
@@ -41,7 +46,7 @@ public final class DeviceDirectory: Sendable {
     /// The signing device whose secret signed `id.timestamp.body` as one of `signatures` says (Standard Webhooks).
     func device(signed signature: RequestSignature) -> DeviceCredential? {
         var found: DeviceCredential?
-        for credential in credentials.withLock({ $0 }) {
+        for credential in known.withLock({ $0.credentials }) {
             guard let secret = credential.signingSecret, signature.isSigned(with: secret) else { continue }
             found = credential
         }
@@ -49,7 +54,7 @@ public final class DeviceDirectory: Sendable {
     }
 
     /// Whether `name` is a device that is not revoked.
-    func isActive(_ name: String) -> Bool { credentials.withLock { $0.contains { $0.name == name } } }
+    func isActive(_ name: String) -> Bool { known.withLock { $0.credentials.contains { $0.name == name } } }
 
     /// Notes that `device` was seen from `address` now.
     func saw(_ device: String, from address: String) {

@@ -15,7 +15,20 @@ public enum DeviceTokens {
 
     /// The SHA-256 of a token, hex: all the database keeps of it.
     public static func sha256(of token: String) -> String {
-        SHA256.hash(data: Data(token.utf8)).withUnsafeBytes { Hex.string($0) }
+        String(decoding: sha256Hex(of: token), as: UTF8.self)
+    }
+
+    /// The same hash as its hex digits' bytes: what every request's token is compared as, without a string.
+    static func sha256Hex(of token: String) -> [UInt8] {
+        var hasher = SHA256()
+        var token = token
+        token.withUTF8 { hasher.update(bufferPointer: UnsafeRawBufferPointer($0)) }
+        var hex: [UInt8] = []
+        hex.reserveCapacity(2 * SHA256.byteCount)
+        hasher.finalize().withUnsafeBytes { digest in
+            for byte in digest { Hex.append(byte, to: &hex) }
+        }
+        return hex
     }
 
     /// The SHA-256 of the certificate's DER as `openssl x509 -fingerprint -sha256` prints it (`AB:CD:…`), for a till

@@ -11,8 +11,9 @@ import NIOHTTPTypes
 /// The answer is the same one Hummingbird's route gives: both ask ``DeviceAuthentication/identify`` and
 /// ``OrderAPI/change(_:path:key:body:device:completion:)``. Every other request goes on to Hummingbird's router,
 /// and so does a change that arrives while Hummingbird still owes an answer on the connection, so that a pipelined
-/// connection's answers keep their requests' order; what arrives while a change here is answered waits (and the
-/// connection reads no more) until its answer is written.
+/// connection's answers keep their requests' order; what arrives while a change here is answered waits until its
+/// answer is written. The connection goes on reading meanwhile (stopping and starting reads costs two `epoll_ctl`
+/// calls a request) until ``holdLimit`` bytes wait; then it reads no more until they are taken.
 ///
 /// Added after ``RequestHeadDeadline`` (which sees every request and answer, so the idle and body deadlines hold for
 /// these too), on HTTP/1.1 connections and HTTP/2 streams alike.
@@ -45,8 +46,17 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     /// A change read here and not yet answered.
     private var answering = false
     private var held: [Held] = []
-    /// A read the channel asked for while a change was answered, done once it is.
+    /// About how many bytes `held` keeps: its bodies, and a head or event as ``holdLimit`` / 64 each.
+    private var heldBytes = 0
+    /// A read the channel asked for while `held` was full, done once it is taken.
     private var readWanted = false
+    /// Whether the listener was told of a request on this connection (once is enough).
+    private var toldRequest = false
+    /// The peer's address and host, read from the connection at its first change.
+    private var peer: (address: String, host: String)?
+
+    /// What may wait in `held` before the connection stops reading.
+    static let holdLimit = 64 * 1024
 
     init(api: OrderAPI, logger: Logger, madeRequest: @escaping @Sendable (any Channel) -> Void) {
         self.api = api
@@ -57,7 +67,7 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
         if answering || !held.isEmpty {
-            held.append(.part(part))
+            hold(.part(part))
         } else {
             take(part, context)
         }
@@ -66,18 +76,28 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         // The input's end or a graceful shutdown waits for the answer owed, as Hummingbird waits for its own.
         if answering || !held.isEmpty {
-            held.append(.event(event))
+            hold(.event(event))
         } else {
             context.fireUserInboundEventTriggered(event)
         }
     }
 
     func read(context: ChannelHandlerContext) {
-        if answering {
+        if heldBytes >= Self.holdLimit {
             readWanted = true
         } else {
             context.read()
         }
+    }
+
+    private func hold(_ item: Held) {
+        held.append(item)
+        heldBytes += Self.size(item)
+    }
+
+    private static func size(_ item: Held) -> Int {
+        if case .part(.body(let bytes)) = item { return bytes.readableBytes }
+        return holdLimit / 64
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
@@ -119,9 +139,13 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func answer(_ request: Reading, _ context: ChannelHandlerContext) {
         answering = true
-        madeRequest(context.channel)
+        if !toldRequest {
+            toldRequest = true
+            madeRequest(context.channel)
+        }
         let closing = request.head.headerFields[.connection]?.lowercased() == "close"
-        let (peer, peerHost) = APIRequestContext.peer(context.channel.remoteAddress)
+        let (peer, peerHost) = peer ?? APIRequestContext.peer(context.channel.remoteAddress)
+        self.peer = (peer, peerHost)
         let body = Array(request.body.readableBytesView)
         let path = request.head.path ?? ""
         do {
@@ -158,19 +182,22 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
             promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
             held.removeAll()
+            heldBytes = 0
             return
         }
         context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         let replaying = !held.isEmpty
         while !answering, !held.isEmpty {
-            switch held.removeFirst() {
+            let item = held.removeFirst()
+            heldBytes -= Self.size(item)
+            switch item {
             case .part(let part): take(part, context)
             case .event(let event): context.fireUserInboundEventTriggered(event)
             }
         }
         // What was read after a change is passed on outside a read: the async channel delivers it at read complete.
         if replaying { context.fireChannelReadComplete() }
-        if !answering, readWanted {
+        if readWanted, heldBytes < Self.holdLimit {
             readWanted = false
             context.read()
         }
