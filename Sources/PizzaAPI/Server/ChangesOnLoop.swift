@@ -1,6 +1,7 @@
 import HTTPTypes
 import Logging
 import NIOCore
+import NIOHTTP1
 import NIOHTTPTypes
 
 /// Answers the changing `POST`s (create, place, advance, cancel) on the connection's event loop with the
@@ -14,6 +15,10 @@ import NIOHTTPTypes
 /// connection's answers keep their requests' order; what arrives while a change here is answered waits until its
 /// answer is written. The connection goes on reading meanwhile (stopping and starting reads costs two `epoll_ctl`
 /// calls a request) until ``holdLimit`` bytes wait; then it reads no more until they are taken.
+///
+/// On an HTTP/1.1 connection the answer is written as bytes, head and body in one buffer, straight into the
+/// HTTP/1 encoder's place in the pipeline (so it goes through what follows it: the write coalescer, TLS), not as
+/// three HTTP parts converted and encoded on the way; on an HTTP/2 stream it is written as parts.
 ///
 /// Added after ``RequestHeadDeadline`` (which sees every request and answer, so the idle and body deadlines hold for
 /// these too), on HTTP/1.1 connections and HTTP/2 streams alike.
@@ -55,6 +60,9 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     /// The peer's address and host, read from the connection at its first change.
     private var peer: (address: String, host: String)?
 
+    /// The HTTP/1 encoder's context: an answer written there goes on as bytes. Nil on an HTTP/2 stream.
+    private var wire: ChannelHandlerContext?
+
     /// What may wait in `held` before the connection stops reading.
     static let holdLimit = 64 * 1024
 
@@ -63,6 +71,12 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
         self.logger = logger
         self.madeRequest = madeRequest
     }
+
+    func handlerAdded(context: ChannelHandlerContext) {
+        wire = try? context.pipeline.syncOperations.context(handlerType: HTTPResponseEncoder.self)
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) { wire = nil }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         let part = unwrapInboundIn(data)
@@ -168,24 +182,31 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func write(_ answer: APIAnswer, path: String, closing: Bool, _ context: ChannelHandlerContext) {
         if let failure = answer.failure { logger.error("order API: POST \(path) failed: \(failure)") }
-        var fields = answer.headers
-        fields[.contentLength] = String(answer.body.count)
-        if closing { fields[.connection] = "close" }
-        context.write(wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: fields))), promise: nil)
-        if !answer.body.isEmpty {
-            context.write(wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: answer.body))), promise: nil)
-        }
         answering = false
-        guard !closing else {
-            let promise = context.eventLoop.makePromise(of: Void.self)
-            let channel = context.channel
+        let promise = closing ? context.eventLoop.makePromise(of: Void.self) : nil
+        if let wire {
+            wire.writeAndFlush(
+                NIOAny(IOData.byteBuffer(Self.bytes(answer, closing, context.channel.allocator))), promise: promise)
+            context.triggerUserOutboundEvent(RequestHeadDeadline.AnswerWritten(), promise: nil)
+        } else {
+            var fields = answer.headers
+            fields[.contentLength] = String(answer.body.count)
+            if closing { fields[.connection] = "close" }
+            context.write(
+                wrapOutboundOut(.head(HTTPResponse(status: answer.status, headerFields: fields))), promise: nil)
+            if !answer.body.isEmpty {
+                context.write(
+                    wrapOutboundOut(.body(context.channel.allocator.buffer(bytes: answer.body))), promise: nil)
+            }
             context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: promise)
+        }
+        if let promise {
+            let channel = context.channel
             promise.futureResult.whenComplete { _ in channel.close(promise: nil) }
             held.removeAll()
             heldBytes = 0
             return
         }
-        context.writeAndFlush(wrapOutboundOut(.end(nil)), promise: nil)
         let replaying = !held.isEmpty
         while !answering, !held.isEmpty {
             let item = held.removeFirst()
@@ -201,5 +222,23 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
             readWanted = false
             context.read()
         }
+    }
+
+    /// `answer` as HTTP/1.1 puts it on the wire: status line, its headers, `Content-Length` (and `Connection: close`
+    /// when `closing`), then the body, in one buffer.
+    static func bytes(_ answer: APIAnswer, _ closing: Bool, _ allocator: ByteBufferAllocator) -> ByteBuffer {
+        var buffer = allocator.buffer(capacity: 192 + answer.body.count)
+        buffer.writeString("HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n")
+        for field in answer.headers {
+            buffer.writeString(field.name.rawName)
+            buffer.writeString(": ")
+            buffer.writeString(field.value)
+            buffer.writeString("\r\n")
+        }
+        buffer.writeString("Content-Length: \(answer.body.count)\r\n")
+        if closing { buffer.writeString("Connection: close\r\n") }
+        buffer.writeString("\r\n")
+        buffer.writeBytes(answer.body)
+        return buffer
     }
 }

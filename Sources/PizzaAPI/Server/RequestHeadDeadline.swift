@@ -50,6 +50,16 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         context.write(data, promise: promise)
     }
 
+    /// Said by a handler after this one that wrote an answer's bytes itself, past the HTTP parts this one sees
+    /// (``ChangesOnLoop``): the answer ended as its `.end` would have.
+    struct AnswerWritten {}
+
+    func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
+        guard event is AnswerWritten else { return context.triggerUserOutboundEvent(event, promise: promise) }
+        arm(context, next)
+        promise?.succeed()
+    }
+
     private func arm(_ context: ChannelHandlerContext, _ delay: TimeAmount) {
         let deadline = NIODeadline.now() + delay
         self.deadline = deadline
