@@ -38,22 +38,37 @@ enum ChangeRoute: Sendable, Equatable {
     /// The route of a `POST` to `path` (`/v1/orders`, `/v1/orders/7/place`); nil for any other path, one with a query,
     /// or an id that is not a positive whole number (those are the router's to answer).
     init?(post path: String) {
-        let parts = path.utf8.split(separator: UInt8(ascii: "/"), omittingEmptySubsequences: false)
-        guard parts.count >= 3, parts[0].isEmpty, parts[1].elementsEqual("v1".utf8),
-            parts[2].elementsEqual("orders".utf8)
-        else { return nil }
-        if parts.count == 3 {
+        // Read in place, byte by byte: it is asked of every POST's path.
+        let bytes = path.utf8
+        let collection = "/v1/orders".utf8
+        guard bytes.starts(with: collection) else { return nil }
+        var rest = bytes.dropFirst(collection.count)
+        if rest.isEmpty {
             self = .create
             return
         }
-        guard parts.count == 5, let id = Int64(Substring(parts[3])), id > 0,
-            parts[3].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 })
-        else { return nil }
-        switch String(Substring(parts[4])) {
-        case "place": self = .place(id)
-        case "advance": self = .advance(id)
-        case "cancel": self = .cancel(id)
-        default: return nil
+        guard rest.first == UInt8(ascii: "/") else { return nil }
+        rest = rest.dropFirst()
+        var id: Int64 = 0
+        var digits = 0
+        while let byte = rest.first, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
+            let (times10, overflow) = id.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { return nil }
+            id = sum
+            digits += 1
+            rest = rest.dropFirst()
+        }
+        guard digits > 0, id > 0, rest.first == UInt8(ascii: "/") else { return nil }
+        rest = rest.dropFirst()
+        if rest.elementsEqual("place".utf8) {
+            self = .place(id)
+        } else if rest.elementsEqual("advance".utf8) {
+            self = .advance(id)
+        } else if rest.elementsEqual("cancel".utf8) {
+            self = .cancel(id)
+        } else {
+            return nil
         }
     }
 

@@ -37,7 +37,8 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     private struct Reading {
         var head: HTTPRequest
         var route: ChangeRoute
-        var body: ByteBuffer
+        /// The body as it came: its first part as it is, later ones appended to it.
+        var body: ByteBuffer?
     }
 
     private let api: OrderAPI
@@ -123,13 +124,17 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
         switch part {
         case .head(let head):
             if forwarded == 0, let route = Self.route(head) {
-                reading = Reading(head: head, route: route, body: context.channel.allocator.buffer(capacity: 0))
+                reading = Reading(head: head, route: route, body: nil)
                 return
             }
             forwarded += 1
         case .body(let bytes):
             if reading != nil {
-                reading?.body.writeImmutableBuffer(bytes)
+                if reading?.body == nil {
+                    reading?.body = bytes
+                } else {
+                    reading?.body?.writeImmutableBuffer(bytes)
+                }
                 return
             }
         case .end:
@@ -160,7 +165,7 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
         let closing = request.head.headerFields[.connection]?.lowercased() == "close"
         let (peer, peerHost) = peer ?? APIRequestContext.peer(context.channel.remoteAddress)
         self.peer = (peer, peerHost)
-        let body = Array(request.body.readableBytesView)
+        let body = request.body.map { Array($0.readableBytesView) } ?? []
         let path = request.head.path ?? ""
         do {
             let device = try api.authentication.identify(
@@ -227,18 +232,35 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     /// `answer` as HTTP/1.1 puts it on the wire: status line, its headers, `Content-Length` (and `Connection: close`
     /// when `closing`), then the body, in one buffer.
     static func bytes(_ answer: APIAnswer, _ closing: Bool, _ allocator: ByteBufferAllocator) -> ByteBuffer {
+        // Written piece by piece, no string built on the way: the buffer is the only allocation.
         var buffer = allocator.buffer(capacity: 192 + answer.body.count)
-        buffer.writeString("HTTP/1.1 \(answer.status.code) \(answer.status.reasonPhrase)\r\n")
+        buffer.writeStaticString("HTTP/1.1 ")
+        writeDecimal(answer.status.code, to: &buffer)
+        buffer.writeStaticString(" ")
+        buffer.writeString(answer.status.reasonPhrase)
+        buffer.writeStaticString("\r\n")
         for field in answer.headers {
             buffer.writeString(field.name.rawName)
-            buffer.writeString(": ")
+            buffer.writeStaticString(": ")
             buffer.writeString(field.value)
-            buffer.writeString("\r\n")
+            buffer.writeStaticString("\r\n")
         }
-        buffer.writeString("Content-Length: \(answer.body.count)\r\n")
-        if closing { buffer.writeString("Connection: close\r\n") }
-        buffer.writeString("\r\n")
+        buffer.writeStaticString("Content-Length: ")
+        writeDecimal(answer.body.count, to: &buffer)
+        buffer.writeStaticString(closing ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n")
         buffer.writeBytes(answer.body)
         return buffer
+    }
+
+    /// The digits of `value` (not negative), most significant first.
+    private static func writeDecimal(_ value: Int, to buffer: inout ByteBuffer) {
+        var divisor = 1
+        while divisor <= value / 10 { divisor *= 10 }
+        var rest = value
+        while divisor > 0 {
+            buffer.writeInteger(UInt8(ascii: "0") + UInt8(rest / divisor))
+            rest %= divisor
+            divisor /= 10
+        }
     }
 }
