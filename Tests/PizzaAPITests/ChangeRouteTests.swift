@@ -38,4 +38,12 @@ struct ChangeRouteTests {
         let large = APIAnswer.json(.ok, Array(repeating: UInt8(ascii: "x"), count: 10_000))
         #expect(String(buffer: ChangesOnLoop.bytes(large, false, ByteBufferAllocator())).contains("Length: 10000\r\n"))
     }
+
+    @Test("a request's fingerprint is SHA-256 over `METHOD PATH\\n` and the body, as kept keys were stored with")
+    func fingerprint() {
+        let body = Array(#"{"from":"open"}"#.utf8)
+        #expect(
+            InFlightKeys.fingerprint(method: "POST", path: "/v1/orders/7/place", body: body)
+                == "ef45552379c23aae824392489663cc602dc5246ed5233f2ecc3e3b96f3136361")
+    }
 }

@@ -8,33 +8,31 @@ import PizzaStorage
 /// the table agree, except that the table may lose old keys first (`RequestLog` deletes past their keeping time):
 /// a key here whose answer is gone is simply new again.
 final class KnownKeys: Sendable {
-    private let keys = Locked<[String: Timestamp]>([:])
+    private let keys = Locked<[DeviceKey: Timestamp]>([:])
     private let keepHours: Int
 
     init(store: SQLiteOrderStore, keepHours: Int) throws {
         self.keepHours = keepHours
-        var loaded: [String: Timestamp] = [:]
+        var loaded: [DeviceKey: Timestamp] = [:]
         for row in try store.requestKeys() {
-            loaded[Self.name(row.device, row.key)] = Timestamp(iso8601: row.at) ?? .now()
+            loaded[DeviceKey(device: row.device, key: row.key)] = Timestamp(iso8601: row.at) ?? .now()
         }
         keys.withLock { $0 = loaded }
     }
 
     func contains(device: String, key: String) -> Bool {
-        keys.withLock { $0[Self.name(device, key)] != nil }
+        keys.withLock { $0[DeviceKey(device: device, key: key)] != nil }
     }
 
     /// Records a key whose change committed; every 10,000th also forgets those past their keeping time.
     func insert(device: String, key: String) {
         let now = Timestamp.now()
         keys.withLock { keys in
-            keys[Self.name(device, key)] = now
+            keys[DeviceKey(device: device, key: key)] = now
             if keys.count % 10_000 == 0 {
                 let cutoff = now.millisecondsSince1970 - Int64(keepHours) * 3_600_000
                 keys = keys.filter { $0.value.millisecondsSince1970 >= cutoff }
             }
         }
     }
-
-    private static func name(_ device: String, _ key: String) -> String { device + "\u{0}" + key }
 }
