@@ -166,7 +166,7 @@ enum APIBench {
         }
         Bench.table(
             ["round", "client", "orders/s", "p50", "p99", "pizzad CPU µs/order", "client CPU µs/request"], rows)
-        let ratio = ratios.sorted()[ratios.count / 2]
+        let ratio = Bench.median(ratios)
         let held = ratio >= 0.8
         print(
             "order API: HTTP/1.1 over TLS / socket \(ratios.map { Bench.format($0, 2) }.joined(separator: ", ")) "

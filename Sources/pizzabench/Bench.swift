@@ -71,6 +71,14 @@ enum Bench {
     /// A memory figure of `/proc/PID/status` (`VmHWM` the peak, `VmRSS` now), in MiB.
     static func statusMiB(of pid: Int32, _ field: String) -> Double { ProcessMemory.statusMiB(of: pid, field) }
 
+    /// The median of `values` (the mean of the middle two when there is an even count); 0 for none.
+    static func median(_ values: [Double]) -> Double {
+        let sorted = values.sorted()
+        guard !sorted.isEmpty else { return 0 }
+        let middle = sorted.count / 2
+        return sorted.count % 2 == 1 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2
+    }
+
     static func format(_ value: Double, _ digits: Int = 1) -> String { String(format: "%.\(digits)f", value) }
 
     /// A duration in nanoseconds as µs or ms, for tables.

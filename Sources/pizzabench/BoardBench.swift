@@ -102,12 +102,12 @@ enum BoardBench {
         Bench.table(
             ["round", "readers", "orders/s", "p99", "pizzad CPU µs/order", "RSS MiB after", "MiB each reader read"],
             rows)
-        let mixed = mixedRatios.sorted()[mixedRatios.count / 2]
+        let mixed = Bench.median(mixedRatios)
         print(
             "event readers: 25 pages + 25 /v1/events / none \(mixedRatios.map { Bench.format($0, 2) }.joined(separator: ", "))"
                 + " (median \(Bench.format(mixed, 2)), the order API's target ≥ 0.80): "
                 + (mixed >= 0.8 ? "held" : "NOT HELD"))
-        let ratio = ratios.sorted()[ratios.count / 2]
+        let ratio = Bench.median(ratios)
         let held = ratio >= 0.95
         print(
             "board pages: 50 pages/none \(ratios.map { Bench.format($0, 2) }.joined(separator: ", ")) (median "

@@ -231,7 +231,7 @@ extension LitestreamBench {
                 "pizzad CPU µs/order", "Litestream CPU s/s", "acknowledged", "missing from replica",
                 "replica behind ms", "restored copy verifies",
             ], rows)
-        let ratio = ratios.sorted()[ratios.count / 2]
+        let ratio = Bench.median(ratios)
         held = held && ratio >= 0.8
         print(
             "litestream: on/off \(ratios.map { Bench.format($0, 2) }.joined(separator: ", ")) (median "

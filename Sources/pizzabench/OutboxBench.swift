@@ -35,10 +35,7 @@ enum OutboxBench {
             ratios.append((rates["dead"] ?? 0) / max(1, rates["none"] ?? 1))
         }
         Bench.table(["round", "outbox", "orders/s", "pizzad CPU µs/order"], rows)
-        let sorted = ratios.sorted()
-        let ratio =
-            sorted.count % 2 == 1
-            ? sorted[sorted.count / 2] : (sorted[sorted.count / 2 - 1] + sorted[sorted.count / 2]) / 2
+        let ratio = Bench.median(ratios)
         let costHeld = ratio >= 0.95
         print(
             "outbox: dead receivers / none \(ratios.map { Bench.format($0, 3) }.joined(separator: ", ")) (median "
