@@ -6,7 +6,7 @@ import PizzaTesting
 import PizzaWire
 import Testing
 
-@Suite("Access matrix with real users", .serialized)
+@Suite("Access matrix with real users", .serialized, .offThePool)
 struct AccessMatrixTests {
     /// pizzactl commands covering every method, and whether each changes something (operators only).
     static let commands: [(arguments: [String], changes: Bool)] = [

@@ -8,7 +8,7 @@ import Testing
 
 /// The board's HTTP listener without a browser: what it serves, how its stream resumes, and the same hardening as
 /// the metrics endpoint (the two share `HTTPEndpoint` and `HTTPRequestGuard`).
-@Suite("The kitchen's board listener: the page, the event stream, bad input", .serialized)
+@Suite("The kitchen's board listener: the page, the event stream, bad input", .serialized, .offThePool)
 struct BoardEndpointTests {
     func start(_ extra: String = "", directory: String? = nil) throws -> (PizzadProcess, Int) {
         let daemon = try PizzadProcess(config: "board:\n  listen: 127.0.0.1:0\n" + extra, directory: directory)

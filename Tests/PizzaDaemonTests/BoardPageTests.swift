@@ -30,7 +30,7 @@ private func boardDaemon(port: Int, directory: String? = nil, extra: String = ""
             """, directory: directory)
 }
 
-@Suite("The kitchen's board page, in a real browser", .serialized, .enabled(if: browserMissing == nil))
+@Suite("The kitchen's board page, in a real browser", .serialized, .enabled(if: browserMissing == nil), .offThePool)
 struct BoardPageBrowserTests {
     @Test(
         "headless Chromium: the page loads, a ticket made with pizzactl appears within 1 s and moves when advanced, turns yellow then red past the marks, and the page reconnects by itself after a daemon restart with no ticket lost or doubled"

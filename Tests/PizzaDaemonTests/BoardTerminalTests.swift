@@ -63,7 +63,7 @@ private final class Tmux {
     deinit { killServer() }
 }
 
-@Suite("pizzactl board in a real terminal (tmux)", .serialized, .enabled(if: tmuxMissing == nil))
+@Suite("pizzactl board in a real terminal (tmux)", .serialized, .enabled(if: tmuxMissing == nil), .offThePool)
 struct BoardTerminalTests {
     static let config = "socket:\n  mode: \"0666\"\naccess:\n  readers: [nobody]\n"
 

@@ -52,7 +52,7 @@ private struct ChainCentre {
 
 @Suite(
     "A chain's centre: shops ship through PgBouncer in transaction pooling, each shop's rows its own", .serialized,
-    .enabled(if: pgbouncerMissing == nil))
+    .enabled(if: pgbouncerMissing == nil), .offThePool)
 struct ChainTests {
     @Test(
         "two shops ship through PgBouncer (one server connection for both, transaction pooling) exactly once; PgBouncer restarted mid-shipping heals"

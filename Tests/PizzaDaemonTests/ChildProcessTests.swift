@@ -2,7 +2,7 @@ import Foundation
 import PizzaTesting
 import Testing
 
-@Suite("The harness's child processes")
+@Suite("The harness's child processes", .offThePool)
 struct ChildProcessTests {
     @Test("a program started through ChildProcess inherits none of the tests' descriptors, such as an open pipe")
     func inheritsNothing() throws {

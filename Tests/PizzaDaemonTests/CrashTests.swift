@@ -6,7 +6,7 @@ import PizzaTesting
 import PizzaWire
 import Testing
 
-@Suite("Crashes: kill -9 under load", .serialized)
+@Suite("Crashes: kill -9 under load", .serialized, .offThePool)
 struct CrashTests {
     @Test("SIGKILL at random moments under load: every acknowledged order and transition survives, the files are clean")
     func killLoop() async throws {

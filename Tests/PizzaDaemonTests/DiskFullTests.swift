@@ -5,7 +5,7 @@ import Testing
 /// Whether this process may mount a tmpfs (root, as on the build machines and CI).
 let canMount: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/mount")
 
-@Suite("A full disk", .serialized)
+@Suite("A full disk", .serialized, .offThePool)
 struct DiskFullTests {
     @Test(
         "a full disk: storage errors, nothing half-written, reads go on, one log line, recovery when space returns",
@@ -95,7 +95,7 @@ struct DiskFullTests {
     }
 }
 
-@Suite("A read-only database", .serialized)
+@Suite("A read-only database", .serialized, .offThePool)
 struct ReadOnlyDatabaseTests {
     /// A database with one order, made by a daemon that was then stopped, seen through a read-only bind mount.
     /// `keepWAL` false checkpoints and removes the `-wal` and `-shm` files, as a cleanly closed database has none.

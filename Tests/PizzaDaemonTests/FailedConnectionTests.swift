@@ -5,7 +5,7 @@ import Testing
 
 /// The harness's connections, when they fail: tests run in parallel in one process, so a descriptor closed twice
 /// closes whatever another test opened under that number in between (a pipe to a child, a socket to a daemon).
-@Suite("The harness's connections that fail")
+@Suite("The harness's connections that fail", .offThePool)
 struct FailedConnectionTests {
     @Test(
         "a failed connect closes its socket once: a thread opening socket pairs meanwhile keeps every one of them",

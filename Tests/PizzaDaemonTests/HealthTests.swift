@@ -6,7 +6,7 @@ import PizzaTesting
 import PizzaWire
 import Testing
 
-@Suite("Watchers and health under pressure", .serialized)
+@Suite("Watchers and health under pressure", .serialized, .offThePool)
 struct HealthTests {
     @Test("a watcher that never reads is dropped with a notice; the kitchen is not slowed")
     func slowWatcher() async throws {

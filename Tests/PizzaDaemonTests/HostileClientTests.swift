@@ -6,7 +6,7 @@ import Testing
 /// Whether this test process (and so the pizzad built with it) runs under AddressSanitizer.
 let addressSanitizerIsActive = dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__asan_init") != nil
 
-@Suite("Hostile clients", .serialized)
+@Suite("Hostile clients", .serialized, .offThePool)
 struct HostileClientTests {
     @Test("10,000 random and mutated lines over 20 connections: every connection survives, the daemon keeps serving")
     func randomLines() throws {

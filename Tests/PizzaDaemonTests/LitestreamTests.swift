@@ -14,7 +14,7 @@ private let litestreamMissing: String? = {
 
 @Suite(
     "Litestream beside pizzad: the real one, killed with pizzad under load, its replica restored",
-    .serialized, .enabled(if: litestreamMissing == nil))
+    .serialized, .enabled(if: litestreamMissing == nil), .offThePool)
 struct LitestreamTests {
     @Test(
         "under load with database.checkpoints: external the WAL stays under 64 MiB; after a SIGKILL of both, litestream restore gives a copy that opens in pizzad and verifies, lacking only what the last sync interval had not shipped"

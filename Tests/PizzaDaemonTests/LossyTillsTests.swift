@@ -7,7 +7,7 @@ import Testing
 /// (`LossyNetwork/faulty_proxy.py`: delays, stalls, cuts and resets, before and after the request reaches pizzad).
 /// Each till retries every order with the same `Idempotency-Key` until it gets an answer (`LossyNetwork/till.sh`).
 /// The database must hold exactly the orders the tills meant, none twice, each audited to its till.
-@Suite("Order API: tills on a lossy network", .serialized)
+@Suite("Order API: tills on a lossy network", .serialized, .offThePool)
 struct LossyTillsTests {
     static let tills = 3
     static let ordersPerTill = 15

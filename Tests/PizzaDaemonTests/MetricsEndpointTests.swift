@@ -4,7 +4,7 @@ import Testing
 
 /// The HTTP metrics and health endpoint (CONTRACT section 10), the shipped alerts and dashboard, against a real
 /// pizzad, promtool and a real Prometheus server.
-@Suite("HTTP metrics endpoint, alerts and dashboard", .serialized)
+@Suite("HTTP metrics endpoint, alerts and dashboard", .serialized, .offThePool)
 struct MetricsEndpointTests {
     static let config = "metrics:\n  listen: 127.0.0.1:0\n"
     static let monitoring = Binaries.repository + "/config/monitoring"

@@ -3,7 +3,7 @@ import PizzaTesting
 import Testing
 
 /// What the booted-systemd test found an operator trips over, each also checked without systemd.
-@Suite("Operator fixes: reload check, backup location")
+@Suite("Operator fixes: reload check, backup location", .offThePool)
 struct OperatorFixesTests {
     @Test(
         "pizzad check-config (and the old --check-config): 0 and the file for a good configuration, 78 and the reason for a refused one, at priority err under the journal"

@@ -4,7 +4,7 @@ import Testing
 
 /// Hostile clients of the order API, on plain HTTP over loopback so that the bytes are the test's own: each gets a
 /// clear answer or a closed connection, nothing is half-written, and the control socket does not notice.
-@Suite("Order API against hostile clients", .serialized)
+@Suite("Order API against hostile clients", .serialized, .offThePool)
 struct OrderAPIHostileTests {
     /// A pizzad with the API on a free loopback port (plain HTTP), and a till's token.
     static func start(_ extra: String = "") throws -> (PizzadProcess, port: Int, token: String) {

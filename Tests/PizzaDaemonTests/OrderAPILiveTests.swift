@@ -4,7 +4,7 @@ import Testing
 
 /// The order API as a till reaches it: a real pizzad with TLS, curl and openssl as the clients, pizzactl as the
 /// operator types it (CONTRACT section 15).
-@Suite("Order API over the network", .serialized)
+@Suite("Order API over the network", .serialized, .offThePool)
 struct OrderAPILiveTests {
     /// A self-signed certificate for 127.0.0.1 and ::1, and its key, in `folder`.
     static func certificate(in folder: String) throws -> (certificate: String, key: String) {

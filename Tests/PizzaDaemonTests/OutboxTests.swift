@@ -5,7 +5,7 @@ import Testing
 
 /// What leaves the shop (CONTRACT section 16), against real receivers: a TCP listener speaking ESC/POS as the
 /// kitchen's printer, and a webhook endpoint that verifies every delivery with PyPI's `standardwebhooks`.
-@Suite("Printers and webhooks", .serialized)
+@Suite("Printers and webhooks", .serialized, .offThePool)
 struct OutboxTests {
     /// `printers:` and `webhooks:` YAML for these receivers, with the retry schedule shrunk to milliseconds.
     static func config(

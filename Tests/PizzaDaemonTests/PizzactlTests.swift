@@ -11,7 +11,7 @@ func json(_ result: CommandResult) throws -> [String: Any] {
     return object
 }
 
-@Suite("pizzactl against a real pizzad", .serialized)
+@Suite("pizzactl against a real pizzad", .serialized, .offThePool)
 struct PizzactlTests {
     @Test("an order from creation to delivery, every order command, tables and --json")
     func orderLifecycle() throws {

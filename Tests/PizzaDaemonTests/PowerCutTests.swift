@@ -35,7 +35,9 @@ private func mounted(_ root: String, seed: UInt32? = nil, prefix: Bool = true) t
         binary: powerCutBinary, backing: root + "/disk", mountPoint: root + "/mnt", seed: seed, prefix: prefix)
 }
 
-@Suite("Power cuts: a file system that forgets what was not fsynced", .serialized, .enabled(if: powerCutAvailable))
+@Suite(
+    "Power cuts: a file system that forgets what was not fsynced", .serialized, .enabled(if: powerCutAvailable),
+    .offThePool)
 struct PowerCutTests {
     // MARK: negative controls: without these a green run proves nothing
 

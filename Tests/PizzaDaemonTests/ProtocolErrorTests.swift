@@ -4,7 +4,7 @@ import PizzaProtocol
 import PizzaTesting
 import Testing
 
-@Suite("Every error code on the socket", .serialized)
+@Suite("Every error code on the socket", .serialized, .offThePool)
 struct ProtocolErrorTests {
     let daemon: PizzadProcess
 
@@ -162,7 +162,7 @@ struct ProtocolErrorTests {
     }
 }
 
-@Suite("Access by peer credentials", .serialized)
+@Suite("Access by peer credentials", .serialized, .offThePool)
 struct AccessTests {
     @Test("a user in neither list gets permission_denied and exit code 4; readers read but may not change")
     func nobody() throws {

@@ -20,7 +20,7 @@ private func median(_ values: [Duration]) -> Duration { values.sorted()[values.c
 
 @Suite(
     "Replication: every change shipped to a central PostgreSQL, in order, exactly once", .serialized,
-    .enabled(if: postgresMissing == nil))
+    .enabled(if: postgresMissing == nil), .offThePool)
 struct ReplicationTests {
     @Test(
         "two shops under load ship into one PostgreSQL: the same entries and hashes, no gap, no duplicate, the same latest states"
@@ -721,7 +721,7 @@ struct ReplicationTests {
     }
 }
 
-@Suite("Replication off: a shop without a centre")
+@Suite("Replication off: a shop without a centre", .offThePool)
 struct ReplicationOffTests {
     @Test("replication status says off, verify and bad parameters are named errors, the kitchen is untouched")
     func off() async throws {

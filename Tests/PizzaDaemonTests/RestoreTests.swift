@@ -38,7 +38,9 @@ private func stoppedShop(orders: Int, environment: [String: String] = [:]) async
     return shop
 }
 
-@Suite("pizzad restore from a backup: checked before anything is replaced, the same database back", .serialized)
+@Suite(
+    "pizzad restore from a backup: checked before anything is replaced, the same database back", .serialized,
+    .offThePool)
 struct RestoreFromBackupTests {
     @Test(
         "a backup restored up to an earlier entry is, table by table, the backup taken then; restored whole it answers order.get as before and the next change chains on"
@@ -176,7 +178,7 @@ struct RestoreFromBackupTests {
     }
 }
 
-@Suite("pizzad restore onto a full disk", .serialized, .enabled(if: canMount))
+@Suite("pizzad restore onto a full disk", .serialized, .enabled(if: canMount), .offThePool)
 struct RestoreOntoFullDiskTests {
     @Test(
         "a restore that fills the disk fails by name, removes its partial copy and leaves the database in place as it was"
@@ -209,7 +211,7 @@ struct RestoreOntoFullDiskTests {
 
 @Suite(
     "pizzad restore from the centre: a dead shop rebuilt from its shipped history, shipping resumed exactly once",
-    .serialized, .enabled(if: postgresMissing == nil))
+    .serialized, .enabled(if: postgresMissing == nil), .offThePool)
 struct RestoreFromCentralTests {
     @Test(
         "a shop under load ships, its disk dies, restore --from-central rebuilds it row for row, the daemon restarts, and shipping resumes with no gap and no duplicate"

@@ -7,7 +7,7 @@ import PizzaWire
 import Synchronization
 import Testing
 
-@Suite("The daemon under bad input, load and signals", .serialized)
+@Suite("The daemon under bad input, load and signals", .serialized, .offThePool)
 struct RobustnessTests {
     @Test("200 malformed lines of different kinds leave the daemon serving every connection")
     func malformedLines() throws {
@@ -188,7 +188,7 @@ struct RobustnessTests {
     }
 }
 
-@Suite("Start-up, configuration and reload", .serialized)
+@Suite("Start-up, configuration and reload", .serialized, .offThePool)
 struct LifecycleTests {
     @Test(
         "a bad configuration stops start-up with one line naming file, key and what is allowed",

@@ -5,7 +5,7 @@ import Testing
 /// The order API checked by a tester nobody here wrote: schemathesis (PyPI, pinned in `.ci/run`, installed in
 /// `.cache/schemathesis`) runs `docs/openapi.yaml` against a live pizzad, with every check, once per role, its
 /// stateful phase following the document's `links`.
-@Suite("Order API against its OpenAPI document (schemathesis)", .serialized)
+@Suite("Order API against its OpenAPI document (schemathesis)", .serialized, .offThePool)
 struct SchemathesisTests {
     static let tester = Binaries.repository + "/.cache/schemathesis/bin/st"
     static let installed = FileManager.default.isExecutableFile(atPath: tester)

@@ -13,7 +13,7 @@ let bootedSystemAvailable: Bool = {
 /// `apt install ./pizzad_*.deb` as an operator meets it: the package built from this tree, installed over the one
 /// built from the tree before it (0.2.0) into a Debian root file system, run by a real systemd (PID 1 in a
 /// `systemd-nspawn -b` container), checked step by step, then removed and purged.
-@Suite("apt install pizzad under a real systemd", .serialized, .enabled(if: bootedSystemAvailable))
+@Suite("apt install pizzad under a real systemd", .serialized, .enabled(if: bootedSystemAvailable), .offThePool)
 struct SystemdBootTests {
     @Test(
         "install 0.2.0, upgrade, serve, access, reload, socket activation, watchdog, kill -9, stop, security, man, a newer database, remove, purge"

@@ -2,7 +2,7 @@ import Foundation
 import PizzaTesting
 import Testing
 
-@Suite("systemd integration and installation", .serialized)
+@Suite("systemd integration and installation", .serialized, .offThePool)
 struct SystemdTests {
     @Test("sd_notify: READY=1, STATUS=, WATCHDOG=1 pings and STOPPING=1, all from pizzad's own pid")
     func notify() throws {

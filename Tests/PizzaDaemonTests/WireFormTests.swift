@@ -4,7 +4,7 @@ import Testing
 
 /// CONTRACT section 4: "An order carries id, ref, customer, note, status, items (each with its own id and price),
 /// total, currency, createdAt, updatedAt, history". One wire form, whichever method sends the order.
-@Suite("One wire form of an order")
+@Suite("One wire form of an order", .offThePool)
 struct WireFormTests {
     static let orderKeys: Set<String> = [
         "id", "ref", "customer", "note", "status", "items", "total", "currency", "createdAt", "updatedAt", "history",

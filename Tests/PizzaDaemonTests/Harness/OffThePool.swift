@@ -1,0 +1,37 @@
+import Dispatch
+import Testing
+
+/// Runs a suite's tests on threads of their own instead of Swift's cooperative pool.
+///
+/// Swift Testing runs every test as a task on the cooperative pool, which has one thread per core: two on the
+/// machines this runs on. Most tests here block their thread while a real pizzad works (they wait for a process, a
+/// socket, a deadline), so with every test on the pool, two ran at a time and the machine stayed half idle. On
+/// ``BlockingTestExecutor`` a test that blocks holds a thread of a dispatch queue that makes more as they block, and
+/// Swift Testing's own limit (twice the cores) decides how many run at once. The heavy loads still take the machine
+/// alone (``withMachine(heavy:_:)``).
+struct OffThePool: SuiteTrait, TestTrait, TestScoping {
+    var isRecursive: Bool { true }
+
+    func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        try await withTaskExecutorPreference(BlockingTestExecutor.shared) { try await function() }
+    }
+}
+
+extension Trait where Self == OffThePool {
+    /// The suite's tests run off the cooperative pool (``OffThePool``).
+    static var offThePool: Self { OffThePool() }
+}
+
+/// A task executor on a concurrent dispatch queue: a job that blocks holds one of its threads, not the cooperative
+/// pool's.
+final class BlockingTestExecutor: TaskExecutor, @unchecked Sendable {
+    static let shared = BlockingTestExecutor()
+    private let queue = DispatchQueue(label: "pizzad-tests.blocking", attributes: .concurrent)
+
+    func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
