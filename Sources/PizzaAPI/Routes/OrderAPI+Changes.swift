@@ -50,16 +50,15 @@ enum ChangeRoute: Sendable, Equatable {
         guard rest.first == UInt8(ascii: "/") else { return nil }
         rest = rest.dropFirst()
         var id: Int64 = 0
-        var digits = 0
         while let byte = rest.first, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
             let (times10, overflow) = id.multipliedReportingOverflow(by: 10)
             let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
             guard !overflow, !overflow2 else { return nil }
             id = sum
-            digits += 1
             rest = rest.dropFirst()
         }
-        guard digits > 0, id > 0, rest.first == UInt8(ascii: "/") else { return nil }
+        // No digit, or only zeros, leaves 0: not an order's id.
+        guard id > 0, rest.first == UInt8(ascii: "/") else { return nil }
         rest = rest.dropFirst()
         if rest.elementsEqual("place".utf8) {
             self = .place(id)

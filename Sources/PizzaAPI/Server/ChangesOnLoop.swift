@@ -232,10 +232,11 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     /// `answer` as HTTP/1.1 puts it on the wire: status line, its headers, `Content-Length` (and `Connection: close`
     /// when `closing`), then the body, in one buffer.
     static func bytes(_ answer: APIAnswer, _ closing: Bool, _ allocator: ByteBufferAllocator) -> ByteBuffer {
-        // Written piece by piece, no string built on the way: the buffer is the only allocation.
+        // Written piece by piece, no long string built on the way: the buffer is the only allocation (a number's
+        // digits are a small string, kept inline).
         var buffer = allocator.buffer(capacity: 192 + answer.body.count)
         buffer.writeStaticString("HTTP/1.1 ")
-        writeDecimal(answer.status.code, to: &buffer)
+        buffer.writeString(String(answer.status.code))
         buffer.writeStaticString(" ")
         buffer.writeString(answer.status.reasonPhrase)
         buffer.writeStaticString("\r\n")
@@ -246,21 +247,9 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
             buffer.writeStaticString("\r\n")
         }
         buffer.writeStaticString("Content-Length: ")
-        writeDecimal(answer.body.count, to: &buffer)
+        buffer.writeString(String(answer.body.count))
         buffer.writeStaticString(closing ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n")
         buffer.writeBytes(answer.body)
         return buffer
-    }
-
-    /// The digits of `value` (not negative), most significant first.
-    private static func writeDecimal(_ value: Int, to buffer: inout ByteBuffer) {
-        var divisor = 1
-        while divisor <= value / 10 { divisor *= 10 }
-        var rest = value
-        while divisor > 0 {
-            buffer.writeInteger(UInt8(ascii: "0") + UInt8(rest / divisor))
-            rest %= divisor
-            divisor /= 10
-        }
     }
 }
