@@ -1,174 +1,125 @@
 public import NIOCore
+import NIOPosix
 public import PizzaCore
 import PizzaProtocol
 import PizzaWire
 
-/// Every committed change as a Server-Sent Event, encoded once and handed to every reader that streams events
-/// (`GET /v1/events`): one repository subscriber however many readers there are, instead of one each encoding the
-/// same event again.
+/// Every committed change as a Server-Sent Event, encoded once and written once for every reader that streams
+/// events (the board's pages and `GET /v1/events`): one repository subscriber however many readers there are.
 ///
-/// A reader gets the events as `(seq, bytes)`, the bytes one shared `ByteBuffer` per event, taken in batches. A reader
-/// with more than ``maximumPending`` bytes not yet taken is not keeping up: it gets a `dropped` event and its stream
-/// ends, so a slow screen never holds the writer or the others.
+/// Each change is encoded into the batch that is gathering (one per form: names shown, names hidden, the second only
+/// while a reader hides them). Every ``gatherFor`` the batch is sealed and the same ``EventBatch`` goes to every
+/// reader: a reader at full speed makes one write per batch, a few dozen a second, of bytes it shares with the others
+/// (no copy per reader). A reader with more than ``maximumPending`` bytes not yet taken is not keeping up: it gets a
+/// `dropped` event and its stream ends, so a slow screen never holds the writer or the others.
 public final class EventFanOut: OrderRepositoryDelegate {
-    /// One reader's events, for a task that writes them (`GET /v1/events`): what arrived while it wrote the last
-    /// ones is taken in one piece (``next()``), so a reader at full speed makes one write per batch, not per change.
-    public final class Reader: EventReader {
-        /// The device reading, for revocation; nil for a reader that is not a device.
-        public let device: String?
-        /// Whether it gets orders without the customer's name.
-        public let hideCustomer: Bool
-        private let state = Locked(State())
-
-        private struct State {
-            var pending: [(Int64, ByteBuffer)] = []
-            var bytes = 0
-            var waiting: CheckedContinuation<[(Int64, ByteBuffer)]?, Never>?
-            var finished = false
-        }
-
-        /// A reader for `device` (nil: not a device); subscribe it with ``EventFanOut/subscribe(_:)``.
-        public init(device: String?, hideCustomer: Bool) {
-            self.device = device
-            self.hideCustomer = hideCustomer
-        }
-
-        /// Takes event `seq`; false once it is past its allowance.
-        public func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool { send(seq, event) }
-
-        /// Hands `event` over; false when the reader is past its allowance (and is then ended, with a `dropped`
-        /// event last).
-        fileprivate func send(_ seq: Int64, _ event: ByteBuffer) -> Bool {
-            let (fits, resume) = state.withLock {
-                state -> (Bool, (CheckedContinuation<[(Int64, ByteBuffer)]?, Never>, [(Int64, ByteBuffer)])?) in
-                guard !state.finished else { return (false, nil) }
-                let fits = state.bytes + event.readableBytes <= EventFanOut.maximumPending
-                if fits {
-                    state.pending.append((seq, event))
-                    state.bytes += event.readableBytes
-                } else {
-                    let before = seq == Self.keepAliveSeq ? "null" : String(seq - 1)
-                    state.pending.append(
-                        (seq, ByteBuffer(string: "event: dropped\ndata: {\"lastSeq\":\(before)}\n\n")))
-                    state.finished = true
-                }
-                guard let waiting = state.waiting else { return (fits, nil) }
-                state.waiting = nil
-                defer {
-                    state.pending = []
-                    state.bytes = 0
-                }
-                return (fits, (waiting, state.pending))
-            }
-            if let (waiting, events) = resume { waiting.resume(returning: events) }
-            return fits
-        }
-
-        /// The events that arrived since the last call, in commit order, waiting for one if there are none; nil
-        /// once the reader is ended and all were taken.
-        public func next() async -> [(Int64, ByteBuffer)]? {
-            await withCheckedContinuation { continuation in
-                let ready = state.withLock { state -> [(Int64, ByteBuffer)]?? in
-                    if !state.pending.isEmpty {
-                        defer {
-                            state.pending = []
-                            state.bytes = 0
-                        }
-                        return .some(state.pending)
-                    }
-                    if state.finished { return .some(nil) }
-                    state.waiting = continuation
-                    return nil
-                }
-                if let ready { continuation.resume(returning: ready) }
-            }
-        }
-
-        /// The sequence number of a keep-alive comment: written whatever came before.
-        public static let keepAliveSeq = Int64.min
-
-        /// Hands over a comment line that keeps proxies from closing a quiet stream.
-        public func keepAlive() { _ = send(Self.keepAliveSeq, ByteBuffer(string: ": keep-alive\n\n")) }
-
-        /// Ends the stream (the device was revoked, or the daemon stops): what was handed over is still taken.
-        public func end() {
-            let waiting = state.withLock { state -> CheckedContinuation<[(Int64, ByteBuffer)]?, Never>? in
-                state.finished = true
-                defer { state.waiting = nil }
-                return state.waiting
-            }
-            waiting?.resume(returning: nil)
-        }
-    }
-
     /// The most a reader may have waiting before it counts as not keeping up.
     public static let maximumPending = 1 << 20
 
-    /// The readers by identity, and the same as a list (what each event goes through, taken without copying).
-    private let readers = Locked(Readers())
+    /// How long events gather before their batch goes to the readers: each change is on the screens within a frame
+    /// or two, and at full speed a reader gets a few dozen writes a second instead of one per change.
+    public static let gatherFor: TimeAmount = .milliseconds(25)
 
-    private struct Readers {
+    private let state = Locked(State())
+    /// Where batches are sealed and handed over, one at a time, in commit order.
+    private let loop: any EventLoop
+
+    private struct State {
         var byID: [ObjectIdentifier: any EventReader] = [:] {
-            didSet { list = Array(byID.values) }
+            didSet {
+                shown = byID.values.filter { !$0.hideCustomer }
+                hidden = byID.values.filter { $0.hideCustomer }
+            }
         }
-        private(set) var list: [any EventReader] = []
+        /// The readers of each form, taken without copying when a batch goes out.
+        var shown: [any EventReader] = []
+        var hidden: [any EventReader] = []
+        var gatheringShown = EventBatch.Builder()
+        var gatheringHidden = EventBatch.Builder()
+        /// The newest change handed in: a reader subscribed now gets only those after it.
+        var lastSeq: Int64 = 0
+        var sealScheduled = false
     }
 
-    /// A fan-out with no reader; subscribe it to the repository (`repository.delegates += fanOut`).
-    public init() {}
+    /// A fan-out with no reader, sealing its batches on `loop` (one of NIO's shared loops if nil); subscribe it to
+    /// the repository (`repository.delegates += fanOut`).
+    public init(loop: (any EventLoop)? = nil) {
+        self.loop = loop ?? MultiThreadedEventLoopGroup.singleton.any()
+    }
 
-    /// A new reader; it receives every change committed from now on, until ``remove(_:)``.
+    /// A new reader for `device` (nil: not a device); it receives every change committed from now on, until
+    /// ``remove(_:)``.
     public func subscribe(device: String?, hideCustomer: Bool = false) -> Reader {
         let reader = Reader(device: device, hideCustomer: hideCustomer)
-        readers.withLock { $0.byID[ObjectIdentifier(reader)] = reader }
+        subscribe(reader)
         return reader
     }
 
-    /// Adds a reader of another kind (the board's pages, ``GatheredReader``).
+    /// Adds a reader of another kind (the board's pages, ``GatheredReader``); it receives every change committed from
+    /// now on.
     public func subscribe(_ reader: any EventReader) {
-        readers.withLock { $0.byID[ObjectIdentifier(reader)] = reader }
+        state.withLock { state in
+            reader.skip(through: state.lastSeq)
+            state.byID[ObjectIdentifier(reader)] = reader
+        }
     }
 
     /// Forgets `reader` and ends it.
     public func remove(_ reader: any EventReader) {
-        _ = readers.withLock { $0.byID.removeValue(forKey: ObjectIdentifier(reader)) }
+        _ = state.withLock { $0.byID.removeValue(forKey: ObjectIdentifier(reader)) }
         reader.end()
     }
 
     /// Ends the streams of the readers whose device `isActive` no longer admits.
     public func revalidate(_ isActive: (String) -> Bool) {
-        let ended = readers.withLock { readers in
-            let ended = readers.byID.filter { entry in entry.value.device.map { !isActive($0) } ?? false }
-            for key in ended.keys { readers.byID[key] = nil }
+        let ended = state.withLock { state in
+            let ended = state.byID.filter { entry in entry.value.device.map { !isActive($0) } ?? false }
+            for key in ended.keys { state.byID[key] = nil }
             return Array(ended.values)
         }
         for reader in ended { reader.end() }
     }
 
     /// How many read now.
-    public var count: Int { readers.withLock { $0.list.count } }
+    public var count: Int { state.withLock { $0.byID.count } }
 
-    /// Encodes `change` once per form (names shown, names hidden) and hands it to every reader.
+    /// Encodes `change` into the gathering batch of each form a reader reads, once, and has the batch sealed
+    /// ``gatherFor`` from now if it was empty.
     public func repository(didCommit change: OrderChange, latency: Duration) {
-        let current = readers.withLock { $0.list }
-        guard !current.isEmpty else { return }
-        var full: ByteBuffer?
-        var hidden: ByteBuffer?
-        var slow: [any EventReader] = []
-        for reader in current {
-            let event: ByteBuffer
-            if reader.hideCustomer {
-                if hidden == nil { hidden = Self.event(for: change, hideCustomer: true) }
-                event = hidden!
-            } else {
-                if full == nil { full = Self.event(for: change, hideCustomer: false) }
-                event = full!
+        let schedule = state.withLock { state -> Bool in
+            state.lastSeq = change.sequence
+            if !state.shown.isEmpty {
+                state.gatheringShown.append(
+                    seq: change.sequence, at: change.atText, kind: change.kind.rawValue, order: change.afterWireText)
             }
-            if !reader.receive(change.sequence, event) { slow.append(reader) }
+            if !state.hidden.isEmpty {
+                var cart = change.after
+                cart.customer = nil
+                state.gatheringHidden.append(
+                    seq: change.sequence, at: change.atText, kind: change.kind.rawValue, order: cart.wireText)
+            }
+            guard !state.sealScheduled, !state.gatheringShown.isEmpty || !state.gatheringHidden.isEmpty else {
+                return false
+            }
+            state.sealScheduled = true
+            return true
         }
-        if !slow.isEmpty {
-            readers.withLock { readers in for reader in slow { readers.byID[ObjectIdentifier(reader)] = nil } }
+        if schedule { loop.scheduleTask(in: Self.gatherFor) { self.seal() } }
+    }
+
+    /// Seals what gathered and hands each batch to its readers; forgets those that cannot keep up.
+    private func seal() {
+        let (shown, shownReaders, hidden, hiddenReaders) = state.withLock { state in
+            state.sealScheduled = false
+            let shown = state.gatheringShown.isEmpty ? nil : state.gatheringShown.seal()
+            let hidden = state.gatheringHidden.isEmpty ? nil : state.gatheringHidden.seal()
+            return (shown, state.shown, hidden, state.hidden)
         }
+        var slow: [any EventReader] = []
+        if let shown { for reader in shownReaders where !reader.receive(shown) { slow.append(reader) } }
+        if let hidden { for reader in hiddenReaders where !reader.receive(hidden) { slow.append(reader) } }
+        guard !slow.isEmpty else { return }
+        state.withLock { state in for reader in slow { state.byID[ObjectIdentifier(reader)] = nil } }
     }
 
     /// `event` for `change` as a reader that hides customers' names sees it.
@@ -184,21 +135,32 @@ public final class EventFanOut: OrderRepositoryDelegate {
 
     /// `id: SEQ`, `event: order` and one `data:` line of `{seq, at, kind, order}` (the JSON holds no raw newline).
     public static func event(seq: Int64, at: String, kind: String, order: String) -> ByteBuffer {
-        var bytes = Array("id: \(seq)\nevent: order\ndata: ".utf8)
-        bytes += RPCResponse.eventParams(seq: seq, at: at, kind: kind, orderText: order)
-        bytes += Array("\n\n".utf8)
-        return ByteBuffer(bytes: bytes)
+        var bytes = ByteBuffer()
+        write(seq: seq, at: at, kind: kind, order: order, to: &bytes)
+        return bytes
+    }
+
+    /// Writes the event of ``event(seq:at:kind:order:)`` into `bytes`.
+    public static func write(seq: Int64, at: String, kind: String, order: String, to bytes: inout ByteBuffer) {
+        bytes.writeString("id: ")
+        bytes.writeString(String(seq))
+        bytes.writeString("\nevent: order\ndata: ")
+        bytes.writeBytes(RPCResponse.eventParams(seq: seq, at: at, kind: kind, orderText: order))
+        bytes.writeString("\n\n")
     }
 }
 
-/// A reader of the fan-out: it takes each event's shared bytes, or says it cannot keep up.
+/// A reader of the fan-out: it takes each batch of events, or says it cannot keep up.
 public protocol EventReader: AnyObject, Sendable {
     /// The device reading, if the reader is one (revocation ends its stream).
     var device: String? { get }
     /// Whether it is sent orders without the customer's name (`board.showCustomer: false`).
     var hideCustomer: Bool { get }
-    /// Takes event `seq`; false when it is past its allowance (the fan-out then forgets it).
-    func receive(_ seq: Int64, _ event: ByteBuffer) -> Bool
+    /// Takes the next batch (of the form ``hideCustomer`` says); false when it is past its allowance (the fan-out
+    /// then forgets it).
+    func receive(_ batch: EventBatch) -> Bool
+    /// Sends nothing up to `seq`: what came before it subscribed, or what its opening already holds.
+    func skip(through seq: Int64)
     /// Ends it (revoked, or removed).
     func end()
 }

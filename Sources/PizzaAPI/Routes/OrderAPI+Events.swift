@@ -26,7 +26,6 @@ extension OrderAPI {
             let events = self.events
             let body = ResponseBody { writer in
                 do {
-                    var replayed = after ?? 0
                     try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                     if let after {
                         var cursor = after
@@ -36,13 +35,13 @@ extension OrderAPI {
                             var chunk = ByteBuffer()
                             for entry in entries {
                                 let order = (try? Cart(wire: JSONParser.parse(entry.after)))?.wireText ?? entry.after
-                                var event = EventFanOut.event(
-                                    seq: entry.seq, at: entry.at, kind: entry.action, order: order)
-                                chunk.writeBuffer(&event)
+                                EventFanOut.write(
+                                    seq: entry.seq, at: entry.at, kind: entry.action, order: order, to: &chunk)
                                 cursor = entry.seq
                             }
                             try await writer.write(chunk)
-                            replayed = cursor
+                            // The live events this replay sent are not sent again.
+                            reader.skip(through: cursor)
                         }
                     }
                     // A comment every 15 s into the same stream: one loop writes, in order.
@@ -53,24 +52,15 @@ extension OrderAPI {
                         }
                     }
                     defer { ticker.cancel() }
-                    var last = replayed
-                    // The stream ends with the reader's (revoked, dropped, or the daemon stopping).
-                    // What arrived since the last write goes out in one.
-                    while let batch = await reader.next() {
-                        var chunk = ByteBuffer()
-                        for (seq, event) in batch {
-                            if seq != EventFanOut.Reader.keepAliveSeq {
-                                guard seq > last else { continue }
-                                last = seq
-                            }
-                            var event = event
-                            chunk.writeBuffer(&event)
+                    // The stream ends with the reader's (revoked, dropped, or the daemon stopping). The fan-out hands
+                    // over a batch every few dozen milliseconds at full speed; what came since the last write goes
+                    // out in one.
+                    while let batches = await reader.next() {
+                        if batches.count == 1 {
+                            try await writer.write(batches[0])
+                        } else {
+                            try await writer.write(contentsOf: batches)
                         }
-                        if chunk.readableBytes > 0 { try await writer.write(chunk) }
-                        // Events gather for as long as the board's pages let them (a few dozen writes a second at
-                        // full speed, each change still on the screen within a frame or two).
-                        try await Task.sleep(
-                            for: .milliseconds(Int64(GatheredReader.gatherFor.nanoseconds / 1_000_000)))
                     }
                 } catch {
                     events.remove(reader)

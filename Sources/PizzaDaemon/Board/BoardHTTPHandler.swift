@@ -132,29 +132,37 @@ final class BoardHTTPHandler: ChannelInboundHandler {
             }
             try? await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(ByteBuffer(string: opening))))
             if let after = replayAfter {
-                BoardHTTPHandler.replay(after: after, to: watcher, from: state.store, settings: settings)
+                await BoardHTTPHandler.replay(
+                    after: after, to: watcher, on: channel, from: state.store, settings: settings)
             }
             watcher.start()
             channel.eventLoop.execute { loopBound.value.startTicking(channel: channel) }
         }
     }
 
-    /// Sends every change after `after` from the audit log, each order in the one wire form (old entries' nested
-    /// items included), its customer left out where the board hides names.
+    /// Sends every change after `after` from the audit log, in chunks of 500 each written when the browser has read
+    /// the one before; each order in the one wire form (old entries' nested items included), its customer left out
+    /// where the board hides names. The live events it covers are not sent again.
     private static func replay(
-        after: Int64, to watcher: GatheredReader, from store: SQLiteOrderStore, settings: BoardSettings
-    ) {
+        after: Int64, to watcher: GatheredReader, on channel: any Channel, from store: SQLiteOrderStore,
+        settings: BoardSettings
+    ) async {
         var cursor = after
         while !watcher.isDropped {
             guard let entries = try? store.auditEntries(after: cursor, limit: 500), !entries.isEmpty else { return }
+            var chunk = ByteBuffer()
             for entry in entries {
                 cursor = entry.seq
                 guard var cart = try? Cart(wire: JSONParser.parse(entry.after)) else { continue }
                 if !settings.showCustomer { cart.customer = nil }
-                watcher.replayed(
-                    entry.seq, EventFanOut.event(seq: entry.seq, at: entry.at, kind: entry.action, order: cart.wireText)
-                )
+                EventFanOut.write(seq: entry.seq, at: entry.at, kind: entry.action, order: cart.wireText, to: &chunk)
             }
+            do {
+                try await channel.writeAndFlush(HTTPServerResponsePart.body(.byteBuffer(chunk)))
+            } catch {
+                return
+            }
+            watcher.skip(through: cursor)
         }
     }
 
