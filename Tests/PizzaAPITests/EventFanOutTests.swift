@@ -73,6 +73,47 @@ struct EventFanOutTests {
         await loop.shutdownGracefully()
     }
 
+    @Test("fifty readers are handed each batch in groups spread over the gathering time, each batch in order")
+    func groups() async throws {
+        let loop = NIOAsyncTestingEventLoop()
+        let fanOut = EventFanOut(loop: loop)
+        let readers = (0..<50).map { _ in fanOut.subscribe(device: "kitchen-1") }
+        var seq: Int64 = 0
+        for _ in 0..<3 {
+            for _ in 0..<4 {
+                seq += 1
+                fanOut.repository(didCommit: change(seq), latency: .zero)
+            }
+            // Sealed: the first group of ten is handed the batch at once, the others within the next 25 ms.
+            await loop.advanceTime(by: EventFanOut.gatherFor)
+        }
+        await loop.advanceTime(by: EventFanOut.gatherFor)
+        for reader in readers { fanOut.remove(reader) }
+        for reader in readers {
+            var seen: [Int64] = []
+            while let events = await reader.next() { seen += ids(events) }
+            #expect(seen == Array(1...12))
+        }
+        await loop.shutdownGracefully()
+    }
+
+    @Test("when a batch is sealed the first ten of fifty readers are handed it at once, the others after")
+    func spread() async throws {
+        let loop = NIOAsyncTestingEventLoop()
+        let fanOut = EventFanOut(loop: loop)
+        let readers = (0..<50).map { _ in fanOut.subscribe(device: "kitchen-1") }
+        fanOut.repository(didCommit: change(1), latency: .zero)
+        await loop.advanceTime(by: EventFanOut.gatherFor)
+        var handed = 0
+        for reader in readers {
+            reader.end()
+            if await reader.next() != nil { handed += 1 }
+        }
+        #expect(handed == 10)
+        await loop.advanceTime(by: .milliseconds(20))
+        await loop.shutdownGracefully()
+    }
+
     @Test("a reader that takes nothing past the allowance gets `dropped` with the last event it was handed, then ends")
     func slowReader() async throws {
         let loop = NIOAsyncTestingEventLoop()

@@ -107,7 +107,10 @@ public final class EventFanOut: OrderRepositoryDelegate {
         if schedule { loop.scheduleTask(in: Self.gatherFor) { self.seal() } }
     }
 
-    /// Seals what gathered and hands each batch to its readers; forgets those that cannot keep up.
+    /// Seals what gathered and hands each batch to its readers, spread over the next ``gatherFor`` in a few groups
+    /// (``readersPerGroup`` each): fifty readers' writes at one instant would hold the event loops, which also answer
+    /// the tills, for milliseconds. A reader's batches still arrive in order, whichever group it falls in: the last
+    /// group is handed its batch before the next batch is sealed.
     private func seal() {
         let (shown, shownReaders, hidden, hiddenReaders) = state.withLock { state in
             state.sealScheduled = false
@@ -115,9 +118,32 @@ public final class EventFanOut: OrderRepositoryDelegate {
             let hidden = state.gatheringHidden.isEmpty ? nil : state.gatheringHidden.seal()
             return (shown, state.shown, hidden, state.hidden)
         }
+        var deliveries: [(EventBatch, any EventReader)] = []
+        if let shown { deliveries += shownReaders.map { (shown, $0) } }
+        if let hidden { deliveries += hiddenReaders.map { (hidden, $0) } }
+        let groups = min(Self.groups, (deliveries.count + Self.readersPerGroup - 1) / Self.readersPerGroup)
+        guard groups > 1 else { return deliver(deliveries) }
+        for group in 0..<groups {
+            let part = stride(from: group, to: deliveries.count, by: groups).map { deliveries[$0] }
+            if group == 0 {
+                deliver(part)
+            } else {
+                loop.scheduleTask(in: .nanoseconds(Self.gatherFor.nanoseconds * Int64(group) / Int64(groups))) {
+                    self.deliver(part)
+                }
+            }
+        }
+    }
+
+    /// The most groups a batch's readers are handed it in, one after another within ``gatherFor``.
+    static let groups = 5
+    /// How many readers are handed a batch at once before the rest wait for the next group.
+    static let readersPerGroup = 10
+
+    /// Hands each reader its batch; forgets those that cannot keep up.
+    private func deliver(_ deliveries: [(EventBatch, any EventReader)]) {
         var slow: [any EventReader] = []
-        if let shown { for reader in shownReaders where !reader.receive(shown) { slow.append(reader) } }
-        if let hidden { for reader in hiddenReaders where !reader.receive(hidden) { slow.append(reader) } }
+        for (batch, reader) in deliveries where !reader.receive(batch) { slow.append(reader) }
         guard !slow.isEmpty else { return }
         state.withLock { state in for reader in slow { state.byID[ObjectIdentifier(reader)] = nil } }
     }
