@@ -94,8 +94,10 @@ final class ConnectionHandler: ChannelDuplexHandler {
             case .answered(let result):
                 answer(request, result, context: context)
             case .subscribe(let subscription):
-                answer(request, .success(["watching": true]), context: context)
+                // Subscribed before the answer is out: a client that acts on the answer (an order made at once)
+                // must see that change; the watcher's own writes queue on this loop, after the answer.
                 if watcher == nil { startWatching(subscription, context: context) }
+                answer(request, .success(["watching": true]), context: context)
             case .submit(let submit):
                 submit(begin(request, context: context))
             case .later(let run):
