@@ -106,7 +106,11 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
                 try db.transaction {
                     let handle = try rules.begin(db)
                     transaction = handle
-                    while let write = remaining.popFirst() {
+                    // By index, not `popFirst()`: this class is generic and not specialized where it is used, and
+                    // `Collection`'s `popFirst` there costs two allocations a write (its `first` and a read accessor).
+                    while !remaining.isEmpty {
+                        let write = remaining[remaining.startIndex]
+                        remaining = remaining[(remaining.startIndex + 1)..<remaining.endIndex]
                         let mark = rules.mark(handle)
                         let changesBefore = db.totalChanges
                         do {
