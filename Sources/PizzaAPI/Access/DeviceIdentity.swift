@@ -18,5 +18,5 @@ public struct DeviceIdentity: Sendable, Equatable {
     }
 
     /// Whether its role has `right`.
-    public func may(_ right: DeviceRole.Right) -> Bool { role.rights.contains(right) }
+    public func may(_ right: DeviceRole.Right) -> Bool { role.may(right) }
 }

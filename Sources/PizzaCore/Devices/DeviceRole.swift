@@ -15,12 +15,16 @@ public enum DeviceRole: String, Sendable, CaseIterable, Codable {
     }
 
     /// The rights of the role.
-    public var rights: Set<Right> {
-        switch self {
-        case .till: [.menu, .create, .place, .cancel, .read]
-        case .kitchen: [.advance, .read, .events]
-        case .reader: [.read, .events]
-        case .platform: [.create, .cancel, .read]
+    public var rights: Set<Right> { Set(Right.allCases.filter(may)) }
+
+    /// Whether the role has `right`: asked on every request, so without building a set.
+    public func may(_ right: Right) -> Bool {
+        switch (self, right) {
+        case (.till, .menu), (.till, .create), (.till, .place), (.till, .cancel), (.till, .read): true
+        case (.kitchen, .advance), (.kitchen, .read), (.kitchen, .events): true
+        case (.reader, .read), (.reader, .events): true
+        case (.platform, .create), (.platform, .cancel), (.platform, .read): true
+        default: false
         }
     }
 
