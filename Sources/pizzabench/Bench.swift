@@ -71,6 +71,10 @@ enum Bench {
     /// A memory figure of `/proc/PID/status` (`VmHWM` the peak, `VmRSS` now), in MiB.
     static func statusMiB(of pid: Int32, _ field: String) -> Double { ProcessMemory.statusMiB(of: pid, field) }
 
+    /// Writes back what the steps before left dirty in the page cache (`sync`), so that the kernel's writeback of
+    /// their files does not land in the next step's time and CPU.
+    static func settleDisk() { sync() }
+
     /// The median of `values` (the mean of the middle two when there is an even count); 0 for none.
     static func median(_ values: [Double]) -> Double {
         let sorted = values.sorted()

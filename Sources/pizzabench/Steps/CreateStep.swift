@@ -37,21 +37,28 @@ struct CreateStep {
         var targetRoundsRun: [CreateRound] = []
         for clients in options.clients {
             for round in 1...(clients == 16 ? options.targetRounds : 1) {
+                // Each step starts with nothing of the one before left to write back.
+                Bench.settleDisk()
                 let ceiling = try sameWork.run(batch: clients, seconds: seconds)
+                Bench.settleDisk()
                 let bound = try socketWork.run(clients: clients, seconds: seconds)
+                Bench.settleDisk()
                 let directory = try run.folder("create-\(clients)-\(round)")
                 let daemon = try PizzadProcess.bench(binary: run.pizzad, directory: directory)
                 let result = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
                 _ = try? daemon.stop()
+                Bench.settleDisk()
                 // The same step without refs, back to back, for what a till's ref costs; and the ceiling's own cost.
                 var withoutRef: LoadResult?
                 var ceilingWithoutRef: SameWork.Result?
                 if clients == 16 {
                     ceilingWithoutRef = try sameWork.run(batch: clients, seconds: seconds, refs: false)
+                    Bench.settleDisk()
                     let plain = try PizzadProcess.bench(
                         binary: run.pizzad, directory: try run.folder("create-\(clients)-\(round)-noref"))
                     withoutRef = try Load.create(daemon: plain, clients: clients, seconds: seconds, refs: .none)
                     _ = try? plain.stop()
+                    Bench.settleDisk()
                 }
                 let postgres = try peer?.run(clients: clients, seconds: seconds)
                 peakRSS = max(peakRSS, result.peakRSS)
