@@ -293,7 +293,8 @@ extension PowerCutTests {
                     try sqlite3(trial.database, "SELECT status FROM carts WHERE id = \(id)") == "placed",
                     "cut at fsync \(syncs): acknowledged order \(id) is missing after the cut\n\(daemon.output)")
             }
-            #expect(try daemon.stop() == 0)
+            let status = try daemon.stop()
+            #expect(status == 0, "cut at fsync \(syncs): pizzad exited \(status)\n\(daemon.output.suffix(3000))")
             try fs.unmount()
             swept = syncs
             if !start.cutByArm { break }
@@ -350,7 +351,8 @@ extension PowerCutTests {
                 try await $0.call("audit.verify")
             }
             #expect(verify["ok"]?.boolValue == true, "cut at fsync \(syncs): \(verify.jsonText)")
-            #expect(try daemon.stop() == 0)
+            let status = try daemon.stop()
+            #expect(status == 0, "cut at fsync \(syncs): pizzad exited \(status)\n\(daemon.output.suffix(3000))")
             try fs.unmount()
             swept = syncs
             if !start.cutByArm { break }

@@ -212,6 +212,17 @@ struct LifecycleTests {
         #expect(daemon.output.contains(expected), "\(daemon.output)")
     }
 
+    @Test("SIGTERM the moment the socket answers, before the services run: a graceful stop, exit 0, each of 20 times")
+    func termWhileStarting() throws {
+        for attempt in 1...20 {
+            let daemon = try PizzadProcess(logLevel: "notice", wait: .none)
+            let deadline = TimeLimit(seconds: 30)
+            while (try? RawConnection(path: daemon.socket)) == nil, deadline.remains { usleep(500) }
+            let status = try daemon.stop(SIGTERM)
+            #expect(status == 0, "attempt \(attempt): pizzad exited \(status)\n\(daemon.output.suffix(2000))")
+        }
+    }
+
     @Test("a stale socket file from a crash is replaced; a live daemon's socket is never stolen")
     func staleAndLiveSockets() throws {
         let first = try PizzadProcess()

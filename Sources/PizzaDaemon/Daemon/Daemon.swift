@@ -96,6 +96,8 @@ public enum Daemon {
         }
         DaemonLogHandler.sharedLevel = configuration.logLevel  // every logger's, as SIGHUP changes it
 
+        // From here a SIGTERM waits for the services, and stops them gracefully, rather than killing a start.
+        let earlyStop = await EarlyStop()
         let store: SQLiteOrderStore
         let migrationsPath: String
         let centralMigrations: [Migration]
@@ -190,6 +192,8 @@ public enum Daemon {
                 services: services,
                 gracefulShutdownSignals: [.sigterm, .sigint],
                 logger: logger))
+        await earlyStop.hand(to: serviceGroup)
+        if earlyStop.requested { logger.notice("asked to stop while starting: stopping") }
         do {
             try await serviceGroup.run()
         } catch {
