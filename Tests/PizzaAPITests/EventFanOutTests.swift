@@ -18,6 +18,13 @@ struct EventFanOutTests {
         return OrderChange(sequence: seq, kind: .created, at: now, actor: actor, before: nil, after: cart)
     }
 
+    /// A fan-out on a test loop whose clock the test moves, with `count` readers of a kitchen device.
+    func kitchen(readers count: Int) -> (NIOAsyncTestingEventLoop, EventFanOut, [EventFanOut.Reader]) {
+        let loop = NIOAsyncTestingEventLoop()
+        let fanOut = EventFanOut(loop: loop)
+        return (loop, fanOut, (0..<count).map { _ in fanOut.subscribe(device: "kitchen-1") })
+    }
+
     /// The `id:` lines of `buffers`, in order.
     func ids(_ buffers: [ByteBuffer]?) -> [Int64] {
         (buffers ?? []).flatMap { buffer in
@@ -75,9 +82,7 @@ struct EventFanOutTests {
 
     @Test("fifty readers are handed each batch in groups spread over the gathering time, each batch in order")
     func groups() async throws {
-        let loop = NIOAsyncTestingEventLoop()
-        let fanOut = EventFanOut(loop: loop)
-        let readers = (0..<50).map { _ in fanOut.subscribe(device: "kitchen-1") }
+        let (loop, fanOut, readers) = kitchen(readers: 50)
         var seq: Int64 = 0
         for _ in 0..<3 {
             for _ in 0..<4 {
@@ -99,9 +104,7 @@ struct EventFanOutTests {
 
     @Test("when a batch is sealed the first ten of fifty readers are handed it at once, the others after")
     func spread() async throws {
-        let loop = NIOAsyncTestingEventLoop()
-        let fanOut = EventFanOut(loop: loop)
-        let readers = (0..<50).map { _ in fanOut.subscribe(device: "kitchen-1") }
+        let (loop, fanOut, readers) = kitchen(readers: 50)
         fanOut.repository(didCommit: change(1), latency: .zero)
         await loop.advanceTime(by: EventFanOut.gatherFor)
         var handed = 0

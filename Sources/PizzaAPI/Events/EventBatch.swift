@@ -65,16 +65,6 @@ public struct EventBatch: Sendable {
         /// Whether it holds no event yet.
         public var isEmpty: Bool { marks.isEmpty }
 
-        /// How many bytes it holds.
-        public var byteCount: Int { bytes.readableBytes }
-
-        /// Appends event `seq`, already encoded (`id:`, `event:`, `data:` and the blank line).
-        public mutating func append(_ seq: Int64, _ event: ByteBuffer) {
-            var event = event
-            bytes.writeBuffer(&event)
-            marks.append(Mark(seq: seq, end: bytes.readableBytes))
-        }
-
         /// Appends event `seq` as an `order` event of `{seq, at, kind, order}`.
         public mutating func append(seq: Int64, at: String, kind: String, order: String) {
             EventFanOut.write(seq: seq, at: at, kind: kind, order: order, to: &bytes)

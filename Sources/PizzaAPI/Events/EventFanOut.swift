@@ -148,25 +148,8 @@ public final class EventFanOut: OrderRepositoryDelegate {
         state.withLock { state in for reader in slow { state.byID[ObjectIdentifier(reader)] = nil } }
     }
 
-    /// `event` for `change` as a reader that hides customers' names sees it.
-    public static func event(for change: OrderChange, hideCustomer: Bool) -> ByteBuffer {
-        guard hideCustomer else {
-            return event(
-                seq: change.sequence, at: change.atText, kind: change.kind.rawValue, order: change.afterWireText)
-        }
-        var cart = change.after
-        cart.customer = nil
-        return event(seq: change.sequence, at: change.atText, kind: change.kind.rawValue, order: cart.wireText)
-    }
-
-    /// `id: SEQ`, `event: order` and one `data:` line of `{seq, at, kind, order}` (the JSON holds no raw newline).
-    public static func event(seq: Int64, at: String, kind: String, order: String) -> ByteBuffer {
-        var bytes = ByteBuffer()
-        write(seq: seq, at: at, kind: kind, order: order, to: &bytes)
-        return bytes
-    }
-
-    /// Writes the event of ``event(seq:at:kind:order:)`` into `bytes`.
+    /// Writes `id: SEQ`, `event: order` and one `data:` line of `{seq, at, kind, order}` into `bytes` (the JSON holds
+    /// no raw newline).
     public static func write(seq: Int64, at: String, kind: String, order: String, to bytes: inout ByteBuffer) {
         bytes.writeString("id: ")
         bytes.writeString(String(seq))

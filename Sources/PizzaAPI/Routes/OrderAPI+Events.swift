@@ -55,13 +55,7 @@ extension OrderAPI {
                     // The stream ends with the reader's (revoked, dropped, or the daemon stopping). The fan-out hands
                     // over a batch every few dozen milliseconds at full speed; what came since the last write goes
                     // out in one.
-                    while let batches = await reader.next() {
-                        if batches.count == 1 {
-                            try await writer.write(batches[0])
-                        } else {
-                            try await writer.write(contentsOf: batches)
-                        }
-                    }
+                    while let batches = await reader.next() { try await writer.write(contentsOf: batches) }
                 } catch {
                     events.remove(reader)
                     throw error
