@@ -38,13 +38,21 @@ enum Counts {
         }
     }
 
-    /// Counts `pid` over `window` seconds; `orders` says how many orders exist (read before and after).
+    /// Counts `pid` over two windows of `window` seconds each; `orders` says how many orders exist (read before and
+    /// after each). The CPU and the rate come from the first window, with nothing attached: `perf stat`'s
+    /// `raw_syscalls` tracepoint costs every system call some CPU, and the bound makes twice pizzad's, so CPU measured
+    /// under it favoured pizzad. The counts come from the second window, under `perf stat`.
     static func count(
         pid: Int32, countsFile: String, window: Double, orders: () throws -> Int
     ) throws -> PerOrder {
+        let cpuOrdersBefore = try orders()
+        let cpuBefore = Bench.cpuSeconds(of: pid)
+        Thread.sleep(forTimeInterval: window)
+        let cpu = Bench.cpuSeconds(of: pid) - cpuBefore
+        let cpuOrders = max(1, try orders() - cpuOrdersBefore)
+
         let before = read(countsFile)
         let ordersBefore = try orders()
-        let cpuBefore = Bench.cpuSeconds(of: pid)
         let perf = try Bench.runStatus(
             "/usr/bin/env",
             [
@@ -53,17 +61,16 @@ enum Counts {
             ])
         let after = read(countsFile)
         let made = max(1, try orders() - ordersBefore)
-        let cpu = Bench.cpuSeconds(of: pid) - cpuBefore
         func perfCount(_ event: String) -> Double {
             let line = perf.output.split(separator: "\n").first { $0.contains(event) }
             return line.flatMap { Double($0.split(separator: ",").first ?? "") } ?? .nan
         }
         let allocations = (0..<4).reduce(UInt64(0)) { $0 + (after[$1] &- before[$1]) }
         return PerOrder(
-            orders: made, seconds: window, allocations: Double(allocations) / Double(made),
+            orders: cpuOrders, seconds: window, allocations: Double(allocations) / Double(made),
             frees: Double(after[4] &- before[4]) / Double(made),
             syscalls: perfCount("raw_syscalls:sys_enter") / Double(made),
-            contextSwitches: perfCount("context-switches") / Double(made), cpuMicros: cpu / Double(made) * 1e6)
+            contextSwitches: perfCount("context-switches") / Double(made), cpuMicros: cpu / Double(cpuOrders) * 1e6)
     }
 
     /// The largest order id in `database` (sqlite3 reads it beside the writer).
@@ -71,51 +78,53 @@ enum Counts {
         Int(try Bench.run("/usr/bin/sqlite3", [database, "SELECT coalesce(max(id), 0) FROM carts"]).trimmed) ?? 0
     }
 
-    /// pizzad and the bound, `rounds` times each, back to back; prints the table and returns pizzad's median round.
+    /// pizzad and the bound, `rounds` times each, back to back; with `before`, a second pizzad binary (the tree
+    /// before a change) in each round too, the two taking turns going first. Prints the table and the CPU per order
+    /// against the bound by round, and returns pizzad's median round.
     @discardableResult
-    static func report(pizzad: String, work: String, window: Double, rounds: Int, record: String? = nil) throws
-        -> PerOrder?
-    {
+    static func report(
+        pizzad: String, before: String? = nil, work: String, window: Double, rounds: Int, record: String? = nil
+    ) throws -> PerOrder? {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         let library = try library(in: work)
         let socketWork = try SocketWork(migrations: Steps.migrations, directory: work)
         print(
-            "counts per order.create (16 clients, two pizzas, placed, unique refs; a \(Bench.format(window, 0)) s "
-                + "window of load): heap allocations (LD_PRELOAD counter), system calls (perf raw_syscalls), context "
-                + "switches (perf), CPU")
+            "counts per order.create (16 clients, two pizzas, placed, unique refs): CPU and orders/s over "
+                + "\(Bench.format(window, 0)) s of load with nothing attached, then over as long again heap allocations "
+                + "(LD_PRELOAD counter), system calls (perf raw_syscalls) and context switches (perf)")
         var rows: [[String]] = []
         var pizzadRounds: [PerOrder] = []
+        var ratios: [(pizzad: Double, before: Double?)] = []
+        let binaries = [("pizzad", pizzad)] + (before.map { [("before (\($0))", $0)] } ?? [])
         for round in 1...rounds {
-            for systemMalloc in round % 2 == 1 ? [false, true] : [true, false] {
-                let measured = try countPizzad(
-                    pizzad: pizzad, directory: work + "/counts-\(round)-\(systemMalloc ? "system" : "pool")",
-                    library: library, window: window, systemMalloc: systemMalloc,
-                    record: round == 1 && !systemMalloc ? record : nil)
-                if !systemMalloc { pizzadRounds.append(measured) }
-                rows.append(
-                    row("\(round)", systemMalloc ? "pizzad, SQLite on glibc malloc" : "pizzad", measured))
+            var measured: [String: PerOrder] = [:]
+            for (name, binary) in round % 2 == 1 ? binaries : binaries.reversed() {
+                let counts = try countPizzad(
+                    pizzad: binary, directory: work + "/counts-\(round)-\(name == "pizzad" ? "pizzad" : "before")",
+                    library: library, window: window, record: round == 1 && name == "pizzad" ? record : nil)
+                measured[name] = counts
+                rows.append(row("\(round)", name, counts))
             }
-            let directory = work + "/counts-\(round)"
-            try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-
-            // The bound, its server process counted the same way (its clients are a forked child that does not count).
-            let boundCounts = directory + "/bound.counts"
-            let database = directory + "/socketwork.db"
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: socketWork.binary)
-            process.arguments = [database, Steps.migrations, "16", Bench.format(window + 3, 1)]
-            process.environment = ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": boundCounts]
-            process.standardOutput = FileHandle.nullDevice
-            try process.runWithCleanSignals()
-            Thread.sleep(forTimeInterval: 1.5)
-            let bound = try count(pid: process.processIdentifier, countsFile: boundCounts, window: window) {
-                try orderCount(database)
-            }
-            process.waitUntilExit()
+            let bound = try countBound(
+                socketWork: socketWork, library: library, directory: work + "/counts-\(round)",
+                window: window)
             rows.append(row("\(round)", "socket bound (socketwork.c)", bound))
+            pizzadRounds.append(measured["pizzad"]!)
+            ratios.append(
+                (
+                    measured["pizzad"]!.cpuMicros / bound.cpuMicros,
+                    binaries.count > 1 ? measured[binaries[1].0]!.cpuMicros / bound.cpuMicros : nil
+                ))
         }
         Bench.table(
             ["round", "server", "orders/s", "allocations", "frees", "system calls", "context switches", "CPU µs"], rows)
+        func spread(_ values: [Double]) -> String {
+            let sorted = values.sorted()
+            return values.map { Bench.format($0, 2) }.joined(separator: ", ") + " (median "
+                + Bench.format(sorted[sorted.count / 2], 2) + ")"
+        }
+        print("CPU per order × the bound's, by round: pizzad " + spread(ratios.map(\.pizzad)) + "; target ≤ 1.3")
+        if before != nil { print("  before, the same rounds: " + spread(ratios.compactMap(\.before))) }
         let median = pizzadRounds.sorted { $0.allocations < $1.allocations }[pizzadRounds.count / 2]
         print(
             "counts: pizzad \(Bench.format(median.allocations, 1)) heap allocations per order.create (median round; "
@@ -123,20 +132,39 @@ enum Counts {
         return median
     }
 
-    /// pizzad under the counter, loaded from this process's clients; `systemMalloc` leaves SQLite on glibc's malloc
-    /// (`PIZZAD_SQLITE_MALLOC=system`) instead of pizzad's pool.
+    /// The bound, its server process counted the same way (its clients are a forked child that does not count).
+    static func countBound(socketWork: SocketWork, library: String, directory: String, window: Double) throws
+        -> PerOrder
+    {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let boundCounts = directory + "/bound.counts"
+        let database = directory + "/socketwork.db"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: socketWork.binary)
+        process.arguments = [database, Steps.migrations, "16", Bench.format(2 * window + 3, 1)]
+        process.environment = ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": boundCounts]
+        process.standardOutput = FileHandle.nullDevice
+        try process.runWithCleanSignals()
+        Thread.sleep(forTimeInterval: 1.5)
+        let bound = try count(pid: process.processIdentifier, countsFile: boundCounts, window: window) {
+            try orderCount(database)
+        }
+        process.waitUntilExit()
+        return bound
+    }
+
+    /// pizzad under the counter, loaded from this process's clients.
     static func countPizzad(
-        pizzad: String, directory: String, library: String, window: Double, systemMalloc: Bool, record: String?
+        pizzad: String, directory: String, library: String, window: Double, record: String?
     ) throws -> PerOrder {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let countsFile = directory + "/pizzad.counts"
-        var environment = ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": countsFile]
-        if systemMalloc { environment["PIZZAD_SQLITE_MALLOC"] = "system" }
+        let environment = ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": countsFile]
         let daemon = try PizzadProcess.bench(binary: pizzad, directory: directory, environment: environment)
         let loaded = DispatchSemaphore(value: 0)
         let load = Locked<Result<LoadResult, any Error>?>(nil)
         Thread.detachNewThread {
-            load.withLock { $0 = Result { try Load.create(daemon: daemon, clients: 16, seconds: window + 3) } }
+            load.withLock { $0 = Result { try Load.create(daemon: daemon, clients: 16, seconds: 2 * window + 3) } }
             loaded.signal()
         }
         Thread.sleep(forTimeInterval: 1.5)

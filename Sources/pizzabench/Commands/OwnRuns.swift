@@ -147,11 +147,14 @@ struct CountsCommand: AsyncParsableCommand {
     @Option(help: "Rounds (pizzad and the bound each).") var rounds = 3
     @Option(help: "Also record a second of pizzad's mallocs with their call graphs into this perf.data file.")
     var record: String?
+    @Option(help: "A second pizzad binary (the tree before a change), counted in each round too, back to back.")
+    var before: String?
 
     func run() async throws {
         let run = try BenchRun(seconds: window)
         let median = try Counts.report(
-            pizzad: run.pizzad, work: run.work + "/counts", window: window, rounds: rounds, record: record)
+            pizzad: run.pizzad, before: before, work: run.work + "/counts", window: window, rounds: rounds,
+            record: record)
         try run.finish(held: (median?.allocations ?? .infinity) <= 50)
     }
 }
