@@ -125,11 +125,11 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
                 .failure(OrderError.validation(field: "items", allowed: ["at least one pizza"], message: message)))
         }
         // A retry of a recent order: answered as it is now, from memory or the read pool, without a write.
-        if let ref {
-            if let existing = recentRefs.order(of: ref) {
+        if let ref, let known = recentRefs.known(ref) {
+            if let existing = known.order {
                 return completion(.success(OrderOutcome(cart: existing, change: nil)))
             }
-            if let id = recentRefs.id(of: ref), let existing = try? store.cart(id: id) {
+            if let existing = try? store.cart(id: known.id) {
                 return completion(.success(OrderOutcome(cart: existing, change: nil)))
             }
         }
