@@ -85,7 +85,8 @@ public final class Database: @unchecked Sendable {
     /// not be registered.
     private static let configuredVFS: String? = {
         _ = pizzad_sqlite3_config_memstatus(0)
-        // PIZZAD_SQLITE_MALLOC=system leaves SQLite on glibc's malloc: pizzabench counts both, back to back.
+        // PIZZAD_SQLITE_MALLOC=system leaves SQLite on glibc's malloc, to weigh the pool against it (docs/PERFORMANCE.md
+        // has the runs that did).
         if getenv("PIZZAD_SQLITE_MALLOC").map({ String(cString: $0) }) != "system" {
             _ = pizzad_sqlite_memory_install()
         }
