@@ -40,7 +40,8 @@ extension CreateStep {
                 "16 clients, median of \(targetRoundsRun.count) rounds (lowest–highest): × ceiling "
                     + spread(targetRoundsRun.map(\.timesCeiling)) + ", × PostgreSQL "
                     + (postgres.isEmpty ? "-" : spread(postgres)) + ", × bound "
-                    + spread(targetRoundsRun.map(\.timesBound))
+                    + spread(targetRoundsRun.map(\.timesBound)) + "; CPU per order × the bound's "
+                    + spread(targetRoundsRun.map(\.cpuTimesBound))
             )
             let refRatios = targetRoundsRun.compactMap(\.refOverNone)
             if !refRatios.isEmpty {
@@ -88,6 +89,8 @@ struct CreateRound {
     var pizzad: LoadResult
     var ceiling: SameWork.Result
     var bound: Double
+    /// The bound's server CPU per order, in µs.
+    var boundCPU: Double
     var postgres: Double?
     /// pizzad in the same round with requests that carry no `ref` (16 clients only).
     var withoutRef: LoadResult?
@@ -98,6 +101,8 @@ struct CreateRound {
     var timesCeiling: Double { pizzad.perSecond / ceiling.perSecond }
     var timesPostgres: Double? { postgres.map { pizzad.perSecond / $0 } }
     var timesBound: Double { pizzad.perSecond / bound }
+    /// pizzad's CPU per order over the bound's: what the counts target (≤ 1.3) asks of it.
+    var cpuTimesBound: Double { pizzad.daemonCPU / Double(max(pizzad.operations, 1)) * 1e6 / boundCPU }
     /// The ceiling over the peer: how far ahead of PostgreSQL plain C with group commit gets on this machine.
     var ceilingTimesPostgres: Double? { postgres.map { ceiling.perSecond / $0 } }
     /// The socket bound over the peer: how far ahead of it pizzad's architecture gets, written in C.

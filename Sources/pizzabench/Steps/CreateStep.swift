@@ -63,7 +63,8 @@ struct CreateStep {
                 let postgres = try peer?.run(clients: clients, seconds: seconds)
                 peakRSS = max(peakRSS, result.peakRSS)
                 let measured = CreateRound(
-                    pizzad: result, ceiling: ceiling, bound: bound.perSecond, postgres: postgres,
+                    pizzad: result, ceiling: ceiling, bound: bound.perSecond, boundCPU: bound.cpuMicrosPerOrder,
+                    postgres: postgres,
                     withoutRef: withoutRef,
                     ceilingWithoutRef: ceilingWithoutRef)
                 if clients == 16 { targetRoundsRun.append(measured) }
