@@ -150,6 +150,13 @@ struct CountsCommand: AsyncParsableCommand {
     @Option(help: "A second pizzad binary (the tree before a change), counted in each round too, back to back.")
     var before: String?
 
+    func validate() throws {
+        guard window > 0, rounds > 0 else { throw ValidationError("--window and --rounds are above 0") }
+        if let before, !FileManager.default.isExecutableFile(atPath: before) {
+            throw ValidationError("--before \(before): no executable there (a pizzad built from the tree before)")
+        }
+    }
+
     func run() async throws {
         let run = try BenchRun(seconds: window)
         let median = try Counts.report(
