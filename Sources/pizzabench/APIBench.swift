@@ -141,7 +141,7 @@ enum APIBench {
                 socket = try Load.create(daemon: shop.daemon, clients: 16, seconds: seconds)
             }
             Bench.settleDisk()
-            let socketCPU = socket.daemonCPU / Double(max(1, socket.operations)) * 1e6
+            let socketCPU = socket.daemonCPUMicrosPerOperation
             rows.append([
                 "\(round)", "socket order.create", Bench.format(socket.perSecond, 0),
                 us(socket.latency.valueAtPercentile(50)), us(socket.latency.valueAtPercentile(99)),

@@ -91,7 +91,7 @@ enum BoardBench {
                 if readers == 0, pages > 0 { perPage.append((withPages - before) * 1024 / Double(pages)) }
                 rows.append([
                     "\(round)", label, Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(99)),
-                    Bench.format(result.daemonCPU / Double(max(1, result.operations)) * 1e6, 0),
+                    Bench.format(result.daemonCPUMicrosPerOperation, 0),
                     Bench.format(after, 1),
                     connected.isEmpty ? "" : Bench.format(Double(read) / 1_048_576 / Double(connected.count), 1),
                 ])

@@ -94,37 +94,38 @@ enum Counts {
                 + "(LD_PRELOAD counter), system calls (perf raw_syscalls) and context switches (perf)")
         var rows: [[String]] = []
         var pizzadRounds: [PerOrder] = []
-        var ratios: [(pizzad: Double, before: Double?)] = []
+        // By round, each binary's CPU per order over the bound's, in the order of `binaries`.
+        var ratios: [[Double]] = []
         let binaries = [("pizzad", pizzad)] + (before.map { [("before (\($0))", $0)] } ?? [])
         for round in 1...rounds {
-            var measured: [String: PerOrder] = [:]
-            for (name, binary) in round % 2 == 1 ? binaries : binaries.reversed() {
+            var measured = [PerOrder?](repeating: nil, count: binaries.count)
+            let order = Array(binaries.indices)
+            for index in round % 2 == 1 ? order : order.reversed() {
+                let (name, binary) = binaries[index]
                 let counts = try countPizzad(
-                    pizzad: binary, directory: work + "/counts-\(round)-\(name == "pizzad" ? "pizzad" : "before")",
-                    library: library, window: window, record: round == 1 && name == "pizzad" ? record : nil)
-                measured[name] = counts
+                    pizzad: binary, directory: work + "/counts-\(round)-\(index == 0 ? "pizzad" : "before")",
+                    library: library, window: window, record: round == 1 && index == 0 ? record : nil)
+                measured[index] = counts
                 rows.append(row("\(round)", name, counts))
             }
             let bound = try countBound(
-                socketWork: socketWork, library: library, directory: work + "/counts-\(round)",
-                window: window)
+                socketWork: socketWork, library: library, directory: work + "/counts-\(round)", window: window)
             rows.append(row("\(round)", "socket bound (socketwork.c)", bound))
-            pizzadRounds.append(measured["pizzad"]!)
-            ratios.append(
-                (
-                    measured["pizzad"]!.cpuMicros / bound.cpuMicros,
-                    binaries.count > 1 ? measured[binaries[1].0]!.cpuMicros / bound.cpuMicros : nil
-                ))
+            let counted = measured.compactMap { $0 }
+            pizzadRounds.append(counted[0])
+            ratios.append(counted.map { $0.cpuMicros / bound.cpuMicros })
         }
         Bench.table(
             ["round", "server", "orders/s", "allocations", "frees", "system calls", "context switches", "CPU µs"], rows)
+        /// The rounds' values and their median (of an even count, the mean of the middle two).
         func spread(_ values: [Double]) -> String {
             let sorted = values.sorted()
+            let median = (sorted[(sorted.count - 1) / 2] + sorted[sorted.count / 2]) / 2
             return values.map { Bench.format($0, 2) }.joined(separator: ", ") + " (median "
-                + Bench.format(sorted[sorted.count / 2], 2) + ")"
+                + Bench.format(median, 2) + ")"
         }
-        print("CPU per order × the bound's, by round: pizzad " + spread(ratios.map(\.pizzad)) + "; target ≤ 1.3")
-        if before != nil { print("  before, the same rounds: " + spread(ratios.compactMap(\.before))) }
+        print("CPU per order × the bound's, by round: pizzad " + spread(ratios.map { $0[0] }) + "; target ≤ 1.3")
+        if binaries.count > 1 { print("  before, the same rounds: " + spread(ratios.map { $0[1] })) }
         let median = pizzadRounds.sorted { $0.allocations < $1.allocations }[pizzadRounds.count / 2]
         print(
             "counts: pizzad \(Bench.format(median.allocations, 1)) heap allocations per order.create (median round; "

@@ -20,6 +20,9 @@ struct LoadResult {
     /// Requests that replayed an existing `ref` (not in `operations` or `latency`), and their latencies.
     var replays: (count: Int, latency: Histogram<UInt64>)? = nil
 
+    /// The daemon's CPU per operation, in µs.
+    var daemonCPUMicrosPerOperation: Double { daemonCPU / Double(max(1, operations)) * 1e6 }
+
     struct GroupCommits {
         var commits: Double
         var changes: Double

@@ -29,7 +29,7 @@ enum OutboxBench {
                 rows.append([
                     "\(round)", dead ? "2 printers + 2 webhooks, all dead" : "none configured",
                     Bench.format(load.perSecond, 0),
-                    Bench.format(load.daemonCPU / Double(max(1, load.operations)) * 1e6, 0),
+                    Bench.format(load.daemonCPUMicrosPerOperation, 0),
                 ])
             }
             ratios.append((rates["dead"] ?? 0) / max(1, rates["none"] ?? 1))

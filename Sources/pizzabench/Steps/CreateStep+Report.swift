@@ -102,7 +102,7 @@ struct CreateRound {
     var timesPostgres: Double? { postgres.map { pizzad.perSecond / $0 } }
     var timesBound: Double { pizzad.perSecond / bound }
     /// pizzad's CPU per order over the bound's: what the counts target (≤ 1.3) asks of it.
-    var cpuTimesBound: Double { pizzad.daemonCPU / Double(max(pizzad.operations, 1)) * 1e6 / boundCPU }
+    var cpuTimesBound: Double { pizzad.daemonCPUMicrosPerOperation / boundCPU }
     /// The ceiling over the peer: how far ahead of PostgreSQL plain C with group commit gets on this machine.
     var ceilingTimesPostgres: Double? { postgres.map { ceiling.perSecond / $0 } }
     /// The socket bound over the peer: how far ahead of it pizzad's architecture gets, written in C.

@@ -71,7 +71,7 @@ struct CreateStep {
                 rows.append([
                     "\(clients)", Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
                     us(result.latency.valueAtPercentile(99)), us(result.latency.valueAtPercentile(99.9)),
-                    Bench.format(result.daemonCPU / Double(max(result.operations, 1)) * 1e6, 0),
+                    Bench.format(result.daemonCPUMicrosPerOperation, 0),
                     Bench.format(ceiling.perSecond, 0), Bench.format(ceiling.cpuMicrosPerOrder, 0),
                     Bench.format(measured.timesCeiling, 2), Bench.format(bound.perSecond, 0),
                     Bench.format(bound.cpuMicrosPerOrder, 0), Bench.format(measured.timesBound, 2),

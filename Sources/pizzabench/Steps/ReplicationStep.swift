@@ -31,7 +31,7 @@ enum ReplicationStep {
                     return [
                         name, Bench.format(result.perSecond, 0), us(result.latency.valueAtPercentile(50)),
                         us(result.latency.valueAtPercentile(99)),
-                        Bench.format(result.daemonCPU / Double(result.operations) * 1e6, 0),
+                        Bench.format(result.daemonCPUMicrosPerOperation, 0),
                         ratio.map { Bench.format($0, 2) } ?? "",
                     ]
                 })
