@@ -22,8 +22,8 @@ final class RecentRefs: Sendable {
     /// What is known of a recent ref: its order's id, and the order itself while it is among the newest.
     @usableFromInline
     struct Known: Sendable {
-        @usableFromInline var id: Int64
-        @usableFromInline var order: Cart?
+        @usableFromInline let id: Int64
+        @usableFromInline let order: Cart?
     }
 
     private struct State {
