@@ -102,12 +102,14 @@ enum Counts {
             let order = Array(binaries.indices)
             for index in round % 2 == 1 ? order : order.reversed() {
                 let (name, binary) = binaries[index]
+                Bench.settleDisk()
                 let counts = try countPizzad(
                     pizzad: binary, directory: work + "/counts-\(round)-\(index == 0 ? "pizzad" : "before")",
                     library: library, window: window, record: round == 1 && index == 0 ? record : nil)
                 measured[index] = counts
                 rows.append(row("\(round)", name, counts))
             }
+            Bench.settleDisk()
             let bound = try countBound(
                 socketWork: socketWork, library: library, directory: work + "/counts-\(round)", window: window)
             rows.append(row("\(round)", "socket bound (socketwork.c)", bound))
@@ -151,6 +153,7 @@ enum Counts {
             try orderCount(database)
         }
         process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
         return bound
     }
 
@@ -183,6 +186,8 @@ enum Counts {
         }
         loaded.wait()
         _ = try? daemon.stop()
+        // A few hundred megabytes the next step's `sync` would otherwise write back.
+        try? FileManager.default.removeItem(atPath: directory)
         if case .failure(let error) = load.withLock({ $0 }) { throw error }
         return measured
     }
