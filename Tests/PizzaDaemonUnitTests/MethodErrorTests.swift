@@ -86,6 +86,29 @@ struct MethodErrorTests {
         #expect(response.errorData?["allowed"] as? [String] == ["classic", "thin", "stuffed"])
     }
 
+    @Test("1004 for a customer or note over 1000 characters, counted as characters, not bytes")
+    func customerAndNoteLength() async throws {
+        for field in ["customer", "note"] {
+            let long = try await daemon.request(
+                #"{"jsonrpc":"2.0","id":1,"method":"order.create","params":{"\#(field)":"\#(String(repeating: "a", count: 1001))"}}"#
+            )
+            #expect(long.errorCode == 1004, "\(long)")
+            #expect(long.errorData?["field"] as? String == field)
+            #expect(long.errorData?["allowed"] as? [String] == ["0..1000 characters"])
+            // 1000 characters of two bytes each, and 1000 of one character made of two scalars: both allowed.
+            for character in ["é", "e\u{301}"] {
+                let text = String(repeating: character, count: 1000)
+                let wide = try await daemon.request(
+                    #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"\#(field)":"\#(text)"}}"#)
+                #expect(wide.errorCode == nil, "\(field) \(character.unicodeScalars.count) scalars: \(wide)")
+            }
+            let wideLong = try await daemon.request(
+                #"{"jsonrpc":"2.0","id":3,"method":"order.create","params":{"\#(field)":"\#(String(repeating: "é", count: 1001))"}}"#
+            )
+            #expect(wideLong.errorCode == 1004, "\(wideLong)")
+        }
+    }
+
     @Test("events.watch checks its parameters like any method before it is acknowledged")
     func watchParameters() async throws {
         let frozen = try await daemon.request(

@@ -6,8 +6,20 @@ public struct PizzaBuilder: Sendable {
     /// The allowed quantities of one pizza line.
     public static let quantityRange = 1...50
 
-    private let kind: PizzaKind
-    private let menu: Menu
+    /// A kind and the menu it is on, shared by every builder of the kind (``PizzaFactory`` makes one per kind).
+    final class Kind: Sendable {
+        let kind: PizzaKind
+        let menu: Menu
+
+        init(_ kind: PizzaKind, menu: Menu) {
+            self.kind = kind
+            self.menu = menu
+        }
+    }
+
+    private let definition: Kind
+    private var kind: PizzaKind { definition.kind }
+    private var menu: Menu { definition.menu }
     private var size: String
     private var crust: String
     private var chiliSauce: Bool
@@ -15,9 +27,9 @@ public struct PizzaBuilder: Sendable {
     private var extras: [String]
     private var quantity: Int
 
-    init(kind: PizzaKind, menu: Menu) {
-        self.kind = kind
-        self.menu = menu
+    init(_ definition: Kind) {
+        self.definition = definition
+        let kind = definition.kind
         self.size = kind.defaultSize.rawValue
         self.crust = kind.defaultCrust
         self.chiliSauce = kind.chiliSauce

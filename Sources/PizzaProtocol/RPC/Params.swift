@@ -11,7 +11,8 @@ public struct Params: Sendable {
 
     /// The member `key` (the first, if repeated), or nil when it is absent or null.
     public subscript(key: String) -> JSONValue? {
-        guard let value = members.first(where: { $0.0 == key })?.1, value != .null else { return nil }
+        guard let value = members.first(where: { $0.0 == key })?.1 else { return nil }
+        if case .null = value { return nil }
         return value
     }
 

@@ -6,16 +6,16 @@ extension PizzaFactory {
     static let pizzaFields: Set<String> = ["kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity"]
 
     /// Makes a pizza from its wire form: only `kind` is required, the rest default from the menu. `path` names
-    /// the pizza in errors (`items[1].`).
-    public func pizza(fromWire value: JSONValue, path: String = "") throws(RPCError) -> Pizza {
+    /// the pizza in errors (`items[1].`); it is only made for an error.
+    public func pizza(fromWire value: JSONValue, path: @autoclosure () -> String = "") throws(RPCError) -> Pizza {
         guard case .object(let members) = value else {
             throw .invalidParams(
-                String(path.dropLast()), "a pizza must be an object, not \(value.typeName)", expected: "object")
+                String(path().dropLast()), "a pizza must be an object, not \(value.typeName)", expected: "object")
         }
         let params = Params(members)
         if let unknown = members.first(where: { !Self.pizzaFields.contains($0.0) }) {
             throw .invalidParams(
-                path + unknown.0, "unknown pizza field '\(unknown.0)'",
+                path() + unknown.0, "unknown pizza field '\(unknown.0)'",
                 expected: Self.pizzaFields.sorted().joined(separator: "|"))
         }
         func field<T>(_ read: () throws(RPCError) -> T) throws(RPCError) -> T {
@@ -24,7 +24,7 @@ extension PizzaFactory {
                 if case .object(var data)? = error.data, let index = data.firstIndex(where: { $0.0 == "field" }),
                     let name = data[index].1.stringValue
                 {
-                    data[index].1 = .string(path + name)
+                    data[index].1 = .string(path() + name)
                     error.data = .object(data)
                 }
                 throw error
@@ -32,7 +32,7 @@ extension PizzaFactory {
         }
         let kind = try field { () throws(RPCError) in try params.requiredString("kind") }
         var builder: PizzaBuilder
-        do { builder = try self.builder(for: kind) } catch { throw RPCError(error, path: path) }
+        do { builder = try self.builder(for: kind) } catch { throw RPCError(error, path: path()) }
         if let size = try field({ () throws(RPCError) in try params.string("size") }) { builder = builder.size(size) }
         if let crust = try field({ () throws(RPCError) in try params.string("crust") }) {
             builder = builder.crust(crust)
@@ -47,7 +47,7 @@ extension PizzaFactory {
             var names: [String] = []
             for extra in extras {
                 guard let name = extra.stringValue else {
-                    throw .invalidParams(path + "extras", "extras must be strings", expected: "array of strings")
+                    throw .invalidParams(path() + "extras", "extras must be strings", expected: "array of strings")
                 }
                 names.append(name)
             }
@@ -56,6 +56,6 @@ extension PizzaFactory {
         if let quantity = try field({ () throws(RPCError) in try params.int("quantity") }) {
             builder = builder.quantity(Int(clamping: quantity))
         }
-        do { return try builder.build() } catch { throw RPCError(error, path: path) }
+        do { return try builder.build() } catch { throw RPCError(error, path: path()) }
     }
 }
