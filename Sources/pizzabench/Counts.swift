@@ -17,6 +17,11 @@ enum Counts {
         var syscalls: Double
         var contextSwitches: Double
         var cpuMicros: Double
+        /// Of `cpuMicros`, the event loops' (reading, parsing and answering requests); the rest is the writer's
+        /// above all.
+        var loopMicros: Double
+        /// How often the event loops were preempted (by the clients they woke, mostly).
+        var loopPreemptions: Double
     }
 
     /// The counter library, built once into `directory`.
@@ -47,8 +52,10 @@ enum Counts {
     ) throws -> PerOrder {
         let cpuOrdersBefore = try orders()
         let cpuBefore = Bench.cpuSeconds(of: pid)
+        let threadsBefore = ThreadCPU(of: pid)
         Thread.sleep(forTimeInterval: window)
         let cpu = Bench.cpuSeconds(of: pid) - cpuBefore
+        let threads = ThreadCPU(of: pid).since(threadsBefore)
         let cpuOrders = max(1, try orders() - cpuOrdersBefore)
 
         let before = read(countsFile)
@@ -70,7 +77,9 @@ enum Counts {
             orders: cpuOrders, seconds: window, allocations: Double(allocations) / Double(made),
             frees: Double(after[4] &- before[4]) / Double(made),
             syscalls: perfCount("raw_syscalls:sys_enter") / Double(made),
-            contextSwitches: perfCount("context-switches") / Double(made), cpuMicros: cpu / Double(cpuOrders) * 1e6)
+            contextSwitches: perfCount("context-switches") / Double(made), cpuMicros: cpu / Double(cpuOrders) * 1e6,
+            loopMicros: threads.loopSeconds / Double(cpuOrders) * 1e6,
+            loopPreemptions: Double(threads.loopPreemptions) / Double(cpuOrders))
     }
 
     /// The largest order id in `database` (sqlite3 reads it beside the writer).
@@ -96,6 +105,8 @@ enum Counts {
         var pizzadRounds: [PerOrder] = []
         // By round, each binary's CPU per order over the bound's, in the order of `binaries`.
         var ratios: [[Double]] = []
+        // By round, pizzad's CPU per order beyond the bound's: in the event loops, and in the rest.
+        var split: [(loops: Double, rest: Double)] = []
         let binaries = [("pizzad", pizzad)] + (before.map { [("before (\($0))", $0)] } ?? [])
         for round in 1...rounds {
             var measured = [PerOrder?](repeating: nil, count: binaries.count)
@@ -116,9 +127,14 @@ enum Counts {
             let counted = measured.compactMap { $0 }
             pizzadRounds.append(counted[0])
             ratios.append(counted.map { $0.cpuMicros / bound.cpuMicros })
+            let rest = (pizzad: counted[0].cpuMicros - counted[0].loopMicros, bound: bound.cpuMicros - bound.loopMicros)
+            split.append((counted[0].loopMicros - bound.loopMicros, rest.pizzad - rest.bound))
         }
         Bench.table(
-            ["round", "server", "orders/s", "allocations", "frees", "system calls", "context switches", "CPU µs"], rows)
+            [
+                "round", "server", "orders/s", "allocations", "frees", "system calls", "context switches", "CPU µs",
+                "loops µs", "rest µs", "loop preemptions",
+            ], rows)
         /// The rounds' values and their median (of an even count, the mean of the middle two).
         func spread(_ values: [Double]) -> String {
             let sorted = values.sorted()
@@ -128,6 +144,11 @@ enum Counts {
         }
         print("CPU per order × the bound's, by round: pizzad " + spread(ratios.map { $0[0] }) + "; target ≤ 1.3")
         if binaries.count > 1 { print("  before, the same rounds: " + spread(ratios.map { $0[1] })) }
+        print(
+            "pizzad's CPU µs per order beyond the bound's, by round: in the event loops "
+                + split.map { Bench.format($0.loops, 1) }.joined(separator: ", ")
+                + "; in the rest (the writer above all) "
+                + split.map { Bench.format($0.rest, 1) }.joined(separator: ", "))
         let median = pizzadRounds.sorted { $0.allocations < $1.allocations }[pizzadRounds.count / 2]
         print(
             "counts: pizzad \(Bench.format(median.allocations, 1)) heap allocations per order.create (median round; "
@@ -197,7 +218,8 @@ enum Counts {
             round, server, Bench.format(Double(counts.orders) / counts.seconds, 0), Bench.format(counts.allocations, 1),
             Bench.format(counts.frees, 1),
             Bench.format(counts.syscalls, 2), Bench.format(counts.contextSwitches, 2),
-            Bench.format(counts.cpuMicros, 1),
+            Bench.format(counts.cpuMicros, 1), Bench.format(counts.loopMicros, 1),
+            Bench.format(counts.cpuMicros - counts.loopMicros, 1), Bench.format(counts.loopPreemptions, 2),
         ]
     }
 }
