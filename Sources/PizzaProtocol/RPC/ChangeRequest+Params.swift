@@ -12,6 +12,7 @@ extension ChangeRequest {
             throw RPCError.validation("items", "at most 100 items per order", allowed: ["0..100 items"])
         }
         var pizzas: [Pizza] = []
+        pizzas.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
             pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
         }

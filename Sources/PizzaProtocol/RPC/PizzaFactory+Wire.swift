@@ -45,6 +45,7 @@ extension PizzaFactory {
         }
         if let extras = try field({ () throws(RPCError) in try params.array("extras") }) {
             var names: [String] = []
+            names.reserveCapacity(extras.count)
             for extra in extras {
                 guard let name = extra.stringValue else {
                     throw .invalidParams(path() + "extras", "extras must be strings", expected: "array of strings")

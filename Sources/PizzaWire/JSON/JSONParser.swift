@@ -11,23 +11,36 @@ public struct JSONParser {
     /// How deep arrays and objects may nest.
     public static let maximumDepth = 64
 
-    private let bytes: [UInt8]
+    /// The document's bytes, only while ``parse(buffer:)`` runs.
+    private let bytes: UnsafeBufferPointer<UInt8>
     private var index = 0
 
     /// Parses one JSON document; whitespace may surround it, nothing else.
     public static func parse<Bytes: Collection<UInt8>>(_ input: Bytes) throws(Error) -> JSONValue {
-        var parser = JSONParser(bytes: Array(input))
-        parser.skipWhitespace()
-        let value = try parser.parseValue(depth: 0)
-        parser.skipWhitespace()
-        guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the document") }
-        return value
+        // Over the input's own storage where it has one (a request line in a ByteBuffer, an array): a copy of
+        // every request line was made here before.
+        if let result = input.withContiguousStorageIfAvailable({ parse(buffer: $0) }) { return try result.get() }
+        return try Array(input).withUnsafeBufferPointer { parse(buffer: $0) }.get()
+    }
+
+    /// The document in `buffer`, which the parser reads only while this runs.
+    private static func parse(buffer: UnsafeBufferPointer<UInt8>) -> Result<JSONValue, Error> {
+        var parser = JSONParser(bytes: buffer)
+        do throws(Error) {
+            parser.skipWhitespace()
+            let value = try parser.parseValue(depth: 0)
+            parser.skipWhitespace()
+            guard parser.index == parser.bytes.count else { throw parser.error("unexpected text after the document") }
+            return .success(value)
+        } catch {
+            return .failure(error)
+        }
     }
 
     /// Parses a JSON document from text.
     public static func parse(_ text: String) throws(Error) -> JSONValue { try parse(Array(text.utf8)) }
 
-    private init(bytes: [UInt8]) { self.bytes = bytes }
+    private init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     private func error(_ reason: String) -> Error { Error(offset: index, reason: reason) }
 
@@ -222,7 +235,7 @@ public struct JSONParser {
     }
 
     /// The integer `digits` (an optional `-`, then digits) spell, or nil when it does not fit in 64 bits.
-    private func integer(_ digits: ArraySlice<UInt8>) -> Int64? {
+    private func integer(_ digits: Slice<UnsafeBufferPointer<UInt8>>) -> Int64? {
         let negative = digits.first == UInt8(ascii: "-")
         var value: Int64 = 0
         for digit in digits.dropFirst(negative ? 1 : 0) {
