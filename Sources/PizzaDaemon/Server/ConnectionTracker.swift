@@ -5,6 +5,12 @@ import PizzaCore
 final class ConnectionTracker: Sendable {
     private let channels = Locked<[ObjectIdentifier: any Channel]>([:])
     private let requests = Locked(Requests())
+    /// Told how many connections are open after each open and close, under the same lock, so the last figure it is
+    /// told is the true one (told after the lock, an open on one event loop and a close on the other could leave
+    /// the older figure last).
+    private let publish: @Sendable (Int) -> Void
+
+    init(publish: @escaping @Sendable (Int) -> Void = { _ in }) { self.publish = publish }
 
     private struct Requests {
         var inFlight = 0
@@ -17,15 +23,18 @@ final class ConnectionTracker: Sendable {
     func opened(_ channel: any Channel) -> Int {
         let count = channels.withLock { channels in
             channels[ObjectIdentifier(channel)] = channel
+            publish(channels.count)
             return channels.count
         }
         channel.closeFuture.whenComplete { [weak self] _ in
-            _ = self?.channels.withLock { $0.removeValue(forKey: ObjectIdentifier(channel)) }
+            guard let self else { return }
+            channels.withLock { channels in
+                channels.removeValue(forKey: ObjectIdentifier(channel))
+                publish(channels.count)
+            }
         }
         return count
     }
-
-    var openCount: Int { channels.withLock { $0.count } }
 
     func requestStarted() { requests.withLock { $0.inFlight += 1 } }
 

@@ -52,7 +52,7 @@ final class ControlSocketServer: Service {
         configuration: DaemonConfiguration, state: DaemonState, group: MultiThreadedEventLoopGroup,
         passed: SocketActivation.PassedSocket?, logger: Logger
     ) async throws -> ControlSocketServer {
-        let tracker = ConnectionTracker()
+        let tracker = ConnectionTracker { [state] open in state.connections.store(open, ordering: .relaxed) }
         let dispatcher = RPCDispatcher(state: state)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
@@ -60,8 +60,6 @@ final class ControlSocketServer: Service {
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 1024 * 1024))
             .childChannelInitializer { [tracker, dispatcher, state, configuration] channel in
                 let open = tracker.opened(channel)
-                state.connections.store(open, ordering: .relaxed)
-                channel.closeFuture.whenComplete { _ in state.connections.store(tracker.openCount, ordering: .relaxed) }
                 return channel.eventLoop.makeCompletedFuture {
                     if open > configuration.maxConnections {
                         try channel.pipeline.syncOperations.addHandler(
