@@ -1,19 +1,37 @@
 import Foundation
 
-/// CPU time of a process from `/proc/<pid>/stat`.
+/// CPU time of a process, or of one of its threads, from `/proc/<pid>/stat` (`/proc/<pid>/task/<tid>/stat`).
 public enum ProcessCPU {
     /// The fields of `/proc/<pid>/stat` after the command's closing parenthesis (the state is the first); empty when
     /// the process is gone.
-    static func fields(_ pid: pid_t) -> [Substring] {
-        guard let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+    static func fields(_ pid: pid_t) -> [Substring] { fields(ofStat: "/proc/\(pid)/stat") }
+
+    /// The fields of a `stat` file after the command's closing parenthesis; empty when it cannot be read.
+    static func fields(ofStat path: String) -> [Substring] {
+        guard let stat = try? String(contentsOfFile: path, encoding: .utf8),
             let close = stat.lastIndex(of: ")")
         else { return [] }
         return stat[stat.index(after: close)...].split(separator: " ")
     }
 
     /// User and system CPU seconds `pid` has used itself; 0 when it is gone.
-    public static func seconds(_ pid: Int32) -> Double {
-        let fields = fields(pid)
+    public static func seconds(_ pid: Int32) -> Double { seconds(ofStat: "/proc/\(pid)/stat") }
+
+    /// User and system CPU seconds thread `thread` of `pid` has used; 0 when it is gone.
+    public static func seconds(thread: Int, of pid: Int32) -> Double {
+        seconds(ofStat: "/proc/\(pid)/task/\(thread)/stat")
+    }
+
+    /// How often thread `thread` of `pid` was preempted (`nonvoluntary_ctxt_switches`); 0 when it is gone.
+    public static func preemptions(thread: Int, of pid: Int32) -> Int {
+        guard let status = try? String(contentsOfFile: "/proc/\(pid)/task/\(thread)/status", encoding: .utf8),
+            let line = status.split(separator: "\n").first(where: { $0.hasPrefix("nonvoluntary_ctxt_switches:") })
+        else { return 0 }
+        return Int(line.dropFirst("nonvoluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces)) ?? 0
+    }
+
+    private static func seconds(ofStat path: String) -> Double {
+        let fields = fields(ofStat: path)
         guard fields.count > 12 else { return 0 }
         return Double((Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
     }

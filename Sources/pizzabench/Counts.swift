@@ -55,7 +55,7 @@ enum Counts {
         let threadsBefore = ThreadCPU(of: pid)
         Thread.sleep(forTimeInterval: window)
         let cpu = Bench.cpuSeconds(of: pid) - cpuBefore
-        let threads = ThreadCPU(of: pid).since(threadsBefore)
+        let loops = ThreadCPU(of: pid).loops(since: threadsBefore)
         let cpuOrders = max(1, try orders() - cpuOrdersBefore)
 
         let before = read(countsFile)
@@ -78,8 +78,8 @@ enum Counts {
             frees: Double(after[4] &- before[4]) / Double(made),
             syscalls: perfCount("raw_syscalls:sys_enter") / Double(made),
             contextSwitches: perfCount("context-switches") / Double(made), cpuMicros: cpu / Double(cpuOrders) * 1e6,
-            loopMicros: threads.loopSeconds / Double(cpuOrders) * 1e6,
-            loopPreemptions: Double(threads.loopPreemptions) / Double(cpuOrders))
+            loopMicros: loops.seconds / Double(cpuOrders) * 1e6,
+            loopPreemptions: Double(loops.preemptions) / Double(cpuOrders))
     }
 
     /// The largest order id in `database` (sqlite3 reads it beside the writer).

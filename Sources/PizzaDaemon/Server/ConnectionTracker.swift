@@ -10,7 +10,7 @@ final class ConnectionTracker: Sendable {
     /// the older figure last).
     private let publish: @Sendable (Int) -> Void
 
-    init(publish: @escaping @Sendable (Int) -> Void = { _ in }) { self.publish = publish }
+    init(publish: @escaping @Sendable (Int) -> Void) { self.publish = publish }
 
     private struct Requests {
         var inFlight = 0
