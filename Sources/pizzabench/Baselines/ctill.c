@@ -30,9 +30,11 @@ static void *client(void *arg){
   }
   counts[c]=n; return 0;
 }
-int main(int argc,char**argv){ path=argv[1]; int clients=atoi(argv[2]); double secs=atof(argv[3]); run=(long)time(0);
+int main(int argc,char**argv){
+  if(argc!=4||atoi(argv[2])<1||atoi(argv[2])>256||atof(argv[3])<=0){fprintf(stderr,"usage: [PROGRESS=FILE] ctill SOCKET CLIENTS(1-256) SECONDS(>0)\n");return 64;}
+  path=argv[1]; int clients=atoi(argv[2]); double secs=atof(argv[3]); run=(long)time(0);
   deadline=now()+secs; pthread_t t[256]; double t0=now();
   for(int c=0;c<clients;c++) pthread_create(&t[c],0,client,(void*)(long)c);
-  const char *prog=getenv("PROGRESS"); if(prog){ while(now()<deadline){ usleep(100000); long s=0; for(int c=0;c<clients;c++) s+=__atomic_load_n(&counts[c],__ATOMIC_RELAXED); FILE*f=fopen(prog,"w"); fprintf(f,"%ld\n",s); fclose(f);} }
+  const char *prog=getenv("PROGRESS"); if(prog){ while(now()<deadline){ usleep(100000); long s=0; for(int c=0;c<clients;c++) s+=__atomic_load_n(&counts[c],__ATOMIC_RELAXED); FILE*f=fopen(prog,"w"); if(!f){perror(prog);exit(1);} fprintf(f,"%ld\n",s); fclose(f);} }
   long total=0; for(int c=0;c<clients;c++){pthread_join(t[c],0); total+=counts[c];}
   printf("%.0f orders/s\n", total/(now()-t0)); return 0; }
