@@ -18,4 +18,13 @@ struct PizzabenchOptionsTests {
             #expect(zero.output.contains("--window and --rounds are above 0"), "\(option) 0")
         }
     }
+
+    @Test("counts and create: a --pizzad that is not a program")
+    func pizzad() throws {
+        for command in ["counts", "create"] {
+            let missing = try ChildProcess.run(pizzabench, [command, "--pizzad", "/nowhere/pizzad"], timeout: 30)
+            #expect(missing.status == 64, "\(command)")
+            #expect(missing.output.contains("--pizzad /nowhere/pizzad: no executable there"), "\(command)")
+        }
+    }
 }

@@ -33,9 +33,10 @@ struct Create: AsyncParsableCommand {
 
     @OptionGroup var step: StepOptions
     @OptionGroup var create: CreateOptions
+    @OptionGroup var binary: PizzadOption
 
     func run() async throws {
-        let run = try BenchRun(seconds: step.seconds)
+        let run = try BenchRun(seconds: step.seconds, pizzad: binary.pizzad)
         var createStep = CreateStep(run: run, seconds: step.seconds, options: create)
         try createStep.measure()
         createStep.printHeadline()

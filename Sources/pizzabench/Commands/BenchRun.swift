@@ -9,10 +9,12 @@ final class BenchRun: Sendable {
     let work: String
     private let folder: TemporaryFolder
 
-    /// Checks that the release pizzad is there, makes the work folder and prints the machine's line.
-    init(seconds: Double? = nil) throws {
-        pizzad = BuiltPrograms.pizzad
+    /// Checks that the pizzad measured is there (`binary`, else the release build beside this one), makes the work
+    /// folder and prints the machine's line.
+    init(seconds: Double? = nil, pizzad binary: String? = nil) throws {
+        pizzad = binary ?? BuiltPrograms.pizzad
         guard FileManager.default.isExecutableFile(atPath: pizzad) else {
+            if let binary { throw ValidationError("--pizzad \(binary): no executable there") }
             throw ValidationError("no pizzad beside this binary (\(pizzad)); build it: swift build -c release")
         }
         folder = try TemporaryFolder("pizzabench")
@@ -25,6 +27,7 @@ final class BenchRun: Sendable {
         print(
             "pizzabench: \(ProcessInfo.processInfo.processorCount) cores, "
                 + "\(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(cpu ?? "unknown CPU")")
+        if binary != nil { print("pizzad measured: \(pizzad)") }
         if let seconds { print("client and daemon share the machine; \(Bench.format(seconds, 0)) s per load step\n") }
     }
 

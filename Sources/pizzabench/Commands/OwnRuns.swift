@@ -149,6 +149,7 @@ struct CountsCommand: AsyncParsableCommand {
     var record: String?
     @Option(help: "A second pizzad binary (the tree before a change), counted in each round too, back to back.")
     var before: String?
+    @OptionGroup var binary: PizzadOption
 
     func validate() throws {
         guard window > 0, rounds > 0 else { throw ValidationError("--window and --rounds are above 0") }
@@ -158,7 +159,7 @@ struct CountsCommand: AsyncParsableCommand {
     }
 
     func run() async throws {
-        let run = try BenchRun(seconds: window)
+        let run = try BenchRun(seconds: window, pizzad: binary.pizzad)
         let median = try Counts.report(
             pizzad: run.pizzad, before: before, work: run.work + "/counts", window: window, rounds: rounds,
             record: record)

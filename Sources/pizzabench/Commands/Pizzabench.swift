@@ -59,6 +59,25 @@ struct CreateOptions: ParsableArguments {
     }
 }
 
+/// Which pizzad binary `create` and `counts` measure: by default the release build beside pizzabench (dynamically
+/// linked to the Swift runtime), or the one the Debian package ships (`--static-swift-stdlib`, debian/rules).
+struct PizzadOption: ParsableArguments {
+    @Option(
+        help: ArgumentHelp(
+            "The pizzad measured (default: the one beside pizzabench).",
+            discussion: """
+                The package's build, with the Swift runtime linked in: swift build --scratch-path .build-package \
+                -c release --static-swift-stdlib --product pizzad, then --pizzad .build-package/release/pizzad.
+                """))
+    var pizzad: String?
+
+    func validate() throws {
+        if let pizzad, !FileManager.default.isExecutableFile(atPath: pizzad) {
+            throw ValidationError("--pizzad \(pizzad): no executable there")
+        }
+    }
+}
+
 /// The big database's size, for `big`, `restore` and `all`.
 struct BigOptions: ParsableArguments {
     @Option(help: "Orders in the big database.") var orders = 1_000_000
