@@ -66,8 +66,9 @@ struct PizzadOption: ParsableArguments {
         help: ArgumentHelp(
             "The pizzad measured (default: the one beside pizzabench).",
             discussion: """
-                The package's build, with the Swift runtime linked in: swift build --scratch-path .build-package \
-                -c release --static-swift-stdlib --product pizzad, then --pizzad .build-package/release/pizzad.
+                The package's build, with the Swift runtime linked in as debian/rules links it: swift build \
+                --scratch-path .build-package -c release --static-swift-stdlib --product pizzad (the linker's \
+                flags are in docs/PERFORMANCE.md), then --pizzad .build-package/release/pizzad.
                 """))
     var pizzad: String?
 
