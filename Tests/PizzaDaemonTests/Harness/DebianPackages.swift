@@ -6,7 +6,7 @@ import PizzaTesting
 ///
 /// This tree's is built again whenever the tree changed (incrementally, its Swift build in `.build-system/`); the
 /// previous one is built once from `git archive` of that commit with this tree's `debian/` (its changelog's first
-/// entry dropped, so it says 0.2.0), as a debug build. Both are kept in `.cache/deb/` (git-ignored).
+/// entry dropped, so it says 0.2.0). Both are kept in `.cache/deb/` (git-ignored).
 enum DebianPackages {
     /// The last commit before the package: 0.2.0, installed then by `systemd/install.sh`.
     static let previousCommit = "25c53da"
@@ -97,13 +97,12 @@ enum DebianPackages {
         try String(changelog[changelog.index(after: start.lowerBound)...]).write(
             toFile: source + "/debian/changelog", atomically: true, encoding: .utf8)
         try dropWhatTheOldTreeLacks(in: source)
-        // No man pages (that tree has no generator for them) and no build-time checks: only what upgrades. A debug
-        // build: it installs and runs as well, and compiles in about half a release build's minutes.
+        // No man pages (that tree has no generator for them) and no build-time checks: only what upgrades.
         let built = try run(
             "nice", ["-n", "19", "dpkg-buildpackage", "-us", "-uc", "-b"],
             environment: [
                 "DEB_BUILD_PROFILES": "nodoc", "DEB_BUILD_OPTIONS": "nodoc nocheck",
-                "SWIFT_SCRATCH": Binaries.repository + "/.build-previous", "SWIFT_CONFIGURATION": "debug",
+                "SWIFT_SCRATCH": Binaries.repository + "/.build-previous",
             ],
             directory: source, timeout: 3600)
         guard built.status == 0, FileManager.default.fileExists(atPath: deb) else {
