@@ -191,18 +191,27 @@ struct OrderAPILiveTests {
         "1,000 idle connections to the TLS port: a till still orders, the control socket answers, and pizzad closes them",
         .enabled(if: Binaries.available("ss"), "ss (iproute2) is not installed"))
     func idleTLSConnections() throws {
-        let shop = try Self.start("  idleTimeoutSeconds: 20\n")
+        // A header deadline of 5 s: a connection with no handshake and no request is cut after twice that, 10 s.
+        // It was 2 s (cut at 4 s), and on a loaded 2-core CI machine the first connections were cut before the
+        // helper had opened the thousandth and `ss` had counted them.
+        let shop = try Self.start("  idleTimeoutSeconds: 50\n")
         defer { shop.folder.remove() }
+        let opening = Stopwatch()
         let held = try HeldConnections(port: shop.port, count: 1000)
         defer { held.release() }
-        #expect(try Self.established(shop.port) >= 1000)
+        let open = try Self.established(shop.port)
+        if opening.seconds < 10 {
+            #expect(open >= 1000, "\(open) open after \(opening.seconds) s")
+        } else {
+            print("idle TLS connections: opening and counting took \(opening.seconds) s, past the cut; not counted")
+        }
         let order = try Self.curl(
             shop.port, "/v1/orders", token: shop.tokens["till"], cert: shop.cert, method: "POST",
             body: #"{"items":[{"kind":"cheese"}]}"#, key: "busy")
         #expect(order.status == 201, "\(order)")
         #expect(try shop.daemon.pizzactl(["status"]).status == 0)
-        // No handshake and no request within twice the header deadline (2 s here): each is closed.
-        let limit = TimeLimit(seconds: 15)
+        // No handshake and no request within twice the header deadline: each is closed.
+        let limit = TimeLimit(seconds: 25)
         while try Self.established(shop.port) > 10, limit.remains { usleep(200_000) }
         #expect(try Self.established(shop.port) <= 10, "pizzad still holds the idle connections")
     }
