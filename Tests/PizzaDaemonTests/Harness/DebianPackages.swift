@@ -7,12 +7,19 @@ import PizzaTesting
 /// This tree's is built again whenever the tree changed (incrementally, its Swift build in `.build-system/`); the
 /// previous one is built once from `git archive` of that commit with this tree's `debian/` (its changelog's first
 /// entry dropped, so it says 0.2.0). Both are kept in `.cache/deb/` (git-ignored).
+///
+/// Both Swift builds share `.build-system/`: the same dependencies at the same versions with the same flags
+/// (BoringSSL twice, NIO, swift-crypto, postgres-nio, ...), compiled once. On a fresh clone the previous package is
+/// built first and this tree's then compiles its own modules and the dependencies 0.2.0 did not have.
 enum DebianPackages {
     /// The last commit before the package: 0.2.0, installed then by `systemd/install.sh`.
     static let previousCommit = "25c53da"
     static let previousVersion = "0.2.0"
 
     static var cache: String { Binaries.repository + "/.cache/deb" }
+
+    /// The Swift build folder of both packages (`swift build --scratch-path`, through debian/rules' SWIFT_SCRATCH).
+    static var scratch: String { Binaries.repository + "/.build-system" }
 
     /// Why the packages cannot be built here, or nil.
     static var unavailableReason: String? {
@@ -54,7 +61,7 @@ enum DebianPackages {
         try? FileManager.default.removeItem(atPath: stamp)
         let built = try run(
             "nice", ["-n", "19", Binaries.repository + "/scripts/build-deb"],
-            environment: ["OUT": out, "SWIFT_SCRATCH": Binaries.repository + "/.build-system"],
+            environment: ["OUT": out, "SWIFT_SCRATCH": scratch],
             directory: Binaries.repository, timeout: 3600)
         guard built.status == 0, FileManager.default.fileExists(atPath: deb) else {
             throw HarnessError("scripts/build-deb failed:\n\(built.stdout.suffix(4000))\n\(built.stderr.suffix(3000))")
@@ -102,7 +109,7 @@ enum DebianPackages {
             "nice", ["-n", "19", "dpkg-buildpackage", "-us", "-uc", "-b"],
             environment: [
                 "DEB_BUILD_PROFILES": "nodoc", "DEB_BUILD_OPTIONS": "nodoc nocheck",
-                "SWIFT_SCRATCH": Binaries.repository + "/.build-previous",
+                "SWIFT_SCRATCH": scratch,
             ],
             directory: source, timeout: 3600)
         guard built.status == 0, FileManager.default.fileExists(atPath: deb) else {
