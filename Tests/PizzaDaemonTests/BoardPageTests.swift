@@ -24,8 +24,8 @@ private func boardDaemon(port: Int, directory: String? = nil, extra: String = ""
             board:
               listen: 127.0.0.1:\(port)
               preparing:
-                warnSeconds: 1
-                lateSeconds: 2
+                warnSeconds: 2
+                lateSeconds: 4
             \(extra)
             """, directory: directory)
 }
