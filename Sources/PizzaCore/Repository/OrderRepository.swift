@@ -135,102 +135,31 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         }
         createChange(
             customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
-            key: key, lookUp: false, completion)
+            key: key, completion)
     }
 
-    /// The create's change. Without `lookUp` a `ref` is not looked up first: the store's unique index refuses a
-    /// taken one (``RefInUse``, nothing written), and the create runs again, looking it up, to answer with the order
-    /// that has it.
+    /// The create's change. Its `ref` is not looked up first: the store's unique index refuses a taken one
+    /// (``RefInUse``, nothing written), and the create runs again, looking it up, to answer with the order that has
+    /// it (``PendingChange/failed(_:)``).
     @inlinable
     func createChange(
         customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String,
-        by actor: ChangeActor, key: RequestKey?, lookUp: Bool, _ completion: @escaping Completion
+        by actor: ChangeActor, key: RequestKey?, _ completion: @escaping Completion
     ) {
-        let clock = self.clock
-        let answer: Completion
-        if ref == nil {
-            answer = completion
-        } else {
-            answer = { [self] result in
-                if !lookUp, case .failure(let error) = result, error is RefInUse {
-                    return createChange(
-                        customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency,
-                        by: actor, key: key, lookUp: true, completion)
-                }
-                completion(result)
-            }
-        }
-        change(.create, answer) { tx in
-            if lookUp, let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
-            let now = clock()
-            let id = try tx.nextCartID()
-            let firstItemID = try tx.nextItemIDs(count: pizzas.count)
-            let items = pizzas.indices.map { CartItem(id: firstItemID + Int64($0), pizza: pizzas[$0]) }
-            // Room for the entry placing it too, so that placing does not copy the history.
-            var history: [StatusChange] = []
-            history.reserveCapacity(place ? 2 : 1)
-            history.append(StatusChange(from: nil, to: .open, at: now, actor: actor))
-            var cart = Cart(
-                id: id, ref: ref, customer: customer, note: note, status: .open, items: items, currency: currency,
-                createdAt: now, updatedAt: now, history: consume history)
-            if place { try cart.apply(.place, by: actor, at: now) }
-            let change = OrderChange(
-                sequence: try tx.nextSequence(), kind: .created, at: now, actor: actor, before: nil, after: cart,
-                requestKey: key)
-            return (cart, change)
-        }
+        let work = PendingChange<Store>.Work.create(
+            customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency)
+        store.submit(PendingChange(self, .create, work, by: actor, key: key, completion: completion))
     }
 
+    /// A change to an existing order: `mutate` changes it as the transaction sees it (see ``PendingChange``).
     @inlinable
     func modify(
         _ operation: OrderOperation, id: Int64, kind: OrderChange.Kind, reason: String? = nil, by actor: ChangeActor,
         key: RequestKey? = nil, _ completion: @escaping Completion,
         _ mutate: @escaping @Sendable (inout Cart, Store.Transaction, Timestamp) throws -> Void
     ) {
-        let clock = self.clock
-        change(operation, completion) { tx in
-            guard let before = try tx.cart(id: id) else { throw OrderError.notFound("with id \(id)") }
-            let now = clock()
-            var after = before
-            try mutate(&after, tx, now)
-            let change = OrderChange(
-                sequence: try tx.nextSequence(), kind: kind, at: now, actor: actor, before: before, after: after,
-                reason: reason, requestKey: key)
-            return (after, change)
-        }
-    }
-
-    /// Runs one change: compute it in the transaction, announce it inside, commit, announce it after, then call
-    /// back. `body` returns the order and the change to announce, or nil when nothing changed.
-    @inlinable
-    func change(
-        _ operation: OrderOperation, _ completion: @escaping Completion,
-        _ body: @escaping @Sendable (Store.Transaction) throws -> (Cart, OrderChange?)
-    ) {
-        let writers = self.writers
-        let delegates = self.delegates
-        let recentRefs = self.recentRefs
-        let started = ContinuousClock.now
-        store.write { tx in
-            let (result, change) = try body(tx)
-            if let change {
-                try writers.invoke { try $0.repository(willCommit: change, in: tx) }
-            }
-            return OrderOutcome(cart: result, change: change)
-        } afterCommit: { outcome in
-            // Durable now; announced in commit order, before the caller hears back.
-            guard let change = outcome.change else { return }
-            // A retry of a recent ref is answered with the order as this commit left it.
-            recentRefs.committed(outcome.cart, created: outcome.created)
-            let latency = ContinuousClock.now - started
-            delegates.invoke { $0.repository(didCommit: change, latency: latency) }
-        } completion: { result in
-            // A taken ref is not a failure: the create runs again, looking it up (``RefInUse``).
-            if case .failure(let error) = result, !(error is RefInUse) {
-                delegates.invoke { $0.repository(didFail: operation, error: error) }
-            }
-            completion(result)
-        }
+        let work = PendingChange<Store>.Work.modify(id: id, kind: kind, reason: reason, mutate: mutate)
+        store.submit(PendingChange(self, operation, work, by: actor, key: key, completion: completion))
     }
 
     // MARK: Reads

@@ -201,26 +201,20 @@ public final class SQLiteOrderStore: OrderStore {
 
     // MARK: Writing
 
-    public func write<T: Sendable>(
-        _ body: @escaping @Sendable (WriteTransaction) throws -> T,
-        afterCommit: @escaping @Sendable (T) -> Void,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) {
-        writer.submit { transaction in
-            let value = try body(transaction)
-            return {
-                afterCommit(value)
-                completion(.success(value))
-            }
-        } fail: { error in
-            completion(.failure(error))
-        }
-    }
+    /// Runs `change` in the next group commit (``OrderStore/submit(_:)``).
+    public func submit(_ change: PendingChange<SQLiteOrderStore>) { writer.submit(change) }
 
     /// Runs `body` on the writer connection inside the next group commit, like a change (it may run again);
     /// returns once that commit is durable. For bookkeeping rows that are not order changes.
     func enqueue(_ body: @escaping @Sendable (Database) throws -> Void) async throws {
-        try await write({ transaction in try body(transaction.db) }, afterCommit: { _ in })
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, any Error>) in
+            writer.submit { transaction in
+                try body(transaction.db)
+                return { continuation.resume() }
+            } fail: { error in
+                continuation.resume(throwing: error)
+            }
+        }
     }
 
     /// The last storage failure, until a commit succeeds again.

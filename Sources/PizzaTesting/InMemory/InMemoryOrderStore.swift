@@ -5,7 +5,7 @@ public import PizzaCore
 /// they check is the repository's behaviour and not one store's. Not for the daemon: nothing survives the process.
 ///
 /// One serial writer, like SQLite's: each write runs on a copy of the tables and replaces them only when it
-/// returns (a write that throws leaves nothing), then `afterCommit` and `completion` run in commit order.
+/// returns (a write that throws leaves nothing), then the change hears that it committed, in commit order.
 /// Rows are written by the subscribers, as in SQLite: ``InMemoryPersistence`` saves each change's order.
 public final class InMemoryOrderStore: OrderStore {
     public typealias Transaction = InMemoryTransaction
@@ -15,22 +15,16 @@ public final class InMemoryOrderStore: OrderStore {
 
     public init() {}
 
-    public func write<T: Sendable>(
-        _ body: @escaping @Sendable (InMemoryTransaction) throws -> T,
-        afterCommit: @escaping @Sendable (T) -> Void,
-        completion: @escaping @Sendable (Result<T, any Error>) -> Void
-    ) {
+    public func submit(_ change: PendingChange<InMemoryOrderStore>) {
         queue.async { [tables] in
             let transaction = InMemoryTransaction(tables.value)
-            let value: T
             do {
-                value = try body(transaction)
+                try change.run(in: transaction)
             } catch {
-                return completion(.failure(error))
+                return change.failed(error)
             }
             tables.withLock { $0 = transaction.tables }
-            afterCommit(value)
-            completion(.success(value))
+            change.committed()
         }
     }
 

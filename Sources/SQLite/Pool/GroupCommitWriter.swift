@@ -9,16 +9,8 @@ import Locking
 /// it is durable. One failing write fails alone (see `commit(_:)`). The owner's ``GroupCommitRules`` give the
 /// write handle, the bookkeeping to rewind and the names of storage failures.
 public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
-    /// A write waiting for the next group commit.
-    private struct PendingWrite: Sendable {
-        /// Runs the body in the open transaction; returns how to resume the caller once it committed. It may run
-        /// more than once (see `commit(_:)`); only the last run's resume is called.
-        let run: @Sendable (Rules.Transaction) throws -> @Sendable () -> Void
-        let fail: @Sendable (any Error) -> Void
-    }
-
     private struct Pending {
-        var writes: [PendingWrite] = []
+        var writes: [any GroupCommitWrite<Rules.Transaction>] = []
         var draining = false
     }
 
@@ -35,13 +27,9 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
         self.queue = DispatchQueue(label: label, qos: .userInitiated)
     }
 
-    /// Queues a write for the next group commit. `run` gets the transaction's handle and returns how to resume
-    /// its caller after the commit; `fail` resumes it with the error instead. Both run on the writer's queue.
-    public func submit(
-        _ run: @escaping @Sendable (Rules.Transaction) throws -> @Sendable () -> Void,
-        fail: @escaping @Sendable (any Error) -> Void
-    ) {
-        let write = PendingWrite(run: run, fail: fail)
+    /// Queues `write` for the next group commit: it runs in the transaction, then hears that it committed or
+    /// failed, all on the writer's queue.
+    public func submit(_ write: any GroupCommitWrite<Rules.Transaction>) {
         let startDrain = pending.withLock { pending in
             pending.writes.append(write)
             if pending.draining { return false }
@@ -49,6 +37,15 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
             return true
         }
         if startDrain { queue.async { self.drain() } }
+    }
+
+    /// Queues a write given as closures: `run` gets the transaction's handle and returns how to resume its caller
+    /// after the commit; `fail` resumes it with the error instead. Both run on the writer's queue.
+    public func submit(
+        _ run: @escaping @Sendable (Rules.Transaction) throws -> @Sendable () -> Void,
+        fail: @escaping @Sendable (any Error) -> Void
+    ) {
+        submit(ClosureWrite(run: run, fail: fail))
     }
 
     /// Runs `body` on the connection between group commits; it may replace the connection (`inout`).
@@ -71,7 +68,7 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
             }
             if batch.isEmpty { return }
             if let refusal = rules.prepareBatch(connection) {
-                batch.forEach { $0.fail(refusal) }
+                batch.forEach { $0.failed(refusal) }
                 continue
             }
             commit(batch)
@@ -91,7 +88,7 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
     /// same writes run again, each in its own savepoint, so that one fails alone as before. Write bodies change
     /// the database only through `INSERT`, `UPDATE` and `DELETE`, and keep nothing outside it, so running one
     /// again is the same as running it once. Only on `queue`.
-    private func commit(_ batch: [PendingWrite]) {
+    private func commit(_ batch: [any GroupCommitWrite<Rules.Transaction>]) {
         let db = connection
         var remaining = batch[...]
         // After a write failed having changed rows: each write of this batch in its own savepoint.
@@ -100,7 +97,7 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
             let started = ContinuousClock.now
             let attempt = remaining
             var transaction: Rules.Transaction?
-            var done: [(write: PendingWrite, resume: @Sendable () -> Void)] = []
+            var done: [any GroupCommitWrite<Rules.Transaction>] = []
             done.reserveCapacity(remaining.count)
             var failedAlone = false
             do {
@@ -115,8 +112,8 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
                         let mark = rules.mark(handle)
                         let changesBefore = db.totalChanges
                         do {
-                            let resume = careful ? try db.savepoint { try write.run(handle) } : try write.run(handle)
-                            done.append((write, resume))
+                            if careful { try db.savepoint { try write.run(in: handle) } } else { try write.run(in: handle) }
+                            done.append(write)
                         } catch {
                             if !careful, db.isInTransaction, db.totalChanges != changesBefore {
                                 throw RunAgainWithSavepoints()
@@ -124,7 +121,7 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
                             rules.rewind(handle, to: mark)
                             failedAlone = true
                             let failure = rules.failure(error)
-                            write.fail(failure)
+                            write.failed(failure)
                             // No transaction left: the writes before this one are gone with it.
                             if !db.isInTransaction { throw failure }
                         }
@@ -137,10 +134,10 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
             } catch {
                 let failure = rules.failure(error)
                 guard transaction != nil else {
-                    remaining.forEach { $0.fail(failure) }
+                    remaining.forEach { $0.failed(failure) }
                     return
                 }
-                done.forEach { $0.write.fail(failure) }
+                done.forEach { $0.failed(failure) }
                 continue
             }
             if let transaction {
@@ -150,7 +147,7 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
             // By index, as above: `forEach` here goes through `Collection`'s read accessor, an allocation a write.
             var index = 0
             while index < done.count {
-                done[index].resume()
+                done[index].committed()
                 index += 1
             }
         }

@@ -1,0 +1,121 @@
+/// One change on its way through the store's writer, as one object: what it asks for, who asked, what its run in
+/// the transaction made of it, and whom to tell. The store runs it in a write transaction (``run(in:)``), then
+/// says it committed (``committed()``) or failed (``failed(_:)``), on its writer.
+///
+/// One object where a change used to be a chain of closures (the body, the after-commit step, the completion and
+/// the store's wrappers around them), each its own heap allocation for every order.
+///
+/// Only the store's writer touches ``outcome`` and the retry flag after ``OrderRepository`` submitted it, one
+/// call at a time; that is what makes the `nonisolated(unsafe)` state safe.
+public final class PendingChange<Store: OrderStore>: Sendable {
+    /// What the change does to the order, given the transaction.
+    @usableFromInline enum Work: Sendable {
+        /// A new order (`order.create`).
+        case create(
+            customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String)
+        /// An existing order, changed by `mutate`.
+        case modify(
+            id: Int64, kind: OrderChange.Kind, reason: String?,
+            mutate: @Sendable (inout Cart, Store.Transaction, Timestamp) throws -> Void)
+    }
+
+    @usableFromInline let repository: OrderRepository<Store>
+    @usableFromInline let operation: OrderOperation
+    @usableFromInline let work: Work
+    @usableFromInline let actor: ChangeActor
+    @usableFromInline let key: RequestKey?
+    @usableFromInline let completion: @Sendable (Result<OrderOutcome, any Error>) -> Void
+    @usableFromInline let started = ContinuousClock.now
+    /// What the last run made (a change may run more than once: only the last run counts).
+    @usableFromInline nonisolated(unsafe) var outcome: OrderOutcome?
+    /// A create whose ref was taken runs again, once, looking the ref up (``RefInUse``).
+    @usableFromInline nonisolated(unsafe) var lookUp = false
+
+    @inlinable
+    init(
+        _ repository: OrderRepository<Store>, _ operation: OrderOperation, _ work: Work, by actor: ChangeActor,
+        key: RequestKey?, completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
+    ) {
+        self.repository = repository
+        self.operation = operation
+        self.work = work
+        self.actor = actor
+        self.key = key
+        self.completion = completion
+    }
+
+    /// Computes the change from the order as `transaction` sees it and has the writers (persistence, audit)
+    /// write it there. Throws to refuse it; nothing it wrote stays then.
+    @inlinable
+    public func run(in transaction: Store.Transaction) throws {
+        outcome = nil
+        let (cart, change) = try made(in: transaction)
+        if let change {
+            try repository.writers.invoke { try $0.repository(willCommit: change, in: transaction) }
+        }
+        outcome = OrderOutcome(cart: cart, change: change)
+    }
+
+    /// The transaction the last run was in is durable: tells the subscribers, in commit order, then the caller.
+    @inlinable
+    public func committed() {
+        guard let outcome else { preconditionFailure("a change was committed without a run") }
+        if let change = outcome.change {
+            // A retry of a recent ref is answered with the order as this commit left it.
+            repository.recentRefs.committed(outcome.cart, created: outcome.created)
+            let latency = ContinuousClock.now - started
+            repository.delegates.invoke { $0.repository(didCommit: change, latency: latency) }
+        }
+        completion(.success(outcome))
+    }
+
+    /// The change was refused or the storage failed: nothing of it was kept.
+    @inlinable
+    public func failed(_ error: any Error) {
+        outcome = nil
+        if error is RefInUse {
+            // A taken ref is not a failure: the create runs again, looking it up.
+            if case .create = work, !lookUp {
+                lookUp = true
+                return repository.store.submit(self)
+            }
+        } else {
+            repository.delegates.invoke { $0.repository(didFail: operation, error: error) }
+        }
+        completion(.failure(error))
+    }
+
+    @inlinable
+    func made(in tx: Store.Transaction) throws -> (Cart, OrderChange?) {
+        let now: Timestamp
+        switch work {
+        case .create(let customer, let ref, let note, let pizzas, let place, let currency):
+            if lookUp, let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
+            now = repository.clock()
+            let id = try tx.nextCartID()
+            let firstItemID = try tx.nextItemIDs(count: pizzas.count)
+            let items = pizzas.indices.map { CartItem(id: firstItemID + Int64($0), pizza: pizzas[$0]) }
+            // Room for the entry placing it too, so that placing does not copy the history.
+            var history: [StatusChange] = []
+            history.reserveCapacity(place ? 2 : 1)
+            history.append(StatusChange(from: nil, to: .open, at: now, actor: actor))
+            var cart = Cart(
+                id: id, ref: ref, customer: customer, note: note, status: .open, items: items, currency: currency,
+                createdAt: now, updatedAt: now, history: consume history)
+            if place { try cart.apply(.place, by: actor, at: now) }
+            let change = OrderChange(
+                sequence: try tx.nextSequence(), kind: .created, at: now, actor: actor, before: nil, after: cart,
+                requestKey: key)
+            return (cart, change)
+        case .modify(let id, let kind, let reason, let mutate):
+            guard let before = try tx.cart(id: id) else { throw OrderError.notFound("with id \(id)") }
+            now = repository.clock()
+            var after = before
+            try mutate(&after, tx, now)
+            let change = OrderChange(
+                sequence: try tx.nextSequence(), kind: kind, at: now, actor: actor, before: before, after: after,
+                reason: reason, requestKey: key)
+            return (after, change)
+        }
+    }
+}
