@@ -85,7 +85,8 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
     /// it writes a row). A write that fails having changed no row (``Database/totalChanges`` did not move: SQLite
     /// undoes a failed statement itself) left nothing behind, so it fails alone and the transaction goes on. Only
     /// a write that fails after it changed rows needs undoing: then the whole transaction is rolled back and the
-    /// same writes run again, each in its own savepoint, so that one fails alone as before. Write bodies change
+    /// same writes run again, each in its own savepoint, so that one fails alone as before; a write that failed
+    /// alone before it is not run again (its caller was told, and hears once). Write bodies change
     /// the database only through `INSERT`, `UPDATE` and `DELETE`, and keep nothing outside it, so running one
     /// again is the same as running it once. Only on `queue`.
     private func commit(_ batch: [any GroupCommitWrite<Rules.Transaction>]) {
@@ -95,7 +96,6 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
         var careful = false
         while !remaining.isEmpty {
             let started = ContinuousClock.now
-            let attempt = remaining
             var transaction: Rules.Transaction?
             var done: [any GroupCommitWrite<Rules.Transaction>] = []
             done.reserveCapacity(remaining.count)
@@ -116,7 +116,7 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
                             done.append(write)
                         } catch {
                             if !careful, db.isInTransaction, db.totalChanges != changesBefore {
-                                throw RunAgainWithSavepoints()
+                                throw RunAgainWithSavepoints(from: write)
                             }
                             rules.rewind(handle, to: mark)
                             failedAlone = true
@@ -127,8 +127,9 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
                         }
                     }
                 }
-            } catch is RunAgainWithSavepoints {
-                remaining = attempt
+            } catch let again as RunAgainWithSavepoints {
+                // The same writes again, but those that failed alone: they were told, and run once.
+                remaining = ArraySlice(done + [again.write] + remaining)
                 careful = true
                 continue
             } catch {
@@ -153,6 +154,9 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
         }
     }
 
-    /// Thrown out of a group commit's transaction (which rolls it back) when a write failed after it changed rows.
-    private struct RunAgainWithSavepoints: Error {}
+    /// Thrown out of a group commit's transaction (which rolls it back) when `write` failed after it changed rows.
+    private struct RunAgainWithSavepoints: Error {
+        let write: any GroupCommitWrite<Rules.Transaction>
+        init(from write: any GroupCommitWrite<Rules.Transaction>) { self.write = write }
+    }
 }
