@@ -98,8 +98,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 // must see that change; the watcher's own writes queue on this loop, after the answer.
                 if watcher == nil { startWatching(subscription, context: context) }
                 answer(request, .success(["watching": true]), context: context)
-            case .submit(let submit):
-                submit(begin(request, context: context))
+            case .submit(let submission):
+                submit(submission, request, context: context)
             case .later(let run):
                 let answer = begin(request, context: context)
                 // A long scan: in a task on the global executor, not on this loop.
@@ -108,11 +108,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
         }
     }
 
-    /// Marks the connection busy with `request` (the next one waits) and returns what takes its answer, from any
-    /// thread: the writer's after a change's commit, a task's after a scan.
-    ///
-    /// The answer is always handed to the loop with `execute`, even when it comes at once on the loop (a change
-    /// refused before it was queued): `finish` then runs after this `processNext`, not inside it.
+    /// Marks the connection busy with `request` (the next one waits) and returns what takes its answer, from the
+    /// task that runs a long scan; `execute` hands it to the loop.
     private func begin(_ request: RPCRequest, context: ChannelHandlerContext) -> RPCDispatcher.Answer {
         connection.began()
         tracker.requestStarted()
@@ -121,6 +118,25 @@ final class ConnectionHandler: ChannelDuplexHandler {
             loopBound.eventLoop.execute {
                 let (handler, context) = loopBound.value
                 handler.finish(request, result, context: context)
+            }
+        }
+    }
+
+    /// Marks the connection busy with the change `request` asked for (the next one waits) and submits it; its
+    /// answer is made on this loop when the writer hands the outcome back (one closure and one task a change).
+    ///
+    /// The outcome is always handed to the loop with `execute`, even when it comes at once on the loop (a change
+    /// refused before it was queued): `finish` then runs after this `processNext`, not inside it.
+    private func submit(
+        _ submission: RPCDispatcher.Submission, _ request: RPCRequest, context: ChannelHandlerContext
+    ) {
+        connection.began()
+        tracker.requestStarted()
+        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        dispatcher.submit(submission) { outcome in
+            loopBound.eventLoop.execute {
+                let (handler, context) = loopBound.value
+                handler.finish(request, handler.dispatcher.answer(outcome, method: request.method), context: context)
             }
         }
     }

@@ -42,13 +42,18 @@ final class RPCDispatcher: Sendable {
     enum Dispatch {
         /// An unknown method, a refusal, or a method that runs immediately.
         case answered(Result<JSONValue, RPCError>)
-        /// A change, to be submitted: call it with what takes the answer. The answer comes once, from the writer's
-        /// thread after the commit, or at once from the calling thread for a change refused before it was queued.
-        case submit(@Sendable (_ answer: @escaping Answer) -> Void)
+        /// A change, to be submitted with ``RPCDispatcher/submit(_:completion:)``.
+        case submit(Submission)
         /// To run in a task on the global executor.
         case later(@Sendable () async -> Result<JSONValue, RPCError>)
         /// A stream to start: acknowledge with `{"watching": true}`, then stream.
         case subscribe(Subscription)
+    }
+
+    /// A checked change and who asks for it, for ``submit(_:completion:)``.
+    struct Submission: Sendable {
+        let change: ChangeRequest
+        let actor: ChangeActor
     }
 
     struct Method {
@@ -74,7 +79,7 @@ final class RPCDispatcher: Sendable {
             case .immediate(let handler): return .answered(run(request) { try handler(request.params, peer) })
             case .change(let handler):
                 do {
-                    return .submit(submission(of: try handler(request.params), request, peer))
+                    return .submit(Submission(change: try handler(request.params), actor: peer.actor))
                 } catch {
                     return .answered(.failure(Self.rpcError(error, logger: state.logger, method: request.method)))
                 }
@@ -89,17 +94,20 @@ final class RPCDispatcher: Sendable {
         }
     }
 
-    private func submission(of change: ChangeRequest, _ request: RPCRequest, _ peer: Peer)
-        -> @Sendable (_ answer: @escaping Answer) -> Void
-    {
-        { [state] answer in
-            state.repository.submit(change, by: peer.actor) { result in
-                switch result {
-                case .success(let outcome): answer(.success(outcome.wire))
-                case .failure(let error):
-                    answer(.failure(Self.rpcError(error, logger: state.logger, method: request.method)))
-                }
-            }
+    /// Submits a change to the repository. `completion` gets its outcome once: from the writer's thread after the
+    /// commit, or at once from the calling thread for a change refused before it was queued. What the caller
+    /// answers is ``answer(_:method:)`` of it, made on the caller's own thread rather than the writer's.
+    func submit(
+        _ submission: Submission, completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
+    ) {
+        state.repository.submit(submission.change, by: submission.actor, completion: completion)
+    }
+
+    /// A change's answer: the order as its commit left it, or the error as the protocol names it.
+    func answer(_ result: Result<OrderOutcome, any Error>, method: String) -> Result<JSONValue, RPCError> {
+        switch result {
+        case .success(let outcome): .success(outcome.wire)
+        case .failure(let error): .failure(Self.rpcError(error, logger: state.logger, method: method))
         }
     }
 

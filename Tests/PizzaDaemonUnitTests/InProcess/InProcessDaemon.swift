@@ -72,8 +72,11 @@ final class InProcessDaemon: Sendable {
         switch dispatcher.dispatch(request, peer: peer, role: state.access.role(of: peer)) {
         case .answered(let answered): result = answered
         case .subscribe: result = .success(["watching": true])
-        case .submit(let submit):
-            result = await withCheckedContinuation { continuation in submit { continuation.resume(returning: $0) } }
+        case .submit(let submission):
+            let outcome = await withCheckedContinuation { continuation in
+                dispatcher.submit(submission) { continuation.resume(returning: $0) }
+            }
+            result = dispatcher.answer(outcome, method: request.method)
         case .later(let run): result = await run()
         }
         switch result {
