@@ -112,7 +112,11 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
                         let mark = rules.mark(handle)
                         let changesBefore = db.totalChanges
                         do {
-                            if careful { try db.savepoint { try write.run(in: handle) } } else { try write.run(in: handle) }
+                            if careful {
+                                try db.savepoint { try write.run(in: handle) }
+                            } else {
+                                try write.run(in: handle)
+                            }
                             done.append(write)
                         } catch {
                             if !careful, db.isInTransaction, db.totalChanges != changesBefore {
