@@ -152,7 +152,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private func answer(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {
         guard let id = request.id else { return }
         switch result {
-        case .success(let value): write(context: context, RPCResponse.success(id: id, result: value))
+        case .success(let value):
+            let line = RPCResponse.success(id: id, result: value, allocator: context.channel.allocator)
+            context.writeAndFlush(wrapOutboundOut(line), promise: nil)
         case .failure(let error): write(context: context, RPCResponse.failure(id: id, error: error))
         }
     }
