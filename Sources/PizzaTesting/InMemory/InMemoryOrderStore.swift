@@ -15,6 +15,7 @@ public final class InMemoryOrderStore: OrderStore {
 
     public init() {}
 
+    /// Runs `change` on a copy of the tables, keeps the copy if it returned, then tells it (see ``OrderStore``).
     public func submit(_ change: PendingChange<InMemoryOrderStore>) {
         queue.async { [tables] in
             let transaction = InMemoryTransaction(tables.value)
