@@ -195,12 +195,18 @@ enum Counts {
         Thread.sleep(forTimeInterval: 1.5)
         if let record {
             // Where pizzad allocates: a call graph per malloc (a uprobe: `perf probe -x libc.so.6 malloc` first).
-            _ = try Bench.runStatus(
+            let recorded = try Bench.runStatus(
                 "/usr/bin/env",
                 [
                     "perf", "record", "-q", "-e", "probe_libc:malloc", "--call-graph", "dwarf,16384", "-p",
                     String(daemon.pid), "-o", record, "--", "sleep", "1",
                 ])
+            if recorded.status != 0 {
+                print(
+                    "--record: perf record failed (status \(recorded.status)), nothing recorded; the malloc probe is made"
+                        + " with `perf probe -x /lib/x86_64-linux-gnu/libc.so.6 malloc`:\n"
+                        + recorded.output.trimmed)
+            }
         }
         let measured = try count(pid: daemon.pid, countsFile: countsFile, window: window) {
             try orderCount(daemon.database)
