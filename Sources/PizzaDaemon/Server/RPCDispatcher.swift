@@ -13,7 +13,7 @@ final class RPCDispatcher: Sendable {
     typealias ImmediateHandler = @Sendable (Params, Peer) throws -> JSONValue
     /// Checks a change's parameters and says which change it asks for; the repository runs it.
     typealias ChangeHandler = @Sendable (Params) throws -> ChangeRequest
-    /// Calls back once with a request's answer; see ``Dispatch/submit(_:)``.
+    /// Calls back once with a long scan's answer (``Dispatch/later(_:)``), from the task that ran it.
     typealias Answer = @Sendable (Result<JSONValue, RPCError>) -> Void
     typealias SubscriptionHandler = @Sendable (Params, Peer) throws -> Subscription
 
