@@ -30,10 +30,26 @@ public enum ProcessCPU {
         return Int(line.dropFirst("nonvoluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces)) ?? 0
     }
 
+    /// User CPU seconds `pid` has used itself (the rest of ``seconds(_:)`` is the kernel's on its behalf); 0 when
+    /// it is gone.
+    public static func userSeconds(_ pid: Int32) -> Double { split(ofStat: "/proc/\(pid)/stat").user }
+
+    /// User and system CPU seconds of thread `thread` of `pid`, apart; 0 when it is gone.
+    public static func split(thread: Int, of pid: Int32) -> (user: Double, system: Double) {
+        split(ofStat: "/proc/\(pid)/task/\(thread)/stat")
+    }
+
     private static func seconds(ofStat path: String) -> Double {
+        let (user, system) = split(ofStat: path)
+        return user + system
+    }
+
+    /// `utime` and `stime` of a `stat` file, in seconds.
+    private static func split(ofStat path: String) -> (user: Double, system: Double) {
         let fields = fields(ofStat: path)
-        guard fields.count > 12 else { return 0 }
-        return Double((Int(fields[11]) ?? 0) + (Int(fields[12]) ?? 0)) / Double(sysconf(Int32(_SC_CLK_TCK)))
+        guard fields.count > 12 else { return (0, 0) }
+        let tick = Double(sysconf(Int32(_SC_CLK_TCK)))
+        return (Double(Int(fields[11]) ?? 0) / tick, Double(Int(fields[12]) ?? 0) / tick)
     }
 }
 

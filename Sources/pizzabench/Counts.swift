@@ -20,6 +20,10 @@ enum Counts {
         /// Of `cpuMicros`, the event loops' (reading, parsing and answering requests); the rest is the writer's
         /// above all.
         var loopMicros: Double
+        /// Of `cpuMicros`, in user mode (the server's own code, not the kernel's on its behalf)...
+        var userMicros: Double
+        /// ...and of `loopMicros`.
+        var loopUserMicros: Double
         /// How often the event loops were preempted (by the clients they woke, mostly).
         var loopPreemptions: Double
     }
@@ -52,9 +56,11 @@ enum Counts {
     ) throws -> PerOrder {
         let cpuOrdersBefore = try orders()
         let cpuBefore = Bench.cpuSeconds(of: pid)
+        let userBefore = ProcessCPU.userSeconds(pid)
         let threadsBefore = ThreadCPU(of: pid)
         Thread.sleep(forTimeInterval: window)
         let cpu = Bench.cpuSeconds(of: pid) - cpuBefore
+        let user = ProcessCPU.userSeconds(pid) - userBefore
         let loops = ThreadCPU(of: pid).loops(since: threadsBefore)
         let cpuOrders = max(1, try orders() - cpuOrdersBefore)
 
@@ -78,7 +84,8 @@ enum Counts {
             frees: Double(after[4] &- before[4]) / Double(made),
             syscalls: perfCount("raw_syscalls:sys_enter") / Double(made),
             contextSwitches: perfCount("context-switches") / Double(made), cpuMicros: cpu / Double(cpuOrders) * 1e6,
-            loopMicros: loops.seconds / Double(cpuOrders) * 1e6,
+            loopMicros: loops.seconds / Double(cpuOrders) * 1e6, userMicros: user / Double(cpuOrders) * 1e6,
+            loopUserMicros: loops.user / Double(cpuOrders) * 1e6,
             loopPreemptions: Double(loops.preemptions) / Double(cpuOrders))
     }
 
@@ -105,8 +112,9 @@ enum Counts {
         var pizzadRounds: [PerOrder] = []
         // By round, each binary's CPU per order over the bound's, in the order of `binaries`.
         var ratios: [[Double]] = []
-        // By round, pizzad's CPU per order beyond the bound's: in the event loops, and in the rest.
-        var split: [(loops: Double, rest: Double)] = []
+        // By round, pizzad's CPU per order beyond the bound's: in the event loops, and in the rest; each also in user
+        // mode alone.
+        var split: [(loops: Double, rest: Double, loopsUser: Double, restUser: Double)] = []
         let binaries = [("pizzad", pizzad)] + (before.map { [("before (\($0))", $0)] } ?? [])
         for round in 1...rounds {
             var measured = [PerOrder?](repeating: nil, count: binaries.count)
@@ -128,12 +136,20 @@ enum Counts {
             pizzadRounds.append(counted[0])
             ratios.append(counted.map { $0.cpuMicros / bound.cpuMicros })
             let rest = (pizzad: counted[0].cpuMicros - counted[0].loopMicros, bound: bound.cpuMicros - bound.loopMicros)
-            split.append((counted[0].loopMicros - bound.loopMicros, rest.pizzad - rest.bound))
+            let restUser = (
+                pizzad: counted[0].userMicros - counted[0].loopUserMicros,
+                bound: bound.userMicros - bound.loopUserMicros
+            )
+            split.append(
+                (
+                    counted[0].loopMicros - bound.loopMicros, rest.pizzad - rest.bound,
+                    counted[0].loopUserMicros - bound.loopUserMicros, restUser.pizzad - restUser.bound
+                ))
         }
         Bench.table(
             [
                 "round", "server", "orders/s", "allocations", "frees", "system calls", "context switches", "CPU µs",
-                "loops µs", "rest µs", "loop preemptions",
+                "loops µs (user)", "rest µs (user)", "loop preemptions",
             ], rows)
         /// The rounds' values and their median (of an even count, the mean of the middle two).
         func spread(_ values: [Double]) -> String {
@@ -145,10 +161,12 @@ enum Counts {
         print("CPU per order × the bound's, by round: pizzad " + spread(ratios.map { $0[0] }) + "; target ≤ 1.3")
         if binaries.count > 1 { print("  before, the same rounds: " + spread(ratios.map { $0[1] })) }
         print(
-            "pizzad's CPU µs per order beyond the bound's, by round: in the event loops "
-                + split.map { Bench.format($0.loops, 1) }.joined(separator: ", ")
+            "pizzad's CPU µs per order beyond the bound's, by round (in brackets, in user mode alone): in the event loops "
+                + split.map { Bench.format($0.loops, 1) + " (" + Bench.format($0.loopsUser, 1) + ")" }
+                .joined(separator: ", ")
                 + "; in the rest (the writer above all) "
-                + split.map { Bench.format($0.rest, 1) }.joined(separator: ", "))
+                + split.map { Bench.format($0.rest, 1) + " (" + Bench.format($0.restUser, 1) + ")" }
+                .joined(separator: ", "))
         let median = pizzadRounds.sorted { $0.allocations < $1.allocations }[pizzadRounds.count / 2]
         print(
             "counts: pizzad \(Bench.format(median.allocations, 1)) heap allocations per order.create (median round; "
@@ -224,8 +242,11 @@ enum Counts {
             round, server, Bench.format(Double(counts.orders) / counts.seconds, 0), Bench.format(counts.allocations, 1),
             Bench.format(counts.frees, 1),
             Bench.format(counts.syscalls, 2), Bench.format(counts.contextSwitches, 2),
-            Bench.format(counts.cpuMicros, 1), Bench.format(counts.loopMicros, 1),
-            Bench.format(counts.cpuMicros - counts.loopMicros, 1), Bench.format(counts.loopPreemptions, 2),
+            Bench.format(counts.cpuMicros, 1),
+            Bench.format(counts.loopMicros, 1) + " (" + Bench.format(counts.loopUserMicros, 1) + ")",
+            Bench.format(counts.cpuMicros - counts.loopMicros, 1) + " ("
+                + Bench.format(counts.userMicros - counts.loopUserMicros, 1) + ")",
+            Bench.format(counts.loopPreemptions, 2),
         ]
     }
 }
