@@ -1,5 +1,6 @@
 import Logging
 import NIOCore
+import PizzaCore
 import PizzaProtocol
 import PizzaWire
 
@@ -83,14 +84,23 @@ final class ConnectionHandler: ChannelDuplexHandler {
         // Answers that cannot be sent are not produced: wait until the client reads.
         while let line = connection.nextLine(writable: context.channel.isWritable), let peer = connection.peer {
             let request: RPCRequest
-            do {
-                request = try RPCRequest.parse(line.readableBytesView)
-            } catch {
-                write(context: context, RPCResponse.failure(id: error.id, error: error.error))
-                continue
-            }
+            let dispatch: RPCDispatcher.Dispatch
             // The role can change on SIGHUP; it is read per request.
-            switch dispatcher.dispatch(request, peer: peer, role: state.access.role(of: peer)) {
+            if let create = OrderCreateLine.read(line.readableBytesView, factory: state.factory) {
+                // A till's order, read without a JSON tree; the rest, and any line it does not read, below.
+                request = RPCRequest(id: create.id, method: OrderOperation.create.rawValue)
+                dispatch = dispatcher.dispatch(
+                    create.change, for: request, peer: peer, role: state.access.role(of: peer))
+            } else {
+                do {
+                    request = try RPCRequest.parse(line.readableBytesView)
+                } catch {
+                    write(context: context, RPCResponse.failure(id: error.id, error: error.error))
+                    continue
+                }
+                dispatch = dispatcher.dispatch(request, peer: peer, role: state.access.role(of: peer))
+            }
+            switch dispatch {
             case .answered(let result):
                 answer(request, result, context: context)
             case .subscribe(let subscription):

@@ -94,6 +94,15 @@ final class RPCDispatcher: Sendable {
         }
     }
 
+    /// `order.create` read by ``OrderCreateLine`` (its change already read from the line): checked against the
+    /// caller's role as ``dispatch(_:peer:role:)`` checks it, then to submit.
+    func dispatch(_ change: ChangeRequest, for request: RPCRequest, peer: Peer, role: Role) -> Dispatch {
+        switch method(for: request, peer: peer, role: role) {
+        case .failure(let error): .answered(.failure(error))
+        case .success: .submit(Submission(change: change, actor: peer.actor))
+        }
+    }
+
     /// Submits a change to the repository. `completion` gets its outcome once: from the writer's thread after the
     /// commit, or at once from the calling thread for a change refused before it was queued. What the caller
     /// answers is ``answer(_:method:)`` of it, made on the caller's own thread rather than the writer's.
