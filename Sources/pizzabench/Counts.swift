@@ -115,6 +115,8 @@ enum Counts {
         // By round, pizzad's CPU per order beyond the bound's: in the event loops, and in the rest; each also in user
         // mode alone.
         var split: [(loops: Double, rest: Double, loopsUser: Double, restUser: Double)] = []
+        // By round, the event loops' CPU in user mode: pizzad's, SwiftNIO's floor's and the bound's.
+        var loopsUser: [(pizzad: Double, floor: Double, bound: Double)] = []
         let binaries = [("pizzad", pizzad)] + (before.map { [("before (\($0))", $0)] } ?? [])
         for round in 1...rounds {
             var measured = [PerOrder?](repeating: nil, count: binaries.count)
@@ -132,7 +134,11 @@ enum Counts {
             let bound = try countBound(
                 socketWork: socketWork, library: library, directory: work + "/counts-\(round)", window: window)
             rows.append(row("\(round)", "socket bound (socketwork.c)", bound))
+            Bench.settleDisk()
+            let floor = try countFloor(library: library, directory: work + "/counts-\(round)-floor", window: window)
+            rows.append(row("\(round)", "SwiftNIO's floor (nio-floor)", floor))
             let counted = measured.compactMap { $0 }
+            loopsUser.append((counted[0].loopUserMicros, floor.loopUserMicros, bound.loopUserMicros))
             pizzadRounds.append(counted[0])
             ratios.append(counted.map { $0.cpuMicros / bound.cpuMicros })
             let rest = (pizzad: counted[0].cpuMicros - counted[0].loopMicros, bound: bound.cpuMicros - bound.loopMicros)
@@ -167,6 +173,11 @@ enum Counts {
                 + "; in the rest (the writer above all) "
                 + split.map { Bench.format($0.rest, 1) + " (" + Bench.format($0.restUser, 1) + ")" }
                 .joined(separator: ", "))
+        print(
+            "the event loops in user mode, µs per order by round: pizzad "
+                + loopsUser.map { Bench.format($0.pizzad, 1) }.joined(separator: ", ") + "; SwiftNIO's floor "
+                + loopsUser.map { Bench.format($0.floor, 1) }.joined(separator: ", ") + "; the bound "
+                + loopsUser.map { Bench.format($0.bound, 1) }.joined(separator: ", "))
         let median = pizzadRounds.sorted { $0.allocations < $1.allocations }[pizzadRounds.count / 2]
         print(
             "counts: pizzad \(Bench.format(median.allocations, 1)) heap allocations per order.create (median round; "

@@ -1,0 +1,153 @@
+import ArgumentParser
+import Foundation
+import NIOCore
+import NIOPosix
+import PizzaProtocol
+
+/// The event loops' floor: what SwiftNIO itself costs a request in pizzad's shape on this machine, so that the gap
+/// between pizzad's loops and the socket bound's (C, epoll) can be split into NIO's part and pizzad's own.
+///
+/// pizzad's loop side with nothing of pizzad in it: a Unix socket served by SwiftNIO's event loops (one per core, as
+/// pizzad's), pizzad's own line decoder (`LineFrameDecoder` behind `ByteToMessageHandler`), and a handler that hands
+/// each line to one writer thread. The writer takes everything queued, waits as long as a commit (no SQLite, no
+/// parsing), then hands each answer back to its connection's loop with `execute`, where a fixed order answer (the
+/// 560 bytes pizzad answers a till's two-pizza order with) is copied into a new buffer and written, as pizzad
+/// writes its answers. `pizzabench counts` loads it with the C till (`Baselines/ctill.c`) and counts it as it
+/// counts pizzad and the bound; only its loops are comparable.
+enum NIOFloor {
+    /// The answer to every line.
+    static let answer = Array(
+        (#"{"jsonrpc":"2.0","id":1,"result":{"id":1,"ref":"6748b2c1c3-1000","customer":"bench","note":null,"#
+            + #""status":"placed","currency":"EUR","total":2150,"createdAt":"2026-11-28T03:00:00.000Z","#
+            + #""updatedAt":"2026-11-28T03:00:00.000Z","items":[{"id":1,"kind":"chicken","size":"L","#
+            + #""crust":"classic","chiliSauce":false,"ketchup":false,"extras":["olives"],"quantity":1,"#
+            + #""unitPrice":1330},{"id":2,"kind":"cheese","size":"M","crust":"classic","chiliSauce":false,"#
+            + #""ketchup":false,"extras":[],"quantity":1,"unitPrice":900}]}}"# + "\n").utf8)
+
+    /// Serves `socket` until the process is stopped; each batch of answers waits `commit` first.
+    static func serve(socket: String, commit: TimeInterval) throws -> Never {
+        try? FileManager.default.removeItem(atPath: socket)
+        let writer = Writer(commit: commit)
+        Thread.detachNewThread { writer.run() }
+        _ = try ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .serverChannelOption(.backlog, value: 256)
+            .childChannelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
+                    try channel.pipeline.syncOperations.addHandler(Handler(writer: writer))
+                }
+            }
+            .bind(unixDomainSocketPath: socket).wait()
+        while true { sleep(60) }
+    }
+
+    /// One connection: each line goes to the writer, and its answer comes back to this loop.
+    final class Handler: ChannelInboundHandler {
+        typealias InboundIn = ByteBuffer
+        typealias OutboundOut = ByteBuffer
+
+        let writer: Writer
+
+        init(writer: Writer) { self.writer = writer }
+
+        func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+            _ = unwrapInboundIn(data)
+            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
+            writer.submit {
+                loopBound.eventLoop.execute {
+                    let context = loopBound.value
+                    var line = context.channel.allocator.buffer(capacity: NIOFloor.answer.count)
+                    line.writeBytes(NIOFloor.answer)
+                    context.writeAndFlush(NIOAny(line), promise: nil)
+                }
+            }
+        }
+    }
+
+    /// The writer thread: takes all that is queued, waits a commit, hands back.
+    final class Writer: @unchecked Sendable {
+        private let condition = NSCondition()
+        /// Guarded by `condition`.
+        private var queue: [@Sendable () -> Void] = []
+        private let commit: TimeInterval
+
+        init(commit: TimeInterval) { self.commit = commit }
+
+        func submit(_ answer: @escaping @Sendable () -> Void) {
+            condition.lock()
+            queue.append(answer)
+            condition.signal()
+            condition.unlock()
+        }
+
+        func run() {
+            var batch: [@Sendable () -> Void] = []
+            while true {
+                condition.lock()
+                while queue.isEmpty { condition.wait() }
+                swap(&batch, &queue)
+                condition.unlock()
+                Thread.sleep(forTimeInterval: commit)
+                for answer in batch { answer() }
+                batch.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+}
+
+extension Counts {
+    /// SwiftNIO's floor (``NIOFloor``: this binary's `nio-floor`), loaded by the C till (`Baselines/ctill.c`, built
+    /// into `directory`'s parent), counted as pizzad and the bound are; its orders are the till's answers.
+    static func countFloor(library: String, directory: String, window: Double) throws -> PerOrder {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let till = (directory as NSString).deletingLastPathComponent + "/ctill"
+        if !FileManager.default.fileExists(atPath: till) {
+            try Bench.run("/usr/bin/env", ["gcc", "-O2", "-pthread", "-o", till, Steps.baselines + "/ctill.c"])
+        }
+        let socket = directory + "/floor.sock"
+        let progress = directory + "/answered"
+        let countsFile = directory + "/floor.counts"
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
+        server.arguments = ["nio-floor", "--socket", socket]
+        server.environment = ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": countsFile]
+        server.standardOutput = FileHandle.nullDevice
+        try server.runWithCleanSignals()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        let started = Date()
+        while !FileManager.default.fileExists(atPath: socket) {
+            guard Date().timeIntervalSince(started) < 10, server.isRunning else {
+                throw BenchError("nio-floor did not open \(socket)")
+            }
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        let clients = Process()
+        clients.executableURL = URL(fileURLWithPath: till)
+        clients.arguments = [socket, "16", Bench.format(2 * window + 3, 1)]
+        clients.environment = ["PROGRESS": progress]
+        clients.standardOutput = FileHandle.nullDevice
+        try clients.runWithCleanSignals()
+        Thread.sleep(forTimeInterval: 1.5)
+        let floor = try count(pid: server.processIdentifier, countsFile: countsFile, window: window) {
+            Int((try? String(contentsOfFile: progress, encoding: .utf8))?.trimmed ?? "") ?? 0
+        }
+        clients.waitUntilExit()
+        guard clients.terminationStatus == 0 else { throw BenchError("the C till against nio-floor failed") }
+        return floor
+    }
+}
+
+/// `pizzabench nio-floor`: the floor's server, started by `pizzabench counts` (not listed in the help).
+struct NIOFloorCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "nio-floor", abstract: "SwiftNIO's floor in pizzad's shape (started by counts).",
+        shouldDisplay: false)
+    @Option(help: "The Unix socket to serve.") var socket: String
+    @Option(help: "Microseconds each batch of answers waits, as for a commit.") var commitMicros = 400
+
+    func run() throws { try NIOFloor.serve(socket: socket, commit: Double(commitMicros) / 1e6) }
+}
