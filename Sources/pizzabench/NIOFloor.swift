@@ -133,7 +133,15 @@ extension Counts {
         try clients.runWithCleanSignals()
         Thread.sleep(forTimeInterval: 1.5)
         let floor = try count(pid: server.processIdentifier, countsFile: countsFile, window: window) {
-            Int((try? String(contentsOfFile: progress, encoding: .utf8))?.trimmed ?? "") ?? 0
+            // The till rewrites the file ten times a second: read between its truncation and its write, it is
+            // empty, so it is read again.
+            for _ in 0..<50 {
+                if let text = try? String(contentsOfFile: progress, encoding: .utf8), let answered = Int(text.trimmed) {
+                    return answered
+                }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            throw BenchError("cannot read the C till's progress in \(progress)")
         }
         clients.waitUntilExit()
         guard clients.terminationStatus == 0 else { throw BenchError("the C till against nio-floor failed") }
