@@ -81,9 +81,7 @@ private struct Reader {
         var customer: String?
         var ref: String?
         var note: String?
-        // Room for a few pizzas at once: grown one by one, two pizzas were two allocations.
         var pizzas: [Pizza] = []
-        pizzas.reserveCapacity(4)
         var place = false
         let read = object(Self.params) { reader, member in
             if reader.literal("null") { return true }
