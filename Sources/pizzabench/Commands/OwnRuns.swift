@@ -142,9 +142,14 @@ struct Outbox: AsyncParsableCommand {
 struct CountsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "counts",
-        abstract: "Per order.create: heap allocations, system calls and context switches of pizzad and the bound.")
+        abstract: "Per order.create: allocations, system calls, context switches, CPU of pizzad and its baselines.",
+        discussion: """
+            pizzad, the socket bound (socketwork.c) and SwiftNIO's floor (nio-floor: pizzad's loop side with nothing \
+            of pizzad in it), each loaded by 16 clients; each one's CPU split into its event loops and the rest, and \
+            into user mode and the kernel's.
+            """)
     @Option(help: "Seconds of load counted.") var window: Double = 5
-    @Option(help: "Rounds (pizzad and the bound each).") var rounds = 3
+    @Option(help: "Rounds (each server once a round).") var rounds = 3
     @Option(help: "Also record a second of pizzad's mallocs with their call graphs into this perf.data file.")
     var record: String?
     @Option(help: "A second pizzad binary (the tree before a change), counted in each round too, back to back.")
