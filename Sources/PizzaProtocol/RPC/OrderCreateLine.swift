@@ -65,10 +65,11 @@ private struct Reader {
         skipWhitespace()
         guard read, version, method, index == bytes.count else { return nil }
         // Params absent or null: an order with nothing in it, as the general path reads it.
-        return OrderCreateLine.Request(id: id, change: change ?? Self.create(factory: factory))
+        return OrderCreateLine.Request(id: id, change: change ?? Self.order(factory: factory))
     }
 
-    static func create(
+    /// The change `order.create` asks for, in the menu's currency.
+    static func order(
         customer: String? = nil, ref: String? = nil, note: String? = nil, pizzas: [Pizza] = [], place: Bool = false,
         factory: PizzaFactory
     ) -> ChangeRequest {
@@ -86,20 +87,25 @@ private struct Reader {
         let read = object(Self.params) { reader, member in
             if reader.literal("null") { return true }
             switch member {
-            case 0: customer = reader.string()
-            case 1: ref = reader.string()
-            case 2: note = reader.string()
+            case 0:
+                customer = reader.string()
+                return customer != nil
+            case 1:
+                ref = reader.string()
+                return ref != nil
+            case 2:
+                note = reader.string()
+                return note != nil
             case 3: return reader.pizzas(factory: factory, into: &pizzas)
             default:
                 guard let bool = reader.bool() else { return false }
                 place = bool
                 return true
             }
-            return (member == 0 ? customer : member == 1 ? ref : note) != nil
         }
         // Longer texts are refused by the general path, with its message.
         guard read, (customer?.utf8.count ?? 0) <= 1000, (note?.utf8.count ?? 0) <= 1000 else { return nil }
-        return Self.create(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, factory: factory)
+        return Self.order(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, factory: factory)
     }
 
     /// `[pizza, …]`, at most 100.
