@@ -157,5 +157,12 @@ struct NIOFloorCommand: ParsableCommand {
     @Option(help: "The Unix socket to serve.") var socket: String
     @Option(help: "Microseconds each batch of answers waits, as for a commit.") var commitMicros = 400
 
+    func validate() throws {
+        guard commitMicros >= 0 else { throw ValidationError("--commit-micros is 0 or more, not \(commitMicros)") }
+        guard !socket.isEmpty, socket.utf8.count < 108 else {
+            throw ValidationError("--socket needs a path of 1 to 107 bytes (a Unix socket's limit)")
+        }
+    }
+
     func run() throws { try NIOFloor.serve(socket: socket, commit: Double(commitMicros) / 1e6) }
 }

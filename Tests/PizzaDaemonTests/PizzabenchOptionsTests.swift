@@ -19,6 +19,18 @@ struct PizzabenchOptionsTests {
         }
     }
 
+    @Test("nio-floor: a negative commit, and a socket path a Unix socket cannot have")
+    func floor() throws {
+        let negative = try ChildProcess.run(
+            pizzabench, ["nio-floor", "--socket", "/tmp/floor.sock", "--commit-micros=-1"], timeout: 30)
+        #expect(negative.status == 64)
+        #expect(negative.output.contains("--commit-micros is 0 or more, not -1"))
+        let long = try ChildProcess.run(
+            pizzabench, ["nio-floor", "--socket", "/tmp/" + String(repeating: "s", count: 120)], timeout: 30)
+        #expect(long.status == 64)
+        #expect(long.output.contains("--socket needs a path of 1 to 107 bytes"))
+    }
+
     @Test("counts and create: a --pizzad that is not a program")
     func pizzad() throws {
         for command in ["counts", "create"] {
