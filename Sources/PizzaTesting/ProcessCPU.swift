@@ -30,9 +30,9 @@ public enum ProcessCPU {
         return Int(line.dropFirst("nonvoluntary_ctxt_switches:".count).trimmingCharacters(in: .whitespaces)) ?? 0
     }
 
-    /// User CPU seconds `pid` has used itself (the rest of ``seconds(_:)`` is the kernel's on its behalf); 0 when
-    /// it is gone.
-    public static func userSeconds(_ pid: Int32) -> Double { split(ofStat: "/proc/\(pid)/stat").user }
+    /// User and system CPU seconds `pid` has used itself, apart (the system part is the kernel's on its behalf);
+    /// 0 when it is gone.
+    public static func split(_ pid: Int32) -> (user: Double, system: Double) { split(ofStat: "/proc/\(pid)/stat") }
 
     /// User and system CPU seconds of thread `thread` of `pid`, apart; 0 when it is gone.
     public static func split(thread: Int, of pid: Int32) -> (user: Double, system: Double) {

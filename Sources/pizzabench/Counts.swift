@@ -55,12 +55,13 @@ enum Counts {
         pid: Int32, countsFile: String, window: Double, orders: () throws -> Int
     ) throws -> PerOrder {
         let cpuOrdersBefore = try orders()
-        let cpuBefore = Bench.cpuSeconds(of: pid)
-        let userBefore = ProcessCPU.userSeconds(pid)
+        // One read of the process's stat for its user and system time, at each end of the window.
+        let cpuBefore = ProcessCPU.split(pid)
         let threadsBefore = ThreadCPU(of: pid)
         Thread.sleep(forTimeInterval: window)
-        let cpu = Bench.cpuSeconds(of: pid) - cpuBefore
-        let user = ProcessCPU.userSeconds(pid) - userBefore
+        let cpuAfter = ProcessCPU.split(pid)
+        let user = cpuAfter.user - cpuBefore.user
+        let cpu = user + cpuAfter.system - cpuBefore.system
         let loops = ThreadCPU(of: pid).loops(since: threadsBefore)
         let cpuOrders = max(1, try orders() - cpuOrdersBefore)
 
