@@ -358,6 +358,29 @@ struct RepositoryTests {
         #expect(plan.contains("USING COVERING INDEX carts_active_by_status_age"), "\(plan)")
     }
 
+    @Test("the orders per status are what sqlite3 counts, delivered ones too (the table's count less the others')")
+    func countsByStatus() async throws {
+        let kitchen = try Kitchen()
+        let zero = Dictionary(uniqueKeysWithValues: OrderStatus.allCases.map { ($0, 0) })
+        #expect(try kitchen.repository.countsByStatus() == zero)
+        for index in 0..<9 {
+            let cart = try await kitchen.newOrder(place: index > 0)
+            if index % 3 == 1 { _ = try await kitchen.repository.cancel(cart.id, reason: "x", by: Fixtures.actor) }
+            // Two delivered (five steps each) and one baking.
+            for _ in 0..<(index % 3 != 2 ? 0 : index == 8 ? 2 : 5) {
+                _ = try await kitchen.repository.advance(cart.id, by: Fixtures.actor)
+            }
+        }
+        var expected = zero
+        let rows = try Fixtures.sqlite3(kitchen.path, "SELECT status, count(*) FROM carts GROUP BY status")
+        for row in rows.split(separator: "\n") {
+            let parts = row.split(separator: "|")
+            expected[OrderStatus(rawValue: String(parts[0]))!] = Int(parts[1])!
+        }
+        #expect(expected[.delivered] == 2 && expected[.cancelled] == 3 && expected[.baking] == 1)
+        #expect(try kitchen.repository.countsByStatus() == expected)
+    }
+
     @Test("an online backup opens, passes integrity_check and holds every order")
     func backup() async throws {
         let kitchen = try Kitchen()

@@ -45,13 +45,23 @@ extension Database {
         return OrderPage(orders: try complete(page), next: headers.count > query.limit ? page.last?.id : nil)
     }
 
+    /// How many orders are in each status, as one snapshot (the caller's read transaction).
+    ///
+    /// `delivered` holds nearly all of a shop's history, and counting it walked that part of `carts_by_status` row by
+    /// row: most of the start-up at a million orders. It is the table's count (SQLite counts a b-tree's cells page
+    /// by page, without reading the rows) less the other statuses', each a short range of the index.
     func countCartsByStatus() throws -> [OrderStatus: Int] {
         var counts: [OrderStatus: Int] = [:]
-        for status in OrderStatus.allCases {
-            counts[status] = Int(
+        var others = 0
+        for status in OrderStatus.allCases where status != .delivered {
+            let count = Int(
                 try statement("SELECT count(*) FROM carts WHERE status = ?").first([status.rawValue]) { $0.int64(0) }
                     ?? 0)
+            counts[status] = count
+            others += count
         }
+        let all = Int(try statement("SELECT count(*) FROM carts").first([]) { $0.int64(0) } ?? 0)
+        counts[.delivered] = all - others
         return counts
     }
 
