@@ -88,4 +88,14 @@ struct PizzaFactoryTests {
     func quantityBounds(_ quantity: Int) throws {
         #expect(try factory.builder(for: "cheese").quantity(quantity).build().quantity == quantity)
     }
+
+    @Test("sizes order smallest first, and each is its own key in a price list")
+    func sizes() {
+        #expect(Size.allCases.shuffled().sorted() == [.small, .medium, .large, .extraLarge])
+        #expect(Set(Size.allCases).count == 4)
+        let prices = Dictionary(uniqueKeysWithValues: Size.allCases.enumerated().map { ($1, Int64($0)) })
+        #expect(Size.allCases.map { prices[$0] } == [0, 1, 2, 3])
+        #expect(
+            PizzaKind(name: "x", prices: [.extraLarge: 1, .small: 2, .large: 3]).sizes == [.small, .large, .extraLarge])
+    }
 }

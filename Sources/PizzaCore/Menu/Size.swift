@@ -5,8 +5,20 @@ public enum Size: String, Sendable, CaseIterable, Codable, Comparable {
     case large = "L"
     case extraLarge = "XL"
 
-    /// Smaller first: S, M, L, XL.
-    public static func < (lhs: Size, rhs: Size) -> Bool {
-        allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
+    /// The size's place from smallest to largest: what it is ordered and hashed by.
+    private var ordinal: Int {
+        switch self {
+        case .small: 0
+        case .medium: 1
+        case .large: 2
+        case .extraLarge: 3
+        }
     }
+
+    /// Smaller first: S, M, L, XL.
+    public static func < (lhs: Size, rhs: Size) -> Bool { lhs.ordinal < rhs.ordinal }
+
+    /// Hashed by its place, not its raw value: the standard library's default for a `RawRepresentable` hashes the
+    /// `String`, and every pizza's price is looked up by its size.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
 }

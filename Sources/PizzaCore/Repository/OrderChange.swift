@@ -29,7 +29,7 @@ public struct OrderChange: Sendable, Equatable {
     /// The order API's `Idempotency-Key` that asked for it, kept with it; nil for every other change.
     public let requestKey: RequestKey?
     /// The order after the change as JSON text (its wire form), encoded once for the audit entry and the events.
-    public let afterText = ComputedOnce<String>()
+    public let afterText = ComputedText()
 
     /// A change of one order, as the repository hands it to its subscribers.
     public init(

@@ -1,7 +1,9 @@
 import Synchronization
 
-/// A value computed by whoever needs it first and then shared, e.g. an order's wire text that the audit entry
+/// A text computed by whoever needs it first and then shared, e.g. an order's wire text that the audit entry
 /// and every watcher's event of one change use (encoded once, not once per subscriber).
+///
+/// Not generic: a generic class's `deinit` looked up its specialisation's metadata at run time for each change.
 ///
 /// A cache, not part of the value it travels with: two instances always compare equal.
 ///
@@ -11,10 +13,10 @@ import Synchronization
 /// lock here cost a `Locked` and its mutex per change, allocated, initialised and destroyed on the writer's thread.
 /// Atomics are visible to ThreadSanitizer, unlike `Synchronization.Mutex`.
 ///
-/// `@unchecked Sendable` is sound because the pointer is only ever published once, to a fully initialised `Value`
-/// (itself `Sendable`) that is never written again, and read after an acquiring load; it is freed in `deinit`.
-public final class ComputedOnce<Value: Sendable>: @unchecked Sendable, Equatable {
-    private let published = Atomic<UnsafeMutablePointer<Value>?>(nil)
+/// `@unchecked Sendable` is sound because the pointer is only ever published once, to a fully initialised `String`
+/// that is never written again, and read after an acquiring load; it is freed in `deinit`.
+public final class ComputedText: @unchecked Sendable, Equatable {
+    private let published = Atomic<UnsafeMutablePointer<String>?>(nil)
 
     public init() {}
 
@@ -25,9 +27,9 @@ public final class ComputedOnce<Value: Sendable>: @unchecked Sendable, Equatable
     }
 
     /// The value, computing it with `make` the first time.
-    public func get(_ make: () -> Value) -> Value {
+    public func get(_ make: () -> String) -> String {
         if let value = published.load(ordering: .acquiring) { return value.pointee }
-        let made = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        let made = UnsafeMutablePointer<String>.allocate(capacity: 1)
         made.initialize(to: make())
         let (exchanged, winner) = published.compareExchange(
             expected: nil, desired: made, successOrdering: .releasing, failureOrdering: .acquiring)
@@ -38,5 +40,5 @@ public final class ComputedOnce<Value: Sendable>: @unchecked Sendable, Equatable
         return winner!.pointee
     }
 
-    public static func == (lhs: ComputedOnce, rhs: ComputedOnce) -> Bool { true }
+    public static func == (lhs: ComputedText, rhs: ComputedText) -> Bool { true }
 }

@@ -2,11 +2,11 @@ import Dispatch
 import PizzaCore
 import Testing
 
-@Suite("ComputedOnce")
-struct ComputedOnceTests {
+@Suite("ComputedText")
+struct ComputedTextTests {
     @Test("computed the first time and then shared: the later getters do not compute")
     func computedOnce() {
-        let once = ComputedOnce<String>()
+        let once = ComputedText()
         var made = 0
         #expect(
             once.get {
@@ -24,16 +24,16 @@ struct ComputedOnceTests {
     @Test("threads asking at the same moment all get the value one of them published")
     func raced() {
         for _ in 0..<200 {
-            let once = ComputedOnce<[Int]>()
-            let seen = Locked<[[Int]]>([])
+            let once = ComputedText()
+            let seen = Locked<[String]>([])
             DispatchQueue.concurrentPerform(iterations: 8) { index in
-                let value = once.get { Array(repeating: index, count: 16) }
+                let value = once.get { String(repeating: "\(index)", count: 40) }
                 seen.withLock { $0.append(value) }
             }
             let values = seen.value
             #expect(values.count == 8)
             #expect(Set(values).count == 1, "\(values)")
-            #expect(once.get { [] } == values[0])
+            #expect(once.get { "" } == values[0])
         }
     }
 }
