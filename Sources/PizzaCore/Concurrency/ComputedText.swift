@@ -40,5 +40,6 @@ public final class ComputedText: @unchecked Sendable, Equatable {
         return winner!.pointee
     }
 
+    /// Always equal: a cache is not part of the value it travels with.
     public static func == (lhs: ComputedText, rhs: ComputedText) -> Bool { true }
 }
