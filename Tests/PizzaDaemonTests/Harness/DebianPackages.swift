@@ -59,7 +59,7 @@ enum DebianPackages {
 
     /// This tree's package: the one built last if the tree is committed and the same (`.cache/deb/current/tree`
     /// names the tree it was built from), else built now (at the lowest priority: the other suites' timed checks keep
-    /// their CPU). A warm run of an unchanged tree then spends no minutes on a release build and dpkg-buildpackage.
+    /// their CPU). A warm run of an unchanged tree then spends no minutes on a Swift build and dpkg-buildpackage.
     static func current() throws -> String {
         let out = cache + "/current"
         let deb = out + "/pizzad_\(try currentVersion)_\(try architecture).deb"
