@@ -1,9 +1,9 @@
 /// Keeps the checks that time something apart from the test that loads the whole machine.
 ///
-/// The booted-systemd test builds two Debian packages, may run debootstrap, copies a root file system and boots it: minutes
-/// of CPU and, worse, of disk writes that make every fsync wait. A check with a time bound ("2,400 orders within
-/// 60 s", "a scrape within 1.5 s") beside it measures that, not pizzad. Timed checks share the machine with each other;
-/// the heavy test waits until none runs, and they wait while it runs.
+/// The booted-systemd test builds two Debian packages, may run debootstrap, copies a root file system and boots
+/// it: minutes of CPU and, worse, of disk writes that make every fsync wait. A check with a time bound ("2,400
+/// orders within 60 s", "a scrape within 1.5 s") beside it measures that, not pizzad. Timed checks share the
+/// machine with each other; the heavy test waits until none runs, and they wait while it runs.
 actor MachineShare {
     static let shared = MachineShare()
 
