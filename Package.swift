@@ -8,6 +8,22 @@ let strict: [SwiftSetting] = [
     .unsafeFlags(["-cross-module-optimization"], .when(configuration: .release)),
 ]
 
+/// pizzad's release build links Swift's runtime and Foundation in, as the Debian package's build does (debian/rules:
+/// `--static-swift-stdlib`), so that `swift build -c release`, and pizzabench with it, measures what ships: a retain or
+/// a release is then a direct call, not one through the PLT, and the runtime's thread-locals need no `__tls_get_addr`
+/// (docs/PERFORMANCE.md, "The release build links the runtime in"). The modules are compiled against the shared
+/// Foundation, whose imports name only its own library, so the archives that one needs in turn are named here, as a
+/// group (the linker goes round it until nothing more is missing). A debug build stays dynamic: it links faster.
+let staticRuntime: [LinkerSetting] = [
+    .unsafeFlags(
+        ["-static-stdlib", "-Xlinker", "--start-group"]
+            + [
+                "Foundation", "FoundationEssentials", "FoundationInternationalization",
+                "_FoundationICU", "_FoundationCollections", "_FoundationCShims", "CoreFoundation",
+            ].flatMap { ["-Xlinker", "-l\($0)"] } + ["-Xlinker", "--end-group"],
+        .when(configuration: .release))
+]
+
 let package = Package(
     name: "pizzad",
     platforms: [.macOS(.v15)],
@@ -203,7 +219,8 @@ let package = Package(
                 "PizzaDaemon", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: strict
+            swiftSettings: strict,
+            linkerSettings: staticRuntime
         ),
         .executableTarget(
             name: "pizzactl",
