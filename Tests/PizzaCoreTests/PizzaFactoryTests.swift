@@ -1,3 +1,4 @@
+import Foundation
 import PizzaCore
 import Testing
 
@@ -97,5 +98,19 @@ struct PizzaFactoryTests {
         #expect(Size.allCases.map { prices[$0] } == [0, 1, 2, 3])
         #expect(
             PizzaKind(name: "x", prices: [.extraLarge: 1, .small: 2, .large: 3]).sizes == [.small, .large, .extraLarge])
+    }
+
+    @Test("a size is read from its letters exactly, and from nothing else")
+    func sizeNames() throws {
+        #expect(Size.allCases.allSatisfy { Size(rawValue: $0.rawValue) == $0 })
+        #expect(["S", "M", "L", "XL"].compactMap(Size.init(rawValue:)) == [.small, .medium, .large, .extraLarge])
+        for name in [
+            "", "s", "m", "l", "xl", "X", "XM", "XLL", "LL", "SL", "ML", " S", "S ", "XS", "XXL", "Ｓ", "S\u{0}",
+        ] {
+            #expect(Size(rawValue: name) == nil, "\(name.debugDescription) is no size")
+        }
+        // Decoding goes through the same initializer.
+        #expect(try JSONDecoder().decode([Size].self, from: Data(#"["XL","S"]"#.utf8)) == [.extraLarge, .small])
+        #expect(throws: DecodingError.self) { try JSONDecoder().decode(Size.self, from: Data(#""XXL""#.utf8)) }
     }
 }

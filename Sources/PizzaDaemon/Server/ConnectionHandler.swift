@@ -90,7 +90,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 // A till's order, read without a JSON tree; the rest, and any line it does not read, below.
                 request = RPCRequest(id: create.id, method: OrderOperation.create.rawValue)
                 dispatch = dispatcher.dispatch(
-                    create.change, for: request, peer: peer, role: state.access.role(of: peer))
+                    create.change, for: request, peer: peer, role: state.role(of: peer))
             } else {
                 do {
                     request = try RPCRequest.parse(line.readableBytesView)
@@ -98,7 +98,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                     write(context: context, RPCResponse.failure(id: error.id, error: error.error))
                     continue
                 }
-                dispatch = dispatcher.dispatch(request, peer: peer, role: state.access.role(of: peer))
+                dispatch = dispatcher.dispatch(request, peer: peer, role: state.role(of: peer))
             }
             switch dispatch {
             case .answered(let result):
