@@ -59,16 +59,17 @@ struct CreateOptions: ParsableArguments {
     }
 }
 
-/// Which pizzad binary `create` and `counts` measure: by default the release build beside pizzabench (dynamically
-/// linked to the Swift runtime), or the one the Debian package ships (`--static-swift-stdlib`, debian/rules).
+/// Which pizzad binary `create` and `counts` measure: by default the release build beside pizzabench (which links
+/// the Swift runtime in, as the Debian package's build does), or another, such as a build of the tree before a change.
 struct PizzadOption: ParsableArguments {
     @Option(
         help: ArgumentHelp(
             "The pizzad measured (default: the one beside pizzabench).",
             discussion: """
-                The package's build, with the Swift runtime linked in as debian/rules links it: swift build \
-                --scratch-path .build-package -c release --static-swift-stdlib --product pizzad (the linker's \
-                flags are in docs/PERFORMANCE.md), then --pizzad .build-package/release/pizzad.
+                The release build links Swift's runtime in, as debian/rules does; the package's own build \
+                (full RELRO besides) is measured with swift build --scratch-path .build-package -c release \
+                --static-swift-stdlib --product pizzad (the linker's flags are in docs/PERFORMANCE.md), then \
+                --pizzad .build-package/release/pizzad.
                 """))
     var pizzad: String?
 
