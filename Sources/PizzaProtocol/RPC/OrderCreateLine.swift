@@ -108,9 +108,8 @@ private struct Reader {
         return Self.order(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, factory: factory)
     }
 
-    /// `[pizza, …]`, at most 100. Room for two is made with the first: an order of one or two pizzas (nearly all)
-    /// allocates its array once, where appending allocated it again for the second. (Room for four cost more memory
-    /// than the allocation it saved: docs/PERFORMANCE.md.)
+    /// `[pizza, …]`, at most 100. Room for two comes with the first: one allocation for an order of one or two pizzas
+    /// (nearly all), where appending made a second (room for four cost more memory than it saved: PERFORMANCE.md).
     mutating func pizzas(factory: PizzaFactory, into pizzas: inout [Pizza]) -> Bool {
         array { reader in
             guard pizzas.count < 100, let pizza = reader.pizza(factory: factory) else { return false }
