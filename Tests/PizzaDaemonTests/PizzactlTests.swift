@@ -1,5 +1,6 @@
 import Foundation
 import PizzaTesting
+import Synchronization
 import Testing
 
 /// Parses pizzactl's `--json` output.
@@ -138,35 +139,21 @@ struct PizzactlTests {
     @Test("watch renders the live event stream")
     func watch() async throws {
         let daemon = try PizzadProcess()
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
-        process.arguments = ["--socket", daemon.socket, "watch"]
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        try process.runWithCleanSignals()
-        defer { if process.isRunning { process.terminate() } }
-        try await Task.sleep(for: .milliseconds(500))
+        let live = try WatchingPizzactl(["--socket", daemon.socket, "watch"])
+        // Subscribed once it says so: the changes below are made after that, not after a guess at the time.
+        let header = try await live.output(containing: ["Watching orders"])
+        try #require(header.contains("Watching orders"), "\(header)")
         try #require(daemon.pizzactl(["order", "new", "--customer", "Zoe", "--place", "cheese"]).status == 0)
         try #require(daemon.pizzactl(["order", "advance", "1"]).status == 0)
-        try await Task.sleep(for: .milliseconds(500))
-        process.terminate()
-        process.waitUntilExit()
-        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        #expect(output.contains("Watching orders"))
+        let output = try await live.output(containing: ["#2  order 1 advanced"])
+        live.stop()
         #expect(output.contains("#1  order 1 created → placed  Zoe, 1 pizza, 9.00 EUR"), "\(output)")
         #expect(output.contains("#2  order 1 advanced → being prepared"), "\(output)")
 
         // Resuming with --after replays from the audit log.
-        let replay = Process()
-        replay.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
-        replay.arguments = ["--socket", daemon.socket, "--json", "watch", "--after", "1"]
-        let replayPipe = Pipe()
-        replay.standardOutput = replayPipe
-        try replay.runWithCleanSignals()
-        try await Task.sleep(for: .milliseconds(700))
-        replay.terminate()
-        replay.waitUntilExit()
-        let replayed = String(decoding: replayPipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        let replay = try WatchingPizzactl(["--socket", daemon.socket, "--json", "watch", "--after", "1"])
+        let replayed = try await replay.output(containing: [#""seq":2"#])
+        replay.stop()
         #expect(replayed.contains(#""seq":2"#), "\(replayed)")
         #expect(!replayed.contains(#""seq":1"#))
     }
@@ -214,5 +201,47 @@ struct PizzactlTests {
         #expect(script.status == 0)
         #expect(script.stdout.contains("pizzactl"))
         #expect(script.stdout.contains("advance"))
+    }
+}
+
+/// `pizzactl` running (a `watch`), its output gathered as it comes: a test waits for the text it expects, not for a
+/// fixed time (on a loaded machine, starting a debug pizzactl and replaying took longer than the 700 ms once given).
+final class WatchingPizzactl {
+    /// What pizzactl wrote so far; the pipe's handler appends to it on a thread of its own.
+    private final class Gathered: Sendable {
+        let data = Mutex(Data())
+    }
+
+    private let process = Process()
+    private let gathered = Gathered()
+
+    init(_ arguments: [String]) throws {
+        process.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        pipe.fileHandleForReading.readabilityHandler = { [gathered] handle in
+            let data = handle.availableData
+            if data.isEmpty { handle.readabilityHandler = nil }
+            gathered.data.withLock { $0.append(data) }
+        }
+        try process.runWithCleanSignals()
+    }
+
+    deinit { stop() }
+
+    /// The output so far once it contains every one of `texts`, or when `timeout` has passed or pizzactl ended.
+    func output(containing texts: [String], timeout: Duration = .seconds(30)) async throws -> String {
+        let deadline = ContinuousClock.now + timeout
+        while true {
+            let text = gathered.data.withLock { String(decoding: $0, as: UTF8.self) }
+            if texts.allSatisfy(text.contains) || ContinuousClock.now >= deadline || !process.isRunning { return text }
+            try await Task.sleep(for: .milliseconds(20))
+        }
+    }
+
+    func stop() {
+        if process.isRunning { process.terminate() }
+        process.waitUntilExit()
     }
 }
