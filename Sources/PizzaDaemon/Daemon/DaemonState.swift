@@ -89,7 +89,6 @@ final class DaemonState: Sendable {
 
     var factory: PizzaFactory { factoryState.withLock { $0 } }
     var menu: Menu { factory.menu }
-    var access: AccessPolicy { accessState.withLock { $0 } }
     /// What `peer` may do, read under the lock: every request asks, and a copy of the policy is its lists to retain.
     func role(of peer: Peer) -> Role { accessState.withLock { $0.role(of: peer) } }
 

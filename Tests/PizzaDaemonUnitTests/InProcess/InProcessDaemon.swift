@@ -69,7 +69,7 @@ final class InProcessDaemon: Sendable {
             return RPCResponse.failure(id: error.id, error: error.error)
         }
         let result: Result<JSONValue, RPCError>
-        switch dispatcher.dispatch(request, peer: peer, role: state.access.role(of: peer)) {
+        switch dispatcher.dispatch(request, peer: peer, role: state.role(of: peer)) {
         case .answered(let answered): result = answered
         case .subscribe: result = .success(["watching": true])
         case .submit(let submission):
