@@ -207,9 +207,10 @@ struct PizzactlTests {
 /// `pizzactl` running (a `watch`), its output gathered as it comes: a test waits for the text it expects, not for a
 /// fixed time (on a loaded machine, starting a debug pizzactl and replaying took longer than the 700 ms once given).
 final class WatchingPizzactl {
-    /// What pizzactl wrote so far; the pipe's handler appends to it on a thread of its own.
+    /// What pizzactl wrote so far, and whether its output has ended; the pipe's handler fills it on a thread of its
+    /// own.
     private final class Gathered: Sendable {
-        let data = Mutex(Data())
+        let output = Mutex((data: Data(), ended: false))
     }
 
     private let process = Process()
@@ -223,19 +224,23 @@ final class WatchingPizzactl {
         pipe.fileHandleForReading.readabilityHandler = { [gathered] handle in
             let data = handle.availableData
             if data.isEmpty { handle.readabilityHandler = nil }
-            gathered.data.withLock { $0.append(data) }
+            gathered.output.withLock { output in
+                output.data.append(data)
+                output.ended = output.ended || data.isEmpty
+            }
         }
         try process.runWithCleanSignals()
     }
 
     deinit { stop() }
 
-    /// The output so far once it contains every one of `texts`, or when `timeout` has passed or pizzactl ended.
+    /// The output so far once it contains every one of `texts`, or when `timeout` has passed or the output ended (all
+    /// of it read: an ended output is never cut short, and `isRunning` is not polled; see `ChildProcess`).
     func output(containing texts: [String], timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let text = gathered.data.withLock { String(decoding: $0, as: UTF8.self) }
-            if texts.allSatisfy(text.contains) || ContinuousClock.now >= deadline || !process.isRunning { return text }
+            let (text, ended) = gathered.output.withLock { (String(decoding: $0.data, as: UTF8.self), $0.ended) }
+            if texts.allSatisfy(text.contains) || ended || ContinuousClock.now >= deadline { return text }
             try await Task.sleep(for: .milliseconds(20))
         }
     }
