@@ -10,9 +10,9 @@ import PizzaProtocol
 /// pizzad's loop side with nothing of pizzad in it: a Unix socket served by SwiftNIO's event loops (one per core, as
 /// pizzad's), pizzad's own line decoder (`LineFrameDecoder` behind `ByteToMessageHandler`), and a handler that hands
 /// each line to one writer thread. The writer takes everything queued, waits as long as a commit (no SQLite, no
-/// parsing), then hands each answer back to its connection's loop with `execute`, where a fixed order answer (the
-/// 560 bytes pizzad answers a till's two-pizza order with) is copied into a new buffer and written, as pizzad
-/// writes its answers. `pizzabench counts` loads it with the C till (`Baselines/ctill.c`) and counts it as it
+/// parsing), then hands the answers back to their connections' loops, one `execute` a loop for the batch (as
+/// pizzad's `AnswerHandBack` does), where a fixed order answer (the 560 bytes pizzad answers a till's two-pizza
+/// order with) is copied into a new buffer and written for each, as pizzad writes its answers. `pizzabench counts` loads it with the C till (`Baselines/ctill.c`) and counts it as it
 /// counts pizzad and the bound; only its loops are comparable.
 enum NIOFloor {
     /// The answer to every line.
@@ -52,45 +52,50 @@ enum NIOFloor {
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
             _ = unwrapInboundIn(data)
-            let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)
-            writer.submit {
-                loopBound.eventLoop.execute {
-                    let context = loopBound.value
-                    var line = context.channel.allocator.buffer(capacity: NIOFloor.answer.count)
-                    line.writeBytes(NIOFloor.answer)
-                    context.writeAndFlush(NIOAny(line), promise: nil)
-                }
-            }
+            writer.submit(NIOLoopBound(context, eventLoop: context.eventLoop))
         }
     }
 
     /// The writer thread: takes all that is queued, waits a commit, hands back.
     final class Writer: @unchecked Sendable {
+        typealias Waiting = NIOLoopBound<ChannelHandlerContext>
         private let condition = NSCondition()
         /// Guarded by `condition`.
-        private var queue: [@Sendable () -> Void] = []
+        private var queue: [Waiting] = []
         private let commit: TimeInterval
 
         init(commit: TimeInterval) { self.commit = commit }
 
-        func submit(_ answer: @escaping @Sendable () -> Void) {
+        func submit(_ waiting: Waiting) {
             condition.lock()
-            queue.append(answer)
+            queue.append(waiting)
             condition.signal()
             condition.unlock()
         }
 
         func run() {
-            var batch: [@Sendable () -> Void] = []
+            var batch: [Waiting] = []
             while true {
                 condition.lock()
                 while queue.isEmpty { condition.wait() }
                 swap(&batch, &queue)
                 condition.unlock()
                 Thread.sleep(forTimeInterval: commit)
-                for answer in batch { answer() }
+                var byLoop: [ObjectIdentifier: [Waiting]] = [:]
+                for waiting in batch { byLoop[ObjectIdentifier(waiting.eventLoop), default: []].append(waiting) }
+                for group in byLoop.values {
+                    group[0].eventLoop.execute {
+                        for waiting in group { Self.answer(waiting.value) }
+                    }
+                }
                 batch.removeAll(keepingCapacity: true)
             }
+        }
+
+        private static func answer(_ context: ChannelHandlerContext) {
+            var line = context.channel.allocator.buffer(capacity: NIOFloor.answer.count)
+            line.writeBytes(NIOFloor.answer)
+            context.writeAndFlush(NIOAny(line), promise: nil)
         }
     }
 }

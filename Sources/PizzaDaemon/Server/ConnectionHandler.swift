@@ -24,16 +24,29 @@ final class ConnectionHandler: ChannelDuplexHandler {
     let dispatcher: RPCDispatcher
     let state: DaemonState
     let tracker: ConnectionTracker
+    /// Where the writer leaves this loop's changes' outcomes.
+    let handBack: AnswerHandBack
+    /// The change under way, answered when its outcome is handed back.
+    private var changeUnderWay: RPCRequest?
+    /// What the writer calls with a change's outcome: made once a connection (it holds the handler, until the
+    /// handler is removed), where a closure a change was a heap allocation for every order.
+    private var changeCompletion: (@Sendable (AnswerHandBack.Outcome) -> Void)?
     /// What the connection is doing (see ``ConnectionState`` for the rules).
     var connection = ConnectionState()
     var watcher: EventWatcher? {
         didSet { connection.watching = watcher != nil }
     }
 
-    init(dispatcher: RPCDispatcher, state: DaemonState, tracker: ConnectionTracker) {
+    init(dispatcher: RPCDispatcher, state: DaemonState, tracker: ConnectionTracker, handBack: AnswerHandBack) {
         self.dispatcher = dispatcher
         self.state = state
         self.tracker = tracker
+        self.handBack = handBack
+    }
+
+    func handlerRemoved(context: ChannelHandlerContext) {
+        // The completion holds the handler; a change still under way keeps both until it is answered.
+        changeCompletion = nil
     }
 
     func channelActive(context: ChannelHandlerContext) {
@@ -133,22 +146,34 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     /// Marks the connection busy with the change `request` asked for (the next one waits) and submits it; its
-    /// answer is made on this loop when the writer hands the outcome back (one closure and one task a change).
+    /// answer is made on this loop when the writer hands the outcome back, through ``AnswerHandBack``.
     ///
-    /// The outcome is always handed to the loop with `execute`, even when it comes at once on the loop (a change
-    /// refused before it was queued): `finish` then runs after this `processNext`, not inside it.
+    /// The outcome is always handed to the loop in a task, even when it comes at once on the loop (a change
+    /// refused before it was queued): `finishChange` then runs after this `processNext`, not inside it.
     private func submit(
         _ submission: RPCDispatcher.Submission, _ request: RPCRequest, context: ChannelHandlerContext
     ) {
         connection.began()
         tracker.requestStarted()
-        let loopBound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
-        dispatcher.submit(submission) { outcome in
-            loopBound.eventLoop.execute {
-                let (handler, context) = loopBound.value
-                handler.finish(request, handler.dispatcher.answer(outcome, method: request.method), context: context)
-            }
+        changeUnderWay = request
+        dispatcher.submit(submission, completion: completion(context: context))
+    }
+
+    private func completion(context: ChannelHandlerContext) -> @Sendable (AnswerHandBack.Outcome) -> Void {
+        if let changeCompletion { return changeCompletion }
+        let connection = AnswerHandBack.Connection((self, context), eventLoop: context.eventLoop)
+        let completion: @Sendable (AnswerHandBack.Outcome) -> Void = { [handBack] outcome in
+            handBack.deliver(outcome, to: connection)
         }
+        changeCompletion = completion
+        return completion
+    }
+
+    /// The change under way was committed or refused: answers it and goes on with the next request. On the loop.
+    func finishChange(_ outcome: AnswerHandBack.Outcome, context: ChannelHandlerContext) {
+        guard let request = changeUnderWay else { preconditionFailure("an outcome with no change under way") }
+        changeUnderWay = nil
+        finish(request, dispatcher.answer(outcome, method: request.method), context: context)
     }
 
     private func finish(_ request: RPCRequest, _ result: Result<JSONValue, RPCError>, context: ChannelHandlerContext) {

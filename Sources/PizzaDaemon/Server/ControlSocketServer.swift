@@ -54,11 +54,12 @@ final class ControlSocketServer: Service {
     ) async throws -> ControlSocketServer {
         let tracker = ConnectionTracker { [state] open in state.connections.store(open, ordering: .relaxed) }
         let dispatcher = RPCDispatcher(state: state)
+        let handBacks = AnswerHandBacks(group: group)
         let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: 256)
             .childChannelOption(.allowRemoteHalfClosure, value: true)
             .childChannelOption(.writeBufferWaterMark, value: .init(low: 256 * 1024, high: 1024 * 1024))
-            .childChannelInitializer { [tracker, dispatcher, state, configuration] channel in
+            .childChannelInitializer { [tracker, dispatcher, state, configuration, handBacks] channel in
                 let open = tracker.opened(channel)
                 return channel.eventLoop.makeCompletedFuture {
                     if open > configuration.maxConnections {
@@ -68,7 +69,9 @@ final class ControlSocketServer: Service {
                     }
                     try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
                     try channel.pipeline.syncOperations.addHandler(
-                        ConnectionHandler(dispatcher: dispatcher, state: state, tracker: tracker))
+                        ConnectionHandler(
+                            dispatcher: dispatcher, state: state, tracker: tracker,
+                            handBack: handBacks.of(channel.eventLoop)))
                 }
             }
         if let activated = passed {
