@@ -305,8 +305,8 @@ let package = Package(
             name: "PizzaDaemonUnitTests",
             dependencies: [
                 "PizzaDaemon", "PizzaReplication", "PizzaStorage", "PizzaProtocol", "PizzaWire", "PizzaCore", "SQLite",
-                "PizzaTesting", .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "Logging", package: "swift-log"),
+                "PizzaTesting", "Locking", .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
         ),
