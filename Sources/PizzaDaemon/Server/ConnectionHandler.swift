@@ -165,7 +165,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
         let completion: @Sendable (AnswerHandBack.Outcome) -> Void = { [handBack] outcome in
             handBack.deliver(outcome, to: connection)
         }
-        changeCompletion = completion
+        // Kept only while the channel is open: handlerRemoved lets it go, and one kept after that would hold the
+        // handler for good.
+        if context.channel.isActive { changeCompletion = completion }
         return completion
     }
 
