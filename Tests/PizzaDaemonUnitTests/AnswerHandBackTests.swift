@@ -50,6 +50,11 @@ struct AnswerHandBackTests {
                 }
             }
             .withConnectedSocket(descriptors[1]).get()
+        // The client's reads give up after 10 s, so that a lost answer fails a test rather than hanging it.
+        var timeout = timeval(tv_sec: 10, tv_usec: 0)
+        let timeoutSet = setsockopt(
+            descriptors[0], SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        #expect(timeoutSet == 0)
         return (descriptors[0], tracker)
     }
 
@@ -79,9 +84,6 @@ struct AnswerHandBackTests {
         let probe = HandlerProbe()
         let (client, tracker) = try await Self.connect(daemon, group: group, probe: probe)
         Self.send((1...20).map { Self.createLine(id: $0, ref: "in-order-\($0)") }.joined(), to: client)
-        // A read gives up after 10 s, so that a lost answer fails the test rather than hanging it.
-        var timeout = timeval(tv_sec: 10, tv_usec: 0)
-        #expect(setsockopt(client, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size)) == 0)
         var received: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65_536)
         while received.filter({ $0 == 0x0A }).count < 20 {
