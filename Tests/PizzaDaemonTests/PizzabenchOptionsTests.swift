@@ -19,6 +19,21 @@ struct PizzabenchOptionsTests {
         }
     }
 
+    @Test("instructions: a --before that is not a program, a window of zero, a client count of zero, a negative top")
+    func instructions() throws {
+        let missing = try ChildProcess.run(pizzabench, ["instructions", "--before", "/nowhere/pizzad"], timeout: 30)
+        #expect(missing.status == 64)
+        #expect(missing.output.contains("--before /nowhere/pizzad: no executable there"))
+        for arguments in [["--window", "0"], ["--top=-1"]] {
+            let refused = try ChildProcess.run(pizzabench, ["instructions"] + arguments, timeout: 30)
+            #expect(refused.status == 64, "\(arguments)")
+            #expect(refused.output.contains("--window is above 0 and --top not below 0"), "\(arguments)")
+        }
+        let clients = try ChildProcess.run(pizzabench, ["instructions", "--clients", "1,0"], timeout: 30)
+        #expect(clients.status == 64)
+        #expect(clients.output.contains("client counts are numbers above 0 separated by commas, not '1,0'"))
+    }
+
     @Test("nio-floor: a negative commit, and a socket path a Unix socket cannot have")
     func floor() throws {
         let negative = try ChildProcess.run(
@@ -31,9 +46,9 @@ struct PizzabenchOptionsTests {
         #expect(long.output.contains("--socket needs a path of 1 to 107 bytes"))
     }
 
-    @Test("counts and create: a --pizzad that is not a program")
+    @Test("counts, instructions and create: a --pizzad that is not a program")
     func pizzad() throws {
-        for command in ["counts", "create"] {
+        for command in ["counts", "instructions", "create"] {
             let missing = try ChildProcess.run(pizzabench, [command, "--pizzad", "/nowhere/pizzad"], timeout: 30)
             #expect(missing.status == 64, "\(command)")
             #expect(missing.output.contains("--pizzad /nowhere/pizzad: no executable there"), "\(command)")

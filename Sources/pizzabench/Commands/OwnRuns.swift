@@ -171,3 +171,41 @@ struct CountsCommand: AsyncParsableCommand {
         try run.finish(held: (median?.allocations ?? .infinity) <= 50)
     }
 }
+
+struct InstructionsCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "instructions",
+        abstract: "Per order.create: user-mode instructions of pizzad and the socket bound, counted by callgrind.",
+        discussion: """
+            Counts that do not drift with the machine's speed or load: each server runs under Valgrind's callgrind \
+            (pizzad from a copy without its debug information, which Valgrind 3.19 cannot read), loaded by each \
+            --clients count in turn; its counters are zeroed after a warm-up and dumped after the window. Needs valgrind and binutils.
+            """)
+    @Option(help: "Seconds of load counted (under Valgrind, 100 to 300 orders a second).") var window: Double = 20
+    @Option(
+        help: "Client counts, separated by commas (one makes every group commit one change).",
+        transform: CreateOptions.counts)
+    var clients = [1, 16]
+    @Option(help: "How many of each server's functions to list (at the first client count).") var top = 15
+    @Option(help: "A second pizzad binary (the tree before a change), counted too.") var before: String?
+    @OptionGroup var binary: PizzadOption
+
+    func validate() throws {
+        guard window > 0, top >= 0 else { throw ValidationError("--window is above 0 and --top not below 0") }
+        if let before, !FileManager.default.isExecutableFile(atPath: before) {
+            throw ValidationError("--before \(before): no executable there (a pizzad built from the tree before)")
+        }
+    }
+
+    func run() async throws {
+        if let reason = Instructions.unavailableReason {
+            print("pizzabench instructions: skipped, \(reason)")
+            return
+        }
+        let run = try BenchRun(pizzad: binary.pizzad)
+        try Instructions.report(
+            pizzad: run.pizzad, before: before, clients: clients, work: run.work + "/instructions", window: window,
+            top: top)
+        try run.finish()
+    }
+}

@@ -20,7 +20,7 @@ struct Pizzabench: AsyncParsableCommand {
             All.self, Create.self, Kitchen.self, Big.self, Replication.self, Multicast.self, Writer.self,
             SoakCommand.self,
             Litestream.self, Restore.self, Board.self, Chain.self, API.self, Outbox.self,
-            CountsCommand.self, NIOFloorCommand.self,
+            CountsCommand.self, InstructionsCommand.self, NIOFloorCommand.self,
         ],
         defaultSubcommand: All.self)
 }

@@ -1,0 +1,235 @@
+import Foundation
+import Locking
+import PizzaTesting
+
+/// What `order.create` costs in instructions: pizzad's and the socket bound's user-mode instructions per order,
+/// counted by Valgrind's callgrind over the same load (16 clients, two pizzas, placed, unique refs). An instruction
+/// count does not drift with the machine's speed, the hour or another process's load, as a CPU time does: the same
+/// binary and load count the same within a fraction of a percent, so a change's cost shows even where a timed run
+/// cannot see it.
+///
+/// It is a yardstick for the servers' own code, not a CPU time: the kernel's work (system calls, the `fsync`) is
+/// not counted; under Valgrind every thread runs in turn on one core, so the group commits are smaller than in a
+/// native run (each server's orders per `fdatasync` are printed, about its changes per commit); and SHA-256
+/// runs its AVX code, where natively both pizzad (BoringSSL) and the bound (OpenSSL) use the processor's SHA
+/// instructions, so the figures are also given without it.
+enum Instructions {
+    /// One server's count over a window, per order.
+    struct Counted {
+        var orders: Int
+        var instructions: Double
+        /// Of `instructions`, in SHA-256's block function.
+        var sha256: Double
+        /// Orders over `fdatasync` calls: about the group commits' size under Valgrind (a checkpoint syncs too).
+        var ordersPerSync: Double
+        /// The functions with the most instructions of their own, per order.
+        var top: [(function: String, perOrder: Double)]
+    }
+
+    /// Why instructions cannot be counted here, or nil.
+    static var unavailableReason: String? {
+        for program in ["valgrind", "callgrind_control", "objcopy"] where Self.path(of: program) == nil {
+            return "\(program) is not installed (Debian: valgrind, binutils)"
+        }
+        return nil
+    }
+
+    static func path(of program: String) -> String? {
+        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
+        return directories.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
+    /// The valgrind command line that counts a process's instructions into `directory`.
+    static func callgrind(_ directory: String) throws -> [String] {
+        guard let valgrind = path(of: "valgrind") else { throw BenchError("valgrind is not installed") }
+        return [valgrind, "--tool=callgrind", "--callgrind-out-file=" + directory + "/callgrind.%p"]
+    }
+
+    /// A copy of `binary` without its debug information: Valgrind 3.19 (Debian 12) cannot read the DWARF 5 that
+    /// Swift 6.3 writes and gives up on the binary. The symbols stay, so the functions keep their names.
+    static func stripped(_ binary: String, into directory: String) throws -> String {
+        let copy = directory + "/" + (binary as NSString).lastPathComponent + ".stripped"
+        if !FileManager.default.fileExists(atPath: copy) {
+            try Bench.run("/usr/bin/env", ["objcopy", "--strip-debug", binary, copy])
+        }
+        return copy
+    }
+
+    /// Counts `pid`'s instructions over `window` seconds after a warm-up: callgrind's counters are zeroed, the load
+    /// runs, and they are dumped; `orders` says how many orders exist (read on both sides of each command, the
+    /// midpoints taken).
+    static func count(
+        pid: Int32, directory: String, window: Double, top: Int, orders: () throws -> Int
+    ) throws -> Counted {
+        func control(_ command: String) throws -> Double {
+            let before = try orders()
+            let result = try Bench.runStatus("/usr/bin/env", ["callgrind_control", command, String(pid)])
+            guard result.status == 0 else {
+                throw BenchError("callgrind_control \(command) \(pid) failed: \(result.output.trimmed)")
+            }
+            return Double(before + (try orders())) / 2
+        }
+        let start = try control("--zero")
+        Thread.sleep(forTimeInterval: window)
+        let end = try control("--dump")
+        let dump = directory + "/callgrind.\(pid).1"
+        guard let text = try? String(contentsOfFile: dump, encoding: .utf8) else {
+            throw BenchError("callgrind wrote no dump at \(dump)")
+        }
+        let profile = CallgrindProfile(text)
+        let made = max(1, end - start)
+        // SHA-256 as the servers call it: BoringSSL's in pizzad, OpenSSL's in the bound (whose block function has no
+        // name in Debian's libcrypto).
+        let sha256 = [
+            "SHA256_Update", "SHA256_Final", "CCryptoBoringSSL_SHA256_Update", "CCryptoBoringSSL_SHA256_Final",
+        ]
+        .reduce(0) { $0 + profile.callCost[$1, default: 0] }
+        let ranked = profile.selfCost.sorted { $0.value > $1.value }.prefix(top)
+        return Counted(
+            orders: Int(made.rounded()), instructions: Double(profile.total) / made, sha256: Double(sha256) / made,
+            ordersPerSync: made / Double(max(1, profile.calls["fdatasync", default: 0])),
+            top: ranked.map { ($0.key, Double($0.value) / made) })
+    }
+
+    /// pizzad under callgrind (a copy without debug information), loaded from this process's clients.
+    static func countPizzad(pizzad: String, clients: Int, directory: String, window: Double, top: Int) throws -> Counted
+    {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let wrapper = directory + "/pizzad-under-callgrind"
+        let command = try callgrind(directory) + [try stripped(pizzad, into: directory)]
+        try ("#!/bin/sh\nexec " + command.map { "'\($0)'" }.joined(separator: " ") + " \"$@\"\n")
+            .write(toFile: wrapper, atomically: true, encoding: .utf8)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
+        let daemon = try PizzadProcess.bench(binary: wrapper, directory: directory)
+        let loaded = DispatchSemaphore(value: 0)
+        let load = Locked<Result<LoadResult, any Error>?>(nil)
+        // Under Valgrind pizzad runs some thirty times slower: a few seconds of warm-up, then the window.
+        let warmUp = 5.0
+        Thread.detachNewThread {
+            load.withLock {
+                $0 = Result { try Load.create(daemon: daemon, clients: clients, seconds: warmUp + window + 5) }
+            }
+            loaded.signal()
+        }
+        Thread.sleep(forTimeInterval: warmUp)
+        let counted = try count(pid: daemon.pid, directory: directory, window: window, top: top) {
+            try Counts.orderCount(daemon.database)
+        }
+        loaded.wait()
+        _ = try? daemon.stop(timeout: 120)
+        try? FileManager.default.removeItem(atPath: directory)
+        if case .failure(let error) = load.withLock({ $0 }) { throw error }
+        return counted
+    }
+
+    /// The socket bound under callgrind (its clients, a forked child, are counted apart and left out).
+    static func countBound(socketWork: SocketWork, clients: Int, directory: String, window: Double, top: Int) throws
+        -> Counted
+    {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let database = directory + "/socketwork.db"
+        let command = try callgrind(directory)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: command[0])
+        process.arguments =
+            Array(command.dropFirst()) + [
+                socketWork.binary, database, Steps.migrations, String(clients), String(window + 15),
+            ]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.runWithCleanSignals()
+        Thread.sleep(forTimeInterval: 5)
+        let counted = try count(pid: process.processIdentifier, directory: directory, window: window, top: top) {
+            try Counts.orderCount(database)
+        }
+        process.terminate()
+        process.waitUntilExit()
+        try? FileManager.default.removeItem(atPath: directory)
+        return counted
+    }
+}
+
+extension Instructions {
+    /// pizzad (and `before`, the tree before a change) and the bound at each client count, one after the other;
+    /// prints the table, the ratios to the bound, and, at the first client count, each one's functions with the most
+    /// instructions of their own. One client makes every group commit one change for both servers, so that their
+    /// per-commit work weighs the same; at 16, Valgrind's one-thread-at-a-time running sizes the groups. Returns
+    /// pizzad's counts.
+    @discardableResult
+    static func report(
+        pizzad: String, before: String?, clients: [Int], work: String, window: Double, top: Int
+    ) throws -> [Counted] {
+        try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
+        let socketWork = try SocketWork(migrations: Steps.migrations, directory: work)
+        print(
+            "instructions per order.create in user mode (callgrind; two pizzas, placed, unique refs; "
+                + "\(Bench.format(window, 0)) s of load each, after 5 s of warm-up)")
+        let binaries = [("pizzad", pizzad)] + (before.map { [("before", $0)] } ?? [])
+        var rows: [[String]] = []
+        var ratios: [String] = []
+        var pizzadCounts: [Counted] = []
+        var listed: [(name: String, counted: Counted)] = []
+        for (round, count) in clients.enumerated() {
+            var servers: [(name: String, counted: Counted)] = []
+            for (index, (name, binary)) in binaries.enumerated() {
+                let directory = work + "/instructions-\(count)-\(index)"
+                servers.append(
+                    (
+                        name,
+                        try countPizzad(pizzad: binary, clients: count, directory: directory, window: window, top: top)
+                    ))
+            }
+            let bound = try countBound(
+                socketWork: socketWork, clients: count, directory: work + "/instructions-\(count)-bound",
+                window: window,
+                top: top)
+            servers.append(("socket bound (socketwork.c)", bound))
+            pizzadCounts.append(servers[0].counted)
+            for (name, counted) in servers {
+                rows.append([
+                    String(count), name, String(counted.orders), Bench.format(counted.instructions, 0),
+                    Bench.format(counted.instructions - counted.sha256, 0), Bench.format(counted.ordersPerSync, 2),
+                ])
+            }
+            for (name, counted) in servers.dropLast() {
+                let without = (counted.instructions - counted.sha256) / (bound.instructions - bound.sha256)
+                ratios.append(
+                    "\(count) client\(count == 1 ? "" : "s"): \(name) × the bound's instructions "
+                        + "\(Bench.format(counted.instructions / bound.instructions, 2)) (without SHA-256 "
+                        + "\(Bench.format(without, 2)))")
+            }
+            if round == 0 {
+                listed = servers.map { ("\($0.name), \(count) client\(count == 1 ? "" : "s")", $0.counted) }
+            }
+        }
+        Bench.table(["clients", "server", "orders", "instructions", "without SHA-256", "orders per fdatasync"], rows)
+        ratios.forEach { print($0) }
+        for (name, counted) in listed where top > 0 {
+            print("\(name): the \(top) functions with the most instructions of their own, per order")
+            let names = demangled(counted.top.map(\.function))
+            for (index, entry) in counted.top.enumerated() {
+                print(
+                    "  " + Bench.format(entry.perOrder, 0).leftPadded(to: 8) + "  " + String(names[index].prefix(110)))
+            }
+        }
+        return pizzadCounts
+    }
+
+    /// Swift's names readable (`swift demangle --simplified --compact`), the others as they are.
+    static func demangled(_ names: [String]) -> [String] {
+        let swift = names.filter { $0.hasPrefix("$s") }
+        guard !swift.isEmpty,
+            let result = try? Bench.runStatus(
+                "/usr/bin/env", ["swift", "demangle", "--simplified", "--compact"] + swift),
+            result.status == 0
+        else { return names }
+        let lines = result.output.split(separator: "\n").map(String.init)
+        guard lines.count == swift.count else { return names }
+        let readable = Dictionary(zip(swift, lines)) { first, _ in first }
+        return names.map { readable[$0] ?? $0 }
+    }
+}
+
+extension String {
+    func leftPadded(to width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
+}
