@@ -2,7 +2,11 @@
 ///
 /// The change carries the order's wire text as the audit entry encoded it inside the transaction
 /// (``OrderChange/afterText``), so the answer to the caller can reuse it instead of encoding the order again.
-public struct OrderOutcome: Sendable {
+///
+/// A class, immutable: an outcome is handed on several times on its way to the caller (the change's own record,
+/// the result, the loop's hand-back, the answer), and a copy of a struct holding the order twice (the cart and the
+/// change's `after`) retained each of its two dozen strings and arrays, where a copy of this retains one object.
+public final class OrderOutcome: Sendable {
     /// The order after the change (or, for an idempotent retry of `create`, as it was).
     public let cart: Cart
     /// The change; nil when nothing changed (`create` with a `ref` that exists).
