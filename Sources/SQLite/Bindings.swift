@@ -34,12 +34,16 @@ public struct Bindings: ~Copyable {
     /// Binds `text` as UTF-8 to parameter `index` of `handle`; SQLite copies it. Shared with
     /// ``Statement/bind(_:)``'s `SQLValue.text`.
     static func bindText(_ text: String, to handle: OpaquePointer, at index: Int32) -> Int32 {
-        var text = text
-        return text.withUTF8 { bytes in
+        func bind(_ bytes: UnsafeBufferPointer<UInt8>) -> Int32 {
             sqlite3_bind_text(
                 handle, index, UnsafeRawPointer(bytes.baseAddress)?.assumingMemoryBound(to: CChar.self),
                 Int32(bytes.count), pizzad_sqlite3_transient())
         }
+        // A native string's bytes where they are: `withUTF8` needs a `var`, whose copy cost a retain and a release
+        // of every text bound.
+        if let result = text.utf8.withContiguousStorageIfAvailable(bind) { return result }
+        var text = text
+        return text.withUTF8(bind)
     }
 
     public mutating func bind(_ value: String?) {

@@ -58,60 +58,78 @@ public struct AuditEntry: Sendable, Equatable, Codable {
             + (reason?.utf8.count ?? 0) + (before?.utf8.count ?? 0) + after.utf8.count + prevHash.utf8.count
             + 4 + (actor.device?.utf8.count ?? 0) + (actor.address?.utf8.count ?? 0)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
-            var count = 0
-            func separate() {
-                if count > 0 {
-                    buffer[count] = Self.unitSeparator
-                    count += 1
-                }
-            }
-            func append(_ field: String) {
-                separate()
-                var field = field
-                field.withUTF8 { bytes in
-                    guard let base = bytes.baseAddress else { return }
-                    (buffer.baseAddress! + count).initialize(from: base, count: bytes.count)
-                    count += bytes.count
-                }
-            }
-            func append(_ number: Int64) {
-                separate()
-                if number < 0 {
-                    buffer[count] = UInt8(ascii: "-")
-                    count += 1
-                }
-                var magnitude = number.magnitude
-                var digits = 0
-                repeat {
-                    digits += 1
-                    magnitude /= 10
-                } while magnitude > 0
-                magnitude = number.magnitude
-                for index in stride(from: count + digits - 1, through: count, by: -1) {
-                    buffer[index] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
-                    magnitude /= 10
-                }
-                count += digits
-            }
-            append(seq)
-            append(at)
-            append(Int64(actor.uid))
-            append(actor.name)
-            append(Int64(actor.pid))
-            append(action)
-            append(orderID)
-            append(statusAfter)
-            append(reason ?? "\u{0}")
-            append(before ?? "\u{0}")
-            append(after)
-            append(prevHash)
+            var input = HashInput(buffer: buffer)
+            input.append(seq)
+            input.append(at)
+            input.append(Int64(actor.uid))
+            input.append(actor.name)
+            input.append(Int64(actor.pid))
+            input.append(action)
+            input.append(orderID)
+            input.append(statusAfter)
+            input.append(reason ?? "\u{0}")
+            input.append(before ?? "\u{0}")
+            input.append(after)
+            input.append(prevHash)
             if actor.device != nil || actor.address != nil {
-                append(actor.device ?? "\u{0}")
-                append(actor.address ?? "\u{0}")
+                input.append(actor.device ?? "\u{0}")
+                input.append(actor.address ?? "\u{0}")
             }
             var hasher = SHA256()
-            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.baseAddress, count: count))
+            hasher.update(bufferPointer: UnsafeRawBufferPointer(start: buffer.baseAddress, count: input.count))
             return hasher.finalize().withUnsafeBytes { Hex.string($0) }
+        }
+    }
+
+    /// What ``computedHash`` hashes, written into one buffer: a struct's own count, where local functions sharing
+    /// a captured one checked every access to it at run time.
+    private struct HashInput {
+        let buffer: UnsafeMutableBufferPointer<UInt8>
+        var count = 0
+
+        mutating func append(_ field: String) {
+            separate()
+            // A native string's bytes where they are (`withUTF8` needs a `var`: a retain and a release a field).
+            if let copied = field.utf8.withContiguousStorageIfAvailable({ copy($0) }) {
+                count += copied
+                return
+            }
+            var field = field
+            count += field.withUTF8 { copy($0) }
+        }
+
+        mutating func append(_ number: Int64) {
+            separate()
+            if number < 0 {
+                buffer[count] = UInt8(ascii: "-")
+                count += 1
+            }
+            var magnitude = number.magnitude
+            var digits = 0
+            repeat {
+                digits += 1
+                magnitude /= 10
+            } while magnitude > 0
+            magnitude = number.magnitude
+            for index in stride(from: count + digits - 1, through: count, by: -1) {
+                buffer[index] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                magnitude /= 10
+            }
+            count += digits
+        }
+
+        private mutating func separate() {
+            if count > 0 {
+                buffer[count] = AuditEntry.unitSeparator
+                count += 1
+            }
+        }
+
+        /// Copies `bytes` after what is written; returns how many.
+        private func copy(_ bytes: UnsafeBufferPointer<UInt8>) -> Int {
+            guard let base = bytes.baseAddress else { return 0 }
+            (buffer.baseAddress! + count).initialize(from: base, count: bytes.count)
+            return bytes.count
         }
     }
 

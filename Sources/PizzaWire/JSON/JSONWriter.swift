@@ -138,16 +138,17 @@ public struct JSONWriter: ~Copyable {
 
     /// A JSON string literal: quotes, and the escapes RFC 8259 requires.
     public mutating func string(_ value: String) {
-        var value = value
-        let clean = value.withUTF8 { bytes in
-            // Most strings need no escaping: copied in one go.
-            guard !bytes.contains(where: Self.needsEscape) else { return false }
-            reserve(bytes.count + 2)
-            append(UInt8(ascii: "\""))
-            append(bytes)
-            append(UInt8(ascii: "\""))
-            return true
-        }
+        // Most strings need no escaping: copied in one go, from where a native string keeps its bytes (`withUTF8`
+        // needs a `var`, whose copy cost a retain and a release of every string written).
+        let clean =
+            value.utf8.withContiguousStorageIfAvailable { bytes in
+                guard !bytes.contains(where: Self.needsEscape) else { return false }
+                reserve(bytes.count + 2)
+                append(UInt8(ascii: "\""))
+                append(bytes)
+                append(UInt8(ascii: "\""))
+                return true
+            } ?? false
         if clean { return }
         var escaped: [UInt8] = []
         Self.appendString(value, to: &escaped)
@@ -181,15 +182,13 @@ public struct JSONWriter: ~Copyable {
     /// Appends `string` as a JSON string literal: quotes, and the escapes RFC 8259 requires.
     public static func appendString(_ string: String, to output: inout [UInt8]) {
         output.append(UInt8(ascii: "\""))
-        var string = string
-        let clean = string.withUTF8 { bytes in
-            // Most strings need no escaping: copy them in one go.
-            guard !bytes.contains(where: needsEscape) else {
-                return false
-            }
-            output.append(contentsOf: bytes)
-            return true
-        }
+        // Most strings need no escaping: copy them in one go (a native string's bytes where they are).
+        let clean =
+            string.utf8.withContiguousStorageIfAvailable { bytes in
+                guard !bytes.contains(where: needsEscape) else { return false }
+                output.append(contentsOf: bytes)
+                return true
+            } ?? false
         if clean {
             output.append(UInt8(ascii: "\""))
             return
