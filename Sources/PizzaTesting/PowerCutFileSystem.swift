@@ -41,7 +41,7 @@ public final class PowerCutFileSystem: Sendable {
         let fd = open("/dev/fuse", O_RDWR)
         guard fd >= 0 else { return "/dev/fuse cannot be opened: \(String(cString: strerror(errno)))" }
         close(fd)
-        for program in ["cc", "pkg-config", "fusermount3"] where !onPath(program) {
+        for program in ["cc", "pkg-config", "fusermount3"] where ProgramPath.find(program) == nil {
             return "\(program) is missing (Debian: gcc, pkg-config, fuse3)"
         }
         return nil
@@ -204,12 +204,6 @@ public final class PowerCutFileSystem: Sendable {
         guard fd >= 0 else { throw Failure("open \(path): \(String(cString: strerror(errno)))") }
         defer { close(fd) }
         guard fsync(fd) == 0 else { throw Failure("fsync \(path): \(String(cString: strerror(errno)))") }
-    }
-
-    static func onPath(_ program: String) -> Bool {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-            FileManager.default.isExecutableFile(atPath: "\($0)/\(program)")
-        }
     }
 
     /// Runs a short program and returns its exit status and its output (both streams).

@@ -28,20 +28,15 @@ enum Instructions {
 
     /// Why instructions cannot be counted here, or nil.
     static var unavailableReason: String? {
-        for program in ["valgrind", "callgrind_control", "objcopy"] where Self.path(of: program) == nil {
+        for program in ["valgrind", "callgrind_control", "objcopy"] where ProgramPath.find(program) == nil {
             return "\(program) is not installed (Debian: valgrind, binutils)"
         }
         return nil
     }
 
-    static func path(of program: String) -> String? {
-        let directories = (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":")
-        return directories.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
-
     /// The valgrind command line that counts a process's instructions into `directory`.
     static func callgrind(_ directory: String) throws -> [String] {
-        guard let valgrind = path(of: "valgrind") else { throw BenchError("valgrind is not installed") }
+        guard let valgrind = ProgramPath.find("valgrind") else { throw BenchError("valgrind is not installed") }
         return [valgrind, "--tool=callgrind", "--callgrind-out-file=" + directory + "/callgrind.%p"]
     }
 

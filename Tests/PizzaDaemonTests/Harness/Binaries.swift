@@ -15,11 +15,7 @@ enum Binaries {
     }()
 
     /// Whether a program is on PATH.
-    static func available(_ program: String) -> Bool {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin").split(separator: ":").contains {
-            FileManager.default.isExecutableFile(atPath: "\($0)/\(program)")
-        }
-    }
+    static func available(_ program: String) -> Bool { ProgramPath.find(program) != nil }
 }
 
 /// The repository's own SQLite migrations, so tests follow a new one without editing numbers.
