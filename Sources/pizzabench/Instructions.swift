@@ -3,7 +3,7 @@ import Locking
 import PizzaTesting
 
 /// What `order.create` costs in instructions: pizzad's and the socket bound's user-mode instructions per order,
-/// counted by Valgrind's callgrind over the same load (16 clients, two pizzas, placed, unique refs). An instruction
+/// counted by Valgrind's callgrind over the same load (1 and then 16 clients, two pizzas, placed, unique refs). An instruction
 /// count does not drift with the machine's speed, the hour or another process's load, as a CPU time does: the same
 /// binary and load count the same within a fraction of a percent, so a change's cost shows even where a timed run
 /// cannot see it.
@@ -18,13 +18,16 @@ enum Instructions {
     struct Counted {
         var orders: Int
         var instructions: Double
-        /// Of `instructions`, in SHA-256's block function.
+        /// Of `instructions`, in the calls to SHA-256's update and final functions (all they call included).
         var sha256: Double
         /// Orders over `fdatasync` calls: about the group commits' size under Valgrind (a checkpoint syncs too).
         var ordersPerSync: Double
         /// The functions with the most instructions of their own, per order.
         var top: [(function: String, perOrder: Double)]
     }
+
+    /// Seconds of load before the counters are zeroed: under Valgrind a server runs some thirty times slower.
+    static let warmUp = 5.0
 
     /// Why instructions cannot be counted here, or nil.
     static var unavailableReason: String? {
@@ -98,8 +101,6 @@ enum Instructions {
         let daemon = try PizzadProcess.bench(binary: wrapper, directory: directory)
         let loaded = DispatchSemaphore(value: 0)
         let load = Locked<Result<LoadResult, any Error>?>(nil)
-        // Under Valgrind pizzad runs some thirty times slower: a few seconds of warm-up, then the window.
-        let warmUp = 5.0
         Thread.detachNewThread {
             load.withLock {
                 $0 = Result { try Load.create(daemon: daemon, clients: clients, seconds: warmUp + window + 5) }
@@ -133,7 +134,7 @@ enum Instructions {
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
         try process.runWithCleanSignals()
-        Thread.sleep(forTimeInterval: 5)
+        Thread.sleep(forTimeInterval: warmUp)
         let counted = try count(pid: process.processIdentifier, directory: directory, window: window, top: top) {
             try Counts.orderCount(database)
         }
@@ -148,21 +149,18 @@ extension Instructions {
     /// pizzad (and `before`, the tree before a change) and the bound at each client count, one after the other;
     /// prints the table, the ratios to the bound, and, at the first client count, each one's functions with the most
     /// instructions of their own. One client makes every group commit one change for both servers, so that their
-    /// per-commit work weighs the same; at 16, Valgrind's one-thread-at-a-time running sizes the groups. Returns
-    /// pizzad's counts.
-    @discardableResult
+    /// per-commit work weighs the same; at 16, Valgrind's one-thread-at-a-time running sizes the groups.
     static func report(
         pizzad: String, before: String?, clients: [Int], work: String, window: Double, top: Int
-    ) throws -> [Counted] {
+    ) throws {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         let socketWork = try SocketWork(migrations: Steps.migrations, directory: work)
         print(
             "instructions per order.create in user mode (callgrind; two pizzas, placed, unique refs; "
-                + "\(Bench.format(window, 0)) s of load each, after 5 s of warm-up)")
+                + "\(Bench.format(window, 0)) s of load each, after \(Bench.format(warmUp, 0)) s of warm-up)")
         let binaries = [("pizzad", pizzad)] + (before.map { [("before", $0)] } ?? [])
         var rows: [[String]] = []
         var ratios: [String] = []
-        var pizzadCounts: [Counted] = []
         var listed: [(name: String, counted: Counted)] = []
         for (round, count) in clients.enumerated() {
             var servers: [(name: String, counted: Counted)] = []
@@ -179,7 +177,6 @@ extension Instructions {
                 window: window,
                 top: top)
             servers.append(("socket bound (socketwork.c)", bound))
-            pizzadCounts.append(servers[0].counted)
             for (name, counted) in servers {
                 rows.append([
                     String(count), name, String(counted.orders), Bench.format(counted.instructions, 0),
@@ -207,7 +204,6 @@ extension Instructions {
                     "  " + Bench.format(entry.perOrder, 0).leftPadded(to: 8) + "  " + String(names[index].prefix(110)))
             }
         }
-        return pizzadCounts
     }
 
     /// Swift's names readable (`swift demangle --simplified --compact`), the others as they are.
