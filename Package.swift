@@ -258,7 +258,9 @@ let package = Package(
             // socketwork.c and the baselines (Baselines/: samework.c, sqlite-limit.c, pg-samework.sql) are built and run by
             // pizzabench itself.
             exclude: ["SocketWork", "Baselines"],
-            swiftSettings: strict
+            swiftSettings: strict,
+            // Linked as pizzad is, so that `pizzabench instructions` can run SwiftNIO's floor under Valgrind too.
+            linkerSettings: staticRuntime
         ),
         // The full crash and power-cut rounds against the release pizzad (swift run -c release pizzatorture crash).
         .executableTarget(

@@ -4,6 +4,8 @@ import Foundation
 /// and how often each function was called. Functions are named as callgrind names them, with the object they are
 /// in when it is a bare address (Debian's libsqlite3 keeps no names for its static functions).
 struct CallgrindProfile {
+    init() {}
+
     private(set) var total: UInt64 = 0
     private(set) var selfCost: [String: UInt64] = [:]
     private(set) var calls: [String: UInt64] = [:]
@@ -63,6 +65,20 @@ struct CallgrindProfile {
             default: continue
             }
         }
+    }
+
+    /// Whether this thread's profile ran an event loop: SwiftNIO's (`SelectableEventLoop.run()`) or socketwork.c's
+    /// `loop`.
+    var isEventLoop: Bool {
+        selfCost.keys.contains { $0 == "loop" || $0.hasPrefix("$s8NIOPosix19SelectableEventLoopC3run") }
+    }
+
+    /// The profiles of a process's threads (callgrind's `--separate-threads=yes` writes a file for each) as one.
+    mutating func add(_ other: CallgrindProfile) {
+        total += other.total
+        selfCost.merge(other.selfCost, uniquingKeysWith: +)
+        calls.merge(other.calls, uniquingKeysWith: +)
+        callCost.merge(other.callCost, uniquingKeysWith: +)
     }
 
     /// `(12) name` → ("12", "name"); `(12)` → ("12", nil).

@@ -12,7 +12,8 @@ import PizzaTesting
 /// not counted; under Valgrind every thread runs in turn on one core, so the group commits are smaller than in a
 /// native run (each server's orders per `fdatasync` are printed, about its changes per commit); and SHA-256
 /// runs its AVX code, where natively both pizzad (BoringSSL) and the bound (OpenSSL) use the processor's SHA
-/// instructions, so the figures are also given without it.
+/// instructions, so the figures are also given without it. Each thread is counted apart, so that the event loops'
+/// share shows, beside SwiftNIO's floor (`nio-floor`, counted too): pizzad's loops less the floor's are pizzad's own.
 enum Instructions {
     /// One server's count over a window, per order.
     struct Counted {
@@ -20,8 +21,11 @@ enum Instructions {
         var instructions: Double
         /// Of `instructions`, in the calls to SHA-256's update and final functions (all they call included).
         var sha256: Double
-        /// Orders over `fdatasync` calls: about the group commits' size under Valgrind (a checkpoint syncs too).
-        var ordersPerSync: Double
+        /// Of `instructions`, on the event loops' threads (SwiftNIO's loops; socketwork.c's `loop` threads).
+        var loops: Double
+        /// Orders over `fdatasync` calls: about the group commits' size under Valgrind (a checkpoint syncs too); nil
+        /// for a server that does not sync (the floor).
+        var ordersPerSync: Double?
         /// The functions with the most instructions of their own, per order.
         var top: [(function: String, perOrder: Double)]
     }
@@ -40,7 +44,10 @@ enum Instructions {
     /// The valgrind command line that counts a process's instructions into `directory`.
     static func callgrind(_ directory: String) throws -> [String] {
         guard let valgrind = ProgramPath.find("valgrind") else { throw BenchError("valgrind is not installed") }
-        return [valgrind, "--tool=callgrind", "--callgrind-out-file=" + directory + "/callgrind.%p"]
+        return [
+            valgrind, "--tool=callgrind", "--separate-threads=yes",
+            "--callgrind-out-file=" + directory + "/callgrind.%p",
+        ]
     }
 
     /// A copy of `binary` without its debug information: Valgrind 3.19 (Debian 12) cannot read the DWARF 5 that
@@ -70,11 +77,20 @@ enum Instructions {
         let start = try control("--zero")
         Thread.sleep(forTimeInterval: window)
         let end = try control("--dump")
-        let dump = directory + "/callgrind.\(pid).1"
-        guard let text = try? String(contentsOfFile: dump, encoding: .utf8) else {
-            throw BenchError("callgrind wrote no dump at \(dump)")
+        // One file a thread: callgrind.PID.1-01, -02, …
+        let prefix = "callgrind.\(pid).1-"
+        let dumps = try FileManager.default.contentsOfDirectory(atPath: directory).filter { $0.hasPrefix(prefix) }
+        guard !dumps.isEmpty else { throw BenchError("callgrind wrote no dump \(prefix)* in \(directory)") }
+        var profile = CallgrindProfile()
+        var loops: UInt64 = 0
+        for dump in dumps {
+            guard let text = try? String(contentsOfFile: directory + "/" + dump, encoding: .utf8) else {
+                throw BenchError("cannot read callgrind's dump \(directory)/\(dump)")
+            }
+            let thread = CallgrindProfile(text)
+            if thread.isEventLoop { loops += thread.total }
+            profile.add(thread)
         }
-        let profile = CallgrindProfile(text)
         let made = max(1, end - start)
         // SHA-256 as the servers call it: BoringSSL's in pizzad, OpenSSL's in the bound (whose block function has no
         // name in Debian's libcrypto).
@@ -85,7 +101,8 @@ enum Instructions {
         let ranked = profile.selfCost.sorted { $0.value > $1.value }.prefix(top)
         return Counted(
             orders: Int(made.rounded()), instructions: Double(profile.total) / made, sha256: Double(sha256) / made,
-            ordersPerSync: made / Double(max(1, profile.calls["fdatasync", default: 0])),
+            loops: Double(loops) / made,
+            ordersPerSync: profile.calls["fdatasync"].map { made / Double($0) },
             top: ranked.map { ($0.key, Double($0.value) / made) })
     }
 
@@ -176,25 +193,38 @@ extension Instructions {
                 socketWork: socketWork, clients: count, directory: work + "/instructions-\(count)-bound",
                 window: window,
                 top: top)
+            let pizzads = servers
+            let floor = try countFloor(
+                clients: count, directory: work + "/instructions-\(count)-floor", window: window, top: top)
             servers.append(("socket bound (socketwork.c)", bound))
+            servers.append(("SwiftNIO's floor (nio-floor)", floor))
             for (name, counted) in servers {
                 rows.append([
                     String(count), name, String(counted.orders), Bench.format(counted.instructions, 0),
-                    Bench.format(counted.instructions - counted.sha256, 0), Bench.format(counted.ordersPerSync, 2),
+                    Bench.format(counted.instructions - counted.sha256, 0), Bench.format(counted.loops, 0),
+                    counted.ordersPerSync.map { Bench.format($0, 2) } ?? "-",
                 ])
             }
-            for (name, counted) in servers.dropLast() {
+            let plural = count == 1 ? "" : "s"
+            for (name, counted) in pizzads {
                 let without = (counted.instructions - counted.sha256) / (bound.instructions - bound.sha256)
                 ratios.append(
-                    "\(count) client\(count == 1 ? "" : "s"): \(name) × the bound's instructions "
+                    "\(count) client\(plural): \(name) × the bound's instructions "
                         + "\(Bench.format(counted.instructions / bound.instructions, 2)) (without SHA-256 "
-                        + "\(Bench.format(without, 2)))")
+                        + "\(Bench.format(without, 2))); on the event loops \(Bench.format(counted.loops, 0)), "
+                        + "the floor's \(Bench.format(floor.loops, 0)): \(name)'s own "
+                        + Bench.format(counted.loops - floor.loops, 0))
             }
             if round == 0 {
                 listed = servers.map { ("\($0.name), \(count) client\(count == 1 ? "" : "s")", $0.counted) }
             }
         }
-        Bench.table(["clients", "server", "orders", "instructions", "without SHA-256", "orders per fdatasync"], rows)
+        Bench.table(
+            ["clients", "server", "orders", "instructions", "without SHA-256", "on the loops", "orders per fdatasync"],
+            rows)
+        print(
+            "SwiftNIO's floor: pizzad's loop side without pizzad (see counts), loaded by the C till; "
+                + "only its loops compare")
         ratios.forEach { print($0) }
         for (name, counted) in listed where top > 0 {
             print("\(name): the \(top) functions with the most instructions of their own, per order")

@@ -105,10 +105,7 @@ extension Counts {
     /// into `directory`'s parent), counted as pizzad and the bound are; its orders are the till's answers.
     static func countFloor(library: String, directory: String, window: Double) throws -> PerOrder {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
-        let till = (directory as NSString).deletingLastPathComponent + "/ctill"
-        if !FileManager.default.fileExists(atPath: till) {
-            try Bench.run("/usr/bin/env", ["gcc", "-O2", "-pthread", "-o", till, Steps.baselines + "/ctill.c"])
-        }
+        let till = try cTill(in: (directory as NSString).deletingLastPathComponent)
         let socket = directory + "/floor.sock"
         let progress = directory + "/answered"
         let countsFile = directory + "/floor.counts"
@@ -123,30 +120,92 @@ extension Counts {
             server.waitUntilExit()
             try? FileManager.default.removeItem(atPath: directory)
         }
+        try waitForSocket(socket, of: server, within: 10)
+        let clients = try startTill(till, socket: socket, clients: 16, seconds: 2 * window + 3, progress: progress)
+        Thread.sleep(forTimeInterval: 1.5)
+        let floor = try count(pid: server.processIdentifier, countsFile: countsFile, window: window) {
+            try answered(progress)
+        }
+        clients.waitUntilExit()
+        guard clients.terminationStatus == 0 else { throw BenchError("the C till against nio-floor failed") }
+        return floor
+    }
+
+    /// The C till (`Baselines/ctill.c`), built into `directory` the first time.
+    static func cTill(in directory: String) throws -> String {
+        let till = directory + "/ctill"
+        if !FileManager.default.fileExists(atPath: till) {
+            try Bench.run("/usr/bin/env", ["gcc", "-O2", "-pthread", "-o", till, Steps.baselines + "/ctill.c"])
+        }
+        return till
+    }
+
+    /// Waits until `server` has opened `socket`.
+    static func waitForSocket(_ socket: String, of server: Process, within seconds: Double) throws {
         let started = Date()
         while !FileManager.default.fileExists(atPath: socket) {
-            guard Date().timeIntervalSince(started) < 10, server.isRunning else {
+            guard Date().timeIntervalSince(started) < seconds, server.isRunning else {
                 throw BenchError("nio-floor did not open \(socket)")
             }
             Thread.sleep(forTimeInterval: 0.05)
         }
-        let clients = Process()
-        clients.executableURL = URL(fileURLWithPath: till)
-        clients.arguments = [socket, "16", Bench.format(2 * window + 3, 1)]
-        clients.environment = ["PROGRESS": progress]
-        clients.standardOutput = FileHandle.nullDevice
-        try clients.runWithCleanSignals()
-        Thread.sleep(forTimeInterval: 1.5)
-        let floor = try count(pid: server.processIdentifier, countsFile: countsFile, window: window) {
-            // The till rewrites the file ten times a second: read between its truncation and its write, it is
-            // empty, so it is read again.
-            for _ in 0..<50 {
-                if let text = try? String(contentsOfFile: progress, encoding: .utf8), let answered = Int(text.trimmed) {
-                    return answered
-                }
-                Thread.sleep(forTimeInterval: 0.01)
+    }
+
+    /// The C till's clients on `socket` for `seconds`, writing the orders answered so far into `progress`.
+    static func startTill(_ till: String, socket: String, clients: Int, seconds: Double, progress: String) throws
+        -> Process
+    {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: till)
+        process.arguments = [socket, String(clients), Bench.format(seconds, 1)]
+        process.environment = ["PROGRESS": progress]
+        process.standardOutput = FileHandle.nullDevice
+        try process.runWithCleanSignals()
+        return process
+    }
+
+    /// The orders the C till has had answered. It rewrites the file ten times a second: read between its truncation
+    /// and its write, it is empty, so it is read again.
+    static func answered(_ progress: String) throws -> Int {
+        for _ in 0..<50 {
+            if let text = try? String(contentsOfFile: progress, encoding: .utf8), let answered = Int(text.trimmed) {
+                return answered
             }
-            throw BenchError("cannot read the C till's progress in \(progress)")
+            Thread.sleep(forTimeInterval: 0.01)
+        }
+        throw BenchError("cannot read the C till's progress in \(progress)")
+    }
+}
+
+extension Instructions {
+    /// SwiftNIO's floor (this binary's `nio-floor`, from a copy without debug information) under callgrind, loaded by
+    /// the C till with `clients` clients; only its loops compare with the other servers'.
+    static func countFloor(clients: Int, directory: String, window: Double, top: Int) throws -> Counted {
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let till = try Counts.cTill(in: (directory as NSString).deletingLastPathComponent)
+        let socket = directory + "/floor.sock"
+        let progress = directory + "/answered"
+        let command = try callgrind(directory)
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: command[0])
+        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        server.arguments =
+            Array(command.dropFirst()) + [try stripped(binary, into: directory), "nio-floor", "--socket", socket]
+        server.standardOutput = FileHandle.nullDevice
+        server.standardError = FileHandle.nullDevice
+        try server.runWithCleanSignals()
+        defer {
+            server.terminate()
+            server.waitUntilExit()
+            try? FileManager.default.removeItem(atPath: directory)
+        }
+        // Under Valgrind the binary takes some seconds to start.
+        try Counts.waitForSocket(socket, of: server, within: 60)
+        let clients = try Counts.startTill(
+            till, socket: socket, clients: clients, seconds: warmUp + window + 5, progress: progress)
+        Thread.sleep(forTimeInterval: warmUp)
+        let floor = try count(pid: server.processIdentifier, directory: directory, window: window, top: top) {
+            try Counts.answered(progress)
         }
         clients.waitUntilExit()
         guard clients.terminationStatus == 0 else { throw BenchError("the C till against nio-floor failed") }

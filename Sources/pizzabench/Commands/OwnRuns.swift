@@ -175,11 +175,14 @@ struct CountsCommand: AsyncParsableCommand {
 struct InstructionsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "instructions",
-        abstract: "Per order.create: user-mode instructions of pizzad and the socket bound, counted by callgrind.",
+        abstract:
+            "Per order.create: user-mode instructions of pizzad, the socket bound and SwiftNIO's floor (callgrind).",
         discussion: """
             Counts that do not drift with the machine's speed or load: each server runs under Valgrind's callgrind \
             (pizzad from a copy without its debug information, which Valgrind 3.19 cannot read), loaded by each \
-            --clients count in turn; its counters are zeroed after a warm-up and dumped after the window. Needs valgrind and binutils.
+            --clients count in turn; its counters are zeroed after a warm-up and dumped after the window. Each thread \
+            is counted apart: the event loops' instructions are printed beside SwiftNIO's floor's (nio-floor, loaded \
+            by the C till), whose difference is pizzad's own work on its loops. Needs valgrind and binutils.
             """)
     @Option(help: "Seconds of load counted (under Valgrind, 100 to 300 orders a second).") var window: Double = 20
     @Option(
