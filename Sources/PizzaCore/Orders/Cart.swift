@@ -88,6 +88,12 @@ extension Cart {
 
     /// Throws ``OrderError/validation(field:allowed:message:)`` unless `ref` has ``refLength`` characters.
     public static func checkRef(_ ref: String) throws(OrderError) {
+        // A till's ref is ASCII: its bytes are its characters, checked where they are without counting graphemes.
+        let plain =
+            ref.utf8.withContiguousStorageIfAvailable { bytes in
+                refLength.contains(bytes.count) && !bytes.contains { $0 < 0x20 || $0 >= 0x7F }
+            } ?? false
+        if plain { return }
         guard refLength.contains(ref.count) else {
             let allowed = "\(refLength.lowerBound)..\(refLength.upperBound) characters"
             throw OrderError.validation(

@@ -194,7 +194,8 @@ private struct Reader {
     mutating func name(among names: [StaticString]) -> Int? {
         skipWhitespace()
         guard let text = plainString() else { return nil }
-        return names.firstIndex { Self.equal($0, text) }
+        for index in names.indices where Self.equal(names[index], text) { return index }
+        return nil
     }
 
     /// A string of printable ASCII without escapes.
@@ -271,13 +272,13 @@ private struct Reader {
         return true
     }
 
-    /// Whether `text` is `name`, byte for byte (a plain loop: `elementsEqual` was a tenth of the reading).
+    /// Whether `text` is `name`, byte for byte (a plain loop: `elementsEqual` was a tenth of the reading), the
+    /// lengths compared first.
     static func equal(_ name: StaticString, _ text: UnsafeBufferPointer<UInt8>) -> Bool {
-        name.withUTF8Buffer { name in
-            guard name.count == text.count else { return false }
-            for index in 0..<text.count where name[index] != text[index] { return false }
-            return true
-        }
+        guard name.utf8CodeUnitCount == text.count else { return false }
+        let bytes = name.utf8Start
+        for index in 0..<text.count where bytes[index] != text[index] { return false }
+        return true
     }
 
     /// Whether `byte` comes next (after white space); only then is it read.
