@@ -35,52 +35,68 @@ public final class PersistenceLayer: OrderChangeWriter {
                 try db.execute(literal: "DELETE FROM pizzas WHERE id = ? AND cart_id = ?", [removed, cart.id])
             }
         }
-        for item in cart.items where !beforeItems.contains(item.id) {
-            let pizza = item.pizza
-            try db.execute(
-                literal: """
-                    INSERT INTO pizzas (id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-                    """
-            ) { row in
-                row.bind(item.id)
-                row.bind(cart.id)
-                row.bind(pizza.kind)
-                row.bind(pizza.size.rawValue)
-                row.bind(pizza.crust)
-                row.bind(pizza.chiliSauce)
-                row.bind(pizza.ketchup)
-                row.bind(pizza.extras.joined(separator: ","))
-                row.bind(pizza.quantity)
-                row.bind(pizza.unitPrice)
+        // Items and history entries are read where the order keeps them: a `for` loop's copy of each retained and
+        // released every string and array in it.
+        try cart.items.withUnsafeBufferPointer { items in
+            for index in items.indices where !beforeItems.contains(items[index].id) {
+                try insertItem(items.baseAddress! + index, cartID: cart.id, db: db)
             }
         }
-        for entry in cart.history.dropFirst(change.before?.history.count ?? 0) {
-            // A change over the control socket names no device: its row is written as before schema 5.
-            let sql: StaticString =
-                entry.actor.device == nil && entry.actor.address == nil
-                ? """
-                INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?)
-                """
-                : """
-                INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason,
-                                            actor_device, actor_address)
+        let newEntries = (change.before?.history.count ?? 0)..<cart.history.count
+        try cart.history.withUnsafeBufferPointer { history in
+            for index in newEntries {
+                try insertEntry(history.baseAddress! + index, cartID: cart.id, at: text(history[index].at), db: db)
+            }
+        }
+    }
+
+    /// A new item's `pizzas` row.
+    private func insertItem(_ item: UnsafePointer<CartItem>, cartID: Int64, db: Database) throws {
+        try db.execute(
+            literal: """
+                INSERT INTO pizzas (id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
-            try db.execute(literal: sql) { row in
-                row.bind(cart.id)
-                row.bind(entry.from?.rawValue)
-                row.bind(entry.to.rawValue)
-                row.bind(text(entry.at))
-                row.bind(entry.actor.uid)
-                row.bind(entry.actor.name)
-                row.bind(entry.actor.pid)
-                row.bind(entry.reason)
-                if entry.actor.device != nil || entry.actor.address != nil {
-                    row.bind(entry.actor.device)
-                    row.bind(entry.actor.address)
-                }
+        ) { row in
+            row.bind(item.pointee.id)
+            row.bind(cartID)
+            row.bind(item.pointee.pizza.kind)
+            row.bind(item.pointee.pizza.size.rawValue)
+            row.bind(item.pointee.pizza.crust)
+            row.bind(item.pointee.pizza.chiliSauce)
+            row.bind(item.pointee.pizza.ketchup)
+            row.bind(item.pointee.pizza.extras.joined(separator: ","))
+            row.bind(item.pointee.pizza.quantity)
+            row.bind(item.pointee.pizza.unitPrice)
+        }
+    }
+
+    /// A new history entry's `status_history` row; `at` is its instant as text.
+    private func insertEntry(_ entry: UnsafePointer<StatusChange>, cartID: Int64, at: String, db: Database) throws {
+        // A change over the control socket names no device: its row is written as before schema 5.
+        let sql: StaticString =
+            entry.pointee.actor.device == nil && entry.pointee.actor.address == nil
+            ? """
+            INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?)
+            """
+            : """
+            INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid, reason,
+                                        actor_device, actor_address)
+            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+            """
+        try db.execute(literal: sql) { row in
+            row.bind(cartID)
+            row.bind(entry.pointee.from?.rawValue)
+            row.bind(entry.pointee.to.rawValue)
+            row.bind(at)
+            row.bind(entry.pointee.actor.uid)
+            row.bind(entry.pointee.actor.name)
+            row.bind(entry.pointee.actor.pid)
+            row.bind(entry.pointee.reason)
+            if entry.pointee.actor.device != nil || entry.pointee.actor.address != nil {
+                row.bind(entry.pointee.actor.device)
+                row.bind(entry.pointee.actor.address)
             }
         }
     }
