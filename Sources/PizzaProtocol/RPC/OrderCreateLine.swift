@@ -190,11 +190,24 @@ private struct Reader {
         return take(UInt8(ascii: "]"))
     }
 
-    /// A member's name: its index in `names`, or nil for any other.
+    /// A member's name: its index in `names`, or nil for any other. Each name is tried where the member's name
+    /// starts, its closing quote first, so that a name not among them is not read byte by byte (one that is among
+    /// them is plain, needing no check for escapes).
     mutating func name(among names: [StaticString]) -> Int? {
         skipWhitespace()
-        guard let text = plainString() else { return nil }
-        for index in names.indices where Self.equal(names[index], text) { return index }
+        guard index < bytes.count, bytes[index] == UInt8(ascii: "\""), let base = bytes.baseAddress else {
+            return nil
+        }
+        let start = index + 1
+        for candidate in names.indices {
+            let name = names[candidate]
+            let end = start + name.utf8CodeUnitCount
+            guard end < bytes.count, bytes[end] == UInt8(ascii: "\""),
+                Self.equal(name, UnsafeBufferPointer(start: base + start, count: end - start))
+            else { continue }
+            index = end + 1
+            return candidate
+        }
         return nil
     }
 
