@@ -58,6 +58,22 @@ public struct JSONWriter: ~Copyable {
     @inline(__always)
     private mutating func append(_ text: StaticString) { text.withUTF8Buffer { append($0) } }
 
+    /// Appends `byte` where ``reserve(_:)`` has made room: a member's few fixed bytes, without checking the
+    /// capacity again for each.
+    @inline(__always)
+    private mutating func put(_ byte: UInt8) {
+        start[count] = byte
+        count += 1
+    }
+
+    /// Appends `bytes` where ``reserve(_:)`` has made room.
+    @inline(__always)
+    private mutating func put(_ bytes: UnsafeBufferPointer<UInt8>) {
+        guard let base = bytes.baseAddress else { return }
+        (start + count).initialize(from: base, count: bytes.count)
+        count += bytes.count
+    }
+
     /// `{`: starts an object.
     public mutating func open() {
         append(UInt8(ascii: "{"))
@@ -75,12 +91,12 @@ public struct JSONWriter: ~Copyable {
     public mutating func key(_ name: StaticString) {
         assert(Self.isPlain(name), "member name \(name) needs escaping")
         reserve(name.utf8CodeUnitCount + 4)
-        if !atFirstMember { append(UInt8(ascii: ",")) }
+        if !atFirstMember { put(UInt8(ascii: ",")) }
         atFirstMember = false
-        append(UInt8(ascii: "\""))
-        append(name)
-        append(UInt8(ascii: "\""))
-        append(UInt8(ascii: ":"))
+        put(UInt8(ascii: "\""))
+        put(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        put(UInt8(ascii: "\""))
+        put(UInt8(ascii: ":"))
     }
 
     public mutating func member(_ name: StaticString, _ value: String?) {
@@ -99,7 +115,7 @@ public struct JSONWriter: ~Copyable {
     public mutating func member(_ name: StaticString, _ value: Timestamp) {
         key(name)
         reserve(Timestamp.maximumISO8601Length + 2)
-        append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
         if let last = lastTimestamp, last.instant == value {
             (start + count).initialize(from: start + last.offset, count: last.length)
             count += last.length
@@ -109,7 +125,7 @@ public struct JSONWriter: ~Copyable {
             lastTimestamp = (value, count, written)
             count += written
         }
-        append(UInt8(ascii: "\""))
+        put(UInt8(ascii: "\""))
     }
 
     public mutating func member(_ name: StaticString, _ value: Bool) {
@@ -144,9 +160,9 @@ public struct JSONWriter: ~Copyable {
             value.utf8.withContiguousStorageIfAvailable { bytes in
                 guard !bytes.contains(where: Self.needsEscape) else { return false }
                 reserve(bytes.count + 2)
-                append(UInt8(ascii: "\""))
-                append(bytes)
-                append(UInt8(ascii: "\""))
+                put(UInt8(ascii: "\""))
+                put(bytes)
+                put(UInt8(ascii: "\""))
                 return true
             } ?? false
         if clean { return }
