@@ -38,6 +38,24 @@ public enum OrderStatus: String, Sendable, CaseIterable, Codable {
     /// Whether items may still be added or removed.
     public var acceptsItems: Bool { self == .open }
 
+    /// The status's place in the order's life, `cancelled` last: what it is hashed by.
+    private var ordinal: Int {
+        switch self {
+        case .open: 0
+        case .placed: 1
+        case .preparing: 2
+        case .baking: 3
+        case .boxed: 4
+        case .shipped: 5
+        case .delivered: 6
+        case .cancelled: 7
+        }
+    }
+
+    /// Hashed by its place, not its raw value, as ``Size`` is: the standard library's default for a
+    /// `RawRepresentable` hashes the `String`, and every commit looks its metrics up by status.
+    public func hash(into hasher: inout Hasher) { hasher.combine(ordinal) }
+
     /// The status `transition` leads to from this one, or the reason it is not allowed.
     public func applying(_ transition: Transition) -> Result<OrderStatus, InvalidTransition> {
         let target: OrderStatus?
