@@ -65,7 +65,7 @@ private struct Reader {
         skipWhitespace()
         guard read, version, method, index == bytes.count else { return nil }
         // Params absent or null: an order with nothing in it, as the general path reads it.
-        return OrderCreateLine.Request(id: id, change: change ?? Self.order(factory: factory))
+        return OrderCreateLine.Request(id: id, change: change.take() ?? Self.order(factory: factory))
     }
 
     /// The change `order.create` asks for, in the menu's currency.
