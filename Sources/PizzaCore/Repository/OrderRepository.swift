@@ -31,10 +31,10 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     /// loop does for it. The `async` methods below are the same changes for callers in Swift concurrency.
     @inlinable
     public func submit(
-        _ request: ChangeRequest, by actor: ChangeActor, key: RequestKey? = nil,
+        _ request: consuming ChangeRequest, by actor: ChangeActor, key: RequestKey? = nil,
         completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
     ) {
-        switch request {
+        switch consume request {
         case .create(let customer, let ref, let note, let pizzas, let place, let currency):
             create(
                 customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,

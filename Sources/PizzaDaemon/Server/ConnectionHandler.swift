@@ -113,7 +113,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
                 }
                 dispatch = dispatcher.dispatch(request, peer: peer, role: state.role(of: peer))
             }
-            switch dispatch {
+            switch consume dispatch {
             case .answered(let result):
                 answer(request, result, context: context)
             case .subscribe(let subscription):
@@ -151,7 +151,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
     /// The outcome is always handed to the loop in a task, even when it comes at once on the loop (a change
     /// refused before it was queued): `finishChange` then runs after this `processNext`, not inside it.
     private func submit(
-        _ submission: RPCDispatcher.Submission, _ request: RPCRequest, context: ChannelHandlerContext
+        _ submission: consuming RPCDispatcher.Submission, _ request: RPCRequest, context: ChannelHandlerContext
     ) {
         connection.began()
         tracker.requestStarted()

@@ -114,7 +114,7 @@ final class RPCDispatcher: Sendable {
     /// commit, or at once from the calling thread for a change refused before it was queued. What the caller
     /// answers is ``answer(_:method:)`` of it, made on the caller's own thread rather than the writer's.
     func submit(
-        _ submission: Submission, completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
+        _ submission: consuming Submission, completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
     ) {
         state.repository.submit(submission.change, by: submission.actor, completion: completion)
     }
