@@ -1,6 +1,10 @@
 /// One change to one order, as the repository announces it to its subscribers. Immutable, so the wire text cached
 /// with it (``afterText``) always matches ``after``.
-public struct OrderChange: Sendable, Equatable {
+///
+/// A final class of constants rather than a struct: the change is handed to every subscriber and kept with its
+/// outcome, and each copy of a struct holding the order twice retained every string and array in it (about
+/// twenty retains); a copy of a reference retains one object. Compared by value, as the struct was.
+public final class OrderChange: Sendable, Equatable {
     /// What kind of change it was; the audit log's `action`.
     public enum Kind: String, Sendable, Codable, CaseIterable {
         case created
@@ -45,5 +49,12 @@ public struct OrderChange: Sendable, Equatable {
         self.after = after
         self.reason = reason
         self.requestKey = requestKey
+    }
+
+    /// Equal when every field is (the cached text aside, which always compares equal).
+    public static func == (lhs: OrderChange, rhs: OrderChange) -> Bool {
+        lhs.sequence == rhs.sequence && lhs.kind == rhs.kind && lhs.at == rhs.at && lhs.atText == rhs.atText
+            && lhs.actor == rhs.actor && lhs.before == rhs.before && lhs.after == rhs.after
+            && lhs.reason == rhs.reason && lhs.requestKey == rhs.requestKey
     }
 }
