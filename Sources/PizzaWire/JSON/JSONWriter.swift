@@ -17,6 +17,8 @@ public struct JSONWriter: ~Copyable {
     private var atFirstMember = true
     /// The last instant written, and where its text is in the buffer.
     private var lastTimestamp: (instant: Timestamp, offset: Int, length: Int)?
+    /// An instant whose text the caller already has (``knowing(_:as:)``), copied instead of formatted again.
+    private var knownInstant: (instant: Timestamp, text: String)?
 
     public init(capacity: Int = 256) {
         self.capacity = Swift.max(capacity, 16)
@@ -74,6 +76,12 @@ public struct JSONWriter: ~Copyable {
         count += bytes.count
     }
 
+    /// Tells the writer that `instant`'s text (``Timestamp/description``) is `text`, so that the first member
+    /// of that instant copies it instead of formatting it: a change's instant, whose text the change made already.
+    public mutating func knowing(_ instant: Timestamp, as text: String) {
+        knownInstant = (instant, text)
+    }
+
     /// `{`: starts an object.
     public mutating func open() {
         append(UInt8(ascii: "{"))
@@ -119,6 +127,14 @@ public struct JSONWriter: ~Copyable {
         if let last = lastTimestamp, last.instant == value {
             (start + count).initialize(from: start + last.offset, count: last.length)
             count += last.length
+        } else if let known = knownInstant, known.instant == value,
+            let length = known.text.utf8.withContiguousStorageIfAvailable({ text in
+                guard text.count <= Timestamp.maximumISO8601Length else { return nil as Int? }
+                put(text)
+                return text.count
+            }) ?? nil
+        {
+            lastTimestamp = (value, count - length, length)
         } else {
             let written = value.writeISO8601(
                 into: UnsafeMutableBufferPointer(start: start + count, count: Timestamp.maximumISO8601Length))

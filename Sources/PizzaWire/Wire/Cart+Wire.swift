@@ -6,12 +6,17 @@ extension Cart {
 
     /// The order's wire form as compact JSON text: what `order.get` answers, the audit entry stores and every
     /// event carries. Written straight to bytes, member by member, with no value tree in between.
-    public var wireText: String {
+    public var wireText: String { wireText(knowing: nil) }
+
+    /// ``wireText``, copying `instant`'s known text where the order has that instant (its times and history entries
+    /// at a change's instant) instead of formatting it again.
+    func wireText(knowing instant: (Timestamp, String)?) -> String {
         // About what the text takes (a two-pizza order placed at once: 729 bytes), so that the buffer is one
         // allocation glibc serves from its per-thread cache (up to 1,032 bytes) instead of its slower bins; a
         // longer text grows it.
         let freeText = (ref?.utf8.count ?? 0) + (customer?.utf8.count ?? 0) + (note?.utf8.count ?? 0)
         var writer = JSONWriter(capacity: 192 + items.count * 176 + history.count * 144 + freeText)
+        if let (at, text) = instant { writer.knowing(at, as: text) }
         writeWire(to: &writer)
         return writer.text
     }
@@ -184,7 +189,7 @@ extension StatusChange {
 extension OrderChange {
     /// The order after the change in its wire form, as JSON text: what the audit entry stores, every watcher's
     /// event carries and the caller is answered, encoded once per change.
-    public var afterWireText: String { afterText.get { after.wireText } }
+    public var afterWireText: String { afterText.get { after.wireText(knowing: (at, atText)) } }
 }
 
 extension OrderOutcome {
