@@ -109,12 +109,8 @@ extension Counts {
         let socket = directory + "/floor.sock"
         let progress = directory + "/answered"
         let countsFile = directory + "/floor.counts"
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath()
-        server.arguments = ["nio-floor", "--socket", socket]
-        server.environment = ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": countsFile]
-        server.standardOutput = FileHandle.nullDevice
-        try server.runWithCleanSignals()
+        let server = try startFloor(
+            socket: socket, environment: ["LD_PRELOAD": library, "ALLOC_COUNT_FILE": countsFile])
         defer {
             server.terminate()
             server.waitUntilExit()
@@ -129,6 +125,24 @@ extension Counts {
         clients.waitUntilExit()
         guard clients.terminationStatus == 0 else { throw BenchError("the C till against nio-floor failed") }
         return floor
+    }
+
+    /// This binary's `nio-floor` serving `socket`, with `environment`, or under `valgrind` (its command line, whose
+    /// output is dropped) on a copy of this binary made in `directory` by ``Instructions/stripped(_:into:)``.
+    static func startFloor(
+        socket: String, environment: [String: String]? = nil, valgrind: [String] = [], directory: String? = nil
+    ) throws -> Process {
+        var binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
+        if let directory { binary = try Instructions.stripped(binary, into: directory) }
+        let command = valgrind + [binary, "nio-floor", "--socket", socket]
+        let server = Process()
+        server.executableURL = URL(fileURLWithPath: command[0])
+        server.arguments = Array(command.dropFirst())
+        if let environment { server.environment = environment }
+        server.standardOutput = FileHandle.nullDevice
+        if !valgrind.isEmpty { server.standardError = FileHandle.nullDevice }
+        try server.runWithCleanSignals()
+        return server
     }
 
     /// The C till (`Baselines/ctill.c`), built into `directory` the first time.
@@ -185,15 +199,7 @@ extension Instructions {
         let till = try Counts.cTill(in: (directory as NSString).deletingLastPathComponent)
         let socket = directory + "/floor.sock"
         let progress = directory + "/answered"
-        let command = try callgrind(directory)
-        let server = Process()
-        server.executableURL = URL(fileURLWithPath: command[0])
-        let binary = URL(fileURLWithPath: "/proc/self/exe").resolvingSymlinksInPath().path
-        server.arguments =
-            Array(command.dropFirst()) + [try stripped(binary, into: directory), "nio-floor", "--socket", socket]
-        server.standardOutput = FileHandle.nullDevice
-        server.standardError = FileHandle.nullDevice
-        try server.runWithCleanSignals()
+        let server = try Counts.startFloor(socket: socket, valgrind: try callgrind(directory), directory: directory)
         defer {
             server.terminate()
             server.waitUntilExit()

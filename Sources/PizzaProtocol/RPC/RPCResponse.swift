@@ -28,7 +28,7 @@ public enum RPCResponse {
         var buffer = allocator.buffer(capacity: text.utf8.count + 64)
         buffer.writeStaticString(#"{"jsonrpc":"2.0","id":"#)
         if case .int(let number) = id {
-            writeDecimal(number, to: &buffer)
+            JSONWriter.withDecimal(number) { buffer.writeBytes(UnsafeRawBufferPointer($0)) }
         } else {
             var bytes: [UInt8] = []
             id.write(into: &bytes)
@@ -38,22 +38,6 @@ public enum RPCResponse {
         buffer.writeString(text)
         buffer.writeStaticString("}\n")
         return buffer
-    }
-
-    /// `number`'s decimal digits, written into `buffer` without a `String` in between.
-    static func writeDecimal(_ number: Int64, to buffer: inout ByteBuffer) {
-        if number < 0 { buffer.writeInteger(UInt8(ascii: "-")) }
-        var magnitude = number.magnitude
-        // 20 digits hold UInt64.max; written backwards, then copied in one go.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var first = 20
-            repeat {
-                first -= 1
-                digits[first] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
-                magnitude /= 10
-            } while magnitude > 0
-            buffer.writeBytes(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(digits)[first...]))
-        }
     }
 
     /// The line for an error.

@@ -153,18 +153,25 @@ public struct JSONWriter: ~Copyable {
     public mutating func bool(_ value: Bool) { append(value ? "true" : "false") }
 
     /// The integer's decimal digits, written straight into the text.
-    public mutating func int(_ value: Int64) {
-        if value < 0 { append(UInt8(ascii: "-")) }
+    public mutating func int(_ value: Int64) { Self.withDecimal(value) { append($0) } }
+
+    /// Calls `body` with `value`'s decimal text (a minus sign first when it is negative), written backwards into a
+    /// temporary buffer (a sign and 20 digits hold any Int64): no `String` in between.
+    @inlinable
+    public static func withDecimal<Result>(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
         var magnitude = value.magnitude
-        // 20 digits hold UInt64.max; written backwards into a fixed buffer, then copied in one go.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 20) { digits in
-            var first = 20
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { text in
+            var first = 21
             repeat {
                 first -= 1
-                digits[first] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
+                text[first] = UInt8(truncatingIfNeeded: 48 + magnitude % 10)
                 magnitude /= 10
             } while magnitude > 0
-            append(UnsafeBufferPointer(rebasing: digits[first...]))
+            if value < 0 {
+                first -= 1
+                text[first] = UInt8(ascii: "-")
+            }
+            return body(UnsafeBufferPointer(rebasing: text[first...]))
         }
     }
 
