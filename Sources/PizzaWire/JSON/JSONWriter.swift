@@ -157,8 +157,9 @@ public struct JSONWriter: ~Copyable {
 
     /// Calls `body` with `value`'s decimal text (a minus sign first when it is negative), written backwards into a
     /// temporary buffer (a sign and 20 digits hold any Int64): no `String` in between.
-    @inlinable @discardableResult
-    public static func withDecimal<Result>(_ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Result) -> Result {
+    @inlinable @discardableResult public static func withDecimal<Result>(
+        _ value: Int64, _ body: (UnsafeBufferPointer<UInt8>) -> Result
+    ) -> Result {
         var magnitude = value.magnitude
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 21) { text in
             var first = 21
