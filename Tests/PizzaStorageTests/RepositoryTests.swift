@@ -3,6 +3,7 @@ import PizzaCore
 import PizzaMetrics
 import PizzaProtocol
 import PizzaStorage
+import PizzaTesting
 import PizzaWire
 import Testing
 
@@ -142,6 +143,32 @@ struct RepositoryTests {
         #expect(counting.announced.value == 60)
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM carts") == "60")
         #expect(try kitchen.store.verifyAudit().ok)
+    }
+
+    @Test("once its writes are answered, nothing of them keeps the store alive: it goes when its owner lets it go")
+    func storeGoesWhenIdle() async throws {
+        let directory = try TemporaryFolder("pizzad-test")
+        weak var released: SQLiteOrderStore?
+        do {
+            let orders = OrderBook(
+                store: try SQLiteOrderStore(path: directory.path + "/pizzad.sqlite", migrations: Fixtures.migrations))
+            released = orders.store
+            let repository = orders.repository
+            try await withThrowingTaskGroup(of: Void.self) { group in
+                for _ in 0..<32 {
+                    group.addTask {
+                        _ = try await repository.create(
+                            pizzas: [try Fixtures.factory.makePizza("cheese")], currency: "EUR", by: Fixtures.actor)
+                    }
+                }
+                try await group.waitForAll()
+            }
+        }
+        // The writer keeps the batch it committed last (each change holds its repository, which holds the store)
+        // until its queue runs dry.
+        let deadline = ContinuousClock.now + .seconds(10)
+        while released != nil, ContinuousClock.now < deadline { try await Task.sleep(for: .milliseconds(10)) }
+        #expect(released == nil, "a committed change still holds the store")
     }
 
     @Test(
