@@ -23,9 +23,9 @@ public final class GroupCommitWriter<Rules: GroupCommitRules>: Sendable {
     /// thread (an order's outcome and cart) is mostly freed there and not on the event loop that took the answer:
     /// memory freed on another thread is cold in that core's cache and goes back to its own malloc arena, under
     /// the arena's lock, once that thread's small cache is full. Freed on the loops, it cost them about a seventh of
-    /// their user time (PERFORMANCE.md, "Counts per order"). Let go when the queue runs dry: a write's objects (a
-    /// ``PendingChange`` holds its repository, which holds the store and this writer) never outlive the writes in
-    /// flight. `nonisolated(unsafe)` as `connection`.
+    /// their user time (PERFORMANCE.md, "The writer frees what it made"). Let go when the queue runs dry: a write's
+    /// objects (pizzad's `PendingChange` holds its repository, which holds the store and this writer) never outlive
+    /// the writes in flight. `nonisolated(unsafe)` as `connection`.
     private nonisolated(unsafe) var retired: [any GroupCommitWrite<Rules.Transaction>] = []
 
     /// A writer on `connection`, which it owns from now on.
