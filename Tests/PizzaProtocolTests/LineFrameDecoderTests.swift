@@ -31,6 +31,12 @@ struct LineFrameDecoderTests {
         #expect(!result.tooLong)
     }
 
+    @Test("only a \\r right before the \\n is dropped, a line of only \\r is empty, a search goes on where it stopped")
+    func carriageReturns() throws {
+        let result = try lines(["\r\n", "a\rb\n", "c", "d\r", "\n"])
+        #expect(result.lines == ["", "a\rb", "cd"])
+    }
+
     @Test("a line over the limit is refused before more of it is buffered, with or without its newline")
     func tooLong() throws {
         #expect(try lines([String(repeating: "x", count: 17) + "\n"]).tooLong)

@@ -1,5 +1,9 @@
 public import NIOCore
 
+#if canImport(Glibc)
+    import Glibc
+#endif
+
 /// Splits the byte stream into lines (`\n`, an optional `\r` before it is dropped), refusing any line longer
 /// than `maximumLength` with ``LineTooLong`` before buffering more of it.
 public struct LineFrameDecoder: ByteToMessageDecoder {
@@ -16,22 +20,30 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     public init(maximumLength: Int = maximumLineLength) { self.maximumLength = maximumLength }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        let view = buffer.readableBytesView
-        if let newline = view[(view.startIndex + scanned)...].firstIndex(of: UInt8(ascii: "\n")) {
-            let length = newline - view.startIndex
-            guard length <= maximumLength else { throw LineTooLong() }
-            var line = buffer.readSlice(length: length)!
-            buffer.moveReaderIndex(forwardBy: 1)
-            if line.readableBytesView.last == UInt8(ascii: "\r") {
-                line = line.getSlice(at: line.readerIndex, length: line.readableBytes - 1)!
+        // memchr over the bytes not scanned yet: a byte-by-byte search through `readableBytesView`'s indices cost
+        // some 1,200 instructions a 300-byte request (PERFORMANCE.md, "Instructions per order").
+        let readable = buffer.readableBytes
+        let newline = buffer.withUnsafeReadableBytes { bytes -> Int? in
+            guard scanned < bytes.count, let base = bytes.baseAddress else { return nil }
+            guard let found = memchr(base + scanned, Int32(UInt8(ascii: "\n")), bytes.count - scanned) else {
+                return nil
             }
-            scanned = 0
-            context.fireChannelRead(Self.wrapInboundOut(line))
-            return .continue
+            return base.distance(to: UnsafeRawPointer(found))
         }
-        scanned = view.count
-        guard view.count <= maximumLength else { throw LineTooLong() }
-        return .needMoreData
+        guard let length = newline else {
+            scanned = readable
+            guard readable <= maximumLength else { throw LineTooLong() }
+            return .needMoreData
+        }
+        guard length <= maximumLength else { throw LineTooLong() }
+        var line = buffer.readSlice(length: length)!
+        buffer.moveReaderIndex(forwardBy: 1)
+        if length > 0, line.getInteger(at: line.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
+            line.moveWriterIndex(to: line.writerIndex - 1)
+        }
+        scanned = 0
+        context.fireChannelRead(Self.wrapInboundOut(line))
+        return .continue
     }
 
     public mutating func decodeLast(context: ChannelHandlerContext, buffer: inout ByteBuffer, seenEOF: Bool) throws
