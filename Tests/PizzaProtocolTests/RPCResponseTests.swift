@@ -13,6 +13,8 @@ struct RPCResponseTests {
             (.null, .encoded("[]")),
             (.int(-12), .object([("ok", .bool(true)), ("n", .int(3))])),
             (.string("x"), .array([.string("a"), .null])),
+            // The longest id and an order far longer than two pizzas': the one-write path's room for both.
+            (.int(.min), .encoded("\"" + String(repeating: "é", count: 5000) + "\"")),
         ])
     func bufferMatchesArray(id: JSONValue, result: JSONValue) {
         let buffer = RPCResponse.success(id: id, result: result, allocator: ByteBufferAllocator())

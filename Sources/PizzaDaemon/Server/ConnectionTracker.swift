@@ -41,7 +41,7 @@ final class ConnectionTracker: Sendable {
     func requestFinished() {
         let waiters = requests.withLock { requests -> [CheckedContinuation<Void, Never>] in
             requests.inFlight -= 1
-            guard requests.inFlight == 0 else { return [] }
+            guard requests.inFlight == 0, !requests.idleWaiters.isEmpty else { return [] }
             defer { requests.idleWaiters.removeAll() }
             return Array(requests.idleWaiters.values)
         }

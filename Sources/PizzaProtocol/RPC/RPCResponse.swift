@@ -23,21 +23,60 @@ public enum RPCResponse {
 
     /// ``success(id:result:)`` written straight into a buffer from `allocator`, what the socket sends: an order's
     /// wire text is copied once, where building the line in an array first copied it twice and allocated twice.
+    /// With a number for its id (what tills send), the whole line goes in with one write into the new buffer, where
+    /// a write for each of its five parts checked the buffer's capacity and uniqueness five times.
     public static func success(id: JSONValue, result: JSONValue, allocator: ByteBufferAllocator) -> ByteBuffer {
         guard case .encoded(let text) = result else { return allocator.buffer(bytes: success(id: id, result: result)) }
-        var buffer = allocator.buffer(capacity: text.utf8.count + 64)
-        buffer.writeStaticString(#"{"jsonrpc":"2.0","id":"#)
-        if case .int(let number) = id {
-            JSONWriter.withDecimal(number) { buffer.writeBytes(UnsafeRawBufferPointer($0)) }
-        } else {
+        guard case .int(let number) = id else {
             var bytes: [UInt8] = []
             id.write(into: &bytes)
+            var buffer = allocator.buffer(capacity: text.utf8.count + bytes.count + 32)
+            buffer.writeStaticString(#"{"jsonrpc":"2.0","id":"#)
             buffer.writeBytes(bytes)
+            buffer.writeStaticString(#","result":"#)
+            buffer.writeString(text)
+            buffer.writeStaticString("}\n")
+            return buffer
         }
-        buffer.writeStaticString(#","result":"#)
-        buffer.writeString(text)
-        buffer.writeStaticString("}\n")
+        let head: StaticString = #"{"jsonrpc":"2.0","id":"#
+        let middle: StaticString = #","result":"#
+        let length = text.utf8.count + head.utf8CodeUnitCount + middle.utf8CodeUnitCount + 2 + 20
+        var buffer = allocator.buffer(capacity: length)
+        let wrote = text.utf8.withContiguousStorageIfAvailable { body in
+            buffer.writeWithUnsafeMutableBytes(minimumWritableBytes: length) { out in
+                var line = LineBytes(out)
+                line.append(head)
+                JSONWriter.withDecimal(number) { line.append(UnsafeRawBufferPointer($0)) }
+                line.append(middle)
+                line.append(UnsafeRawBufferPointer(body))
+                line.append("}\n")
+                return line.count
+            }
+        }
+        if wrote == nil {
+            // A text that is not a native string (never one the writer made): through a contiguous copy.
+            return allocator.buffer(bytes: success(id: id, result: result))
+        }
         return buffer
+    }
+
+    /// Bytes copied one part after another into memory already sized for all of them.
+    private struct LineBytes {
+        let out: UnsafeMutableRawBufferPointer
+        var count = 0
+
+        init(_ out: UnsafeMutableRawBufferPointer) { self.out = out }
+
+        mutating func append(_ bytes: UnsafeRawBufferPointer) {
+            guard let source = bytes.baseAddress, bytes.count > 0 else { return }
+            precondition(count + bytes.count <= out.count, "an answer line longer than its buffer")
+            (out.baseAddress! + count).copyMemory(from: source, byteCount: bytes.count)
+            count += bytes.count
+        }
+
+        mutating func append(_ text: StaticString) {
+            append(UnsafeRawBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        }
     }
 
     /// The line for an error.
