@@ -1,5 +1,6 @@
 import Foundation
 import PizzaTesting
+import Testing
 
 /// A webhook endpoint that verifies every delivery with PyPI's `standardwebhooks` (`Outbox/webhook_receiver.py`, in
 /// the venv `.ci/run` makes), answering as its script says, and logging what it received.
@@ -28,6 +29,9 @@ final class WebhookReceiver {
 
     /// Whether the venv is there; tests skip with a reason when it is not.
     static var available: Bool { FileManager.default.isExecutableFile(atPath: python) }
+
+    /// Why a test that needs the receiver is skipped, as the order API's schemathesis test says it.
+    static let missing: Comment = "standardwebhooks is not installed in .cache/standardwebhooks (.ci/run installs it)"
 
     /// A receiver writing its log and its secret into `folder`; `script` and `always` as the script's usage says.
     init(
