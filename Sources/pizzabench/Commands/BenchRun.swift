@@ -22,13 +22,26 @@ final class BenchRun: Sendable {
         LeftBehind.catchInterrupts()
         // Registered first, so it runs last: after the servers in the folder are stopped.
         _ = LeftBehind.stopOnInterrupt { [folder] in folder.remove() }
-        let cpu = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n")
-            .first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
         print(
             "pizzabench: \(ProcessInfo.processInfo.processorCount) cores, "
-                + "\(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(cpu ?? "unknown CPU")")
+                + "\(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(Self.processor)")
         if binary != nil { print("pizzad measured: \(pizzad)") }
         if let seconds { print("client and daemon share the machine; \(Bench.format(seconds, 0)) s per load step\n") }
+    }
+
+    /// The processor as `/proc/cpuinfo` names it, with its family and model: a virtual machine's name is often only
+    /// the maker's ("AMD EPYC"), and two generations behind one name ran the same code at twice each other's CPU
+    /// (PERFORMANCE.md, "A newer AMD EPYC").
+    static var processor: String {
+        let lines = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?.split(separator: "\n") ?? []
+        // "key<tabs>: value", the first processor's.
+        let fields = lines.map { $0.split(separator: ":", maxSplits: 1) }.filter { $0.count == 2 }
+        func field(_ name: String) -> String? {
+            fields.first { $0[0].trimmingCharacters(in: .whitespaces) == name }?[1].trimmingCharacters(in: .whitespaces)
+        }
+        guard let name = field("model name") else { return "unknown CPU" }
+        guard let family = field("cpu family"), let model = field("model") else { return name }
+        return "\(name) (family \(family), model \(model))"
     }
 
     /// A folder of its own inside the work folder.
