@@ -8,8 +8,8 @@ import PizzaProtocol
 /// between pizzad's loops and the socket bound's (C, epoll) can be split into NIO's part and pizzad's own.
 ///
 /// pizzad's loop side with nothing of pizzad in it: a Unix socket served by SwiftNIO's event loops (one per core, as
-/// pizzad's), pizzad's own line decoder (`LineFrameDecoder` behind `ByteToMessageHandler`), and a handler that hands
-/// each line to one writer thread. The writer takes everything queued, waits as long as a commit (no SQLite, no
+/// pizzad's), a handler that cuts its lines as pizzad's does (`LineSplitter`; `LineFrameDecoder` behind
+/// `ByteToMessageHandler` until pizzad's connections stopped using them) and hands each line to one writer thread. The writer takes everything queued, waits as long as a commit (no SQLite, no
 /// parsing), then hands the answers back to their connections' loops, one `execute` a loop for the batch (as
 /// pizzad's `AnswerHandBack` does), where a fixed order answer (the 560 bytes pizzad answers a till's two-pizza
 /// order with) is copied into a new buffer and written for each, as pizzad writes its answers. `pizzabench counts` loads it with the C till (`Baselines/ctill.c`) and counts it as it
@@ -33,7 +33,6 @@ enum NIOFloor {
             .serverChannelOption(.backlog, value: 256)
             .childChannelInitializer { channel in
                 channel.eventLoop.makeCompletedFuture {
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
                     try channel.pipeline.syncOperations.addHandler(Handler(writer: writer))
                 }
             }
@@ -47,12 +46,15 @@ enum NIOFloor {
         typealias OutboundOut = ByteBuffer
 
         let writer: Writer
+        var lines = LineSplitter()
 
         init(writer: Writer) { self.writer = writer }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            _ = unwrapInboundIn(data)
-            writer.submit(NIOLoopBound(context, eventLoop: context.eventLoop))
+            lines.append(unwrapInboundIn(data))
+            while (try? lines.next()) != nil {
+                writer.submit(NIOLoopBound(context, eventLoop: context.eventLoop))
+            }
         }
     }
 

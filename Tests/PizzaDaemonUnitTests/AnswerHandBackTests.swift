@@ -44,7 +44,6 @@ struct AnswerHandBackTests {
                 channel.eventLoop.makeCompletedFuture {
                     let handler = ConnectionHandler(
                         dispatcher: dispatcher, state: state, tracker: tracker, handBack: handBack)
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
                     try channel.pipeline.syncOperations.addHandler(handler)
                     probe.hold(handler)
                 }

@@ -33,6 +33,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
     private var changeCompletion: (@Sendable (AnswerHandBack.Outcome) -> Void)?
     /// What the connection is doing (see ``ConnectionState`` for the rules).
     var connection = ConnectionState()
+    /// Cuts what the client sends into request lines, here rather than in a `ByteToMessageHandler` in front.
+    private var lines = LineSplitter()
     var watcher: EventWatcher? {
         didSet { connection.watching = watcher != nil }
     }
@@ -66,7 +68,17 @@ final class ConnectionHandler: ChannelDuplexHandler {
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-        switch connection.received(unwrapInboundIn(data)) {
+        lines.append(unwrapInboundIn(data))
+        do {
+            while let line = try lines.next() { received(line, context: context) }
+        } catch {
+            refuseLongLine(context: context)
+        }
+    }
+
+    /// Queues a request line, and starts it when nothing else runs.
+    private func received(_ line: ByteBuffer, context: ChannelHandlerContext) {
+        switch connection.received(line) {
         case .ignored, .queued(start: false): return
         case .queued(start: true): processNext(context: context)
         case .overloaded:
@@ -78,6 +90,8 @@ final class ConnectionHandler: ChannelDuplexHandler {
 
     func userInboundEventTriggered(context: ChannelHandlerContext, event: Any) {
         if let event = event as? ChannelEvent, event == .inputClosed {
+            // A last line without its newline is still a request.
+            if let line = lines.rest() { received(line, context: context) }
             connection.inputDidClose()
             closeIfDone(context: context)
         }
@@ -205,14 +219,15 @@ final class ConnectionHandler: ChannelDuplexHandler {
         context.fireChannelInactive()
     }
 
+    /// A line went past ``maximumLineLength``: answered, and the connection closed.
+    private func refuseLongLine(context: ChannelHandlerContext) {
+        connection.close()
+        let message = "line longer than \(maximumLineLength) bytes; closing the connection"
+        write(context: context, RPCResponse.failure(id: nil, error: RPCError(.invalidRequest, message)))
+        context.close(promise: nil)
+    }
+
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
-        if error is LineFrameDecoder.LineTooLong {
-            connection.close()
-            let message = "line longer than \(maximumLineLength) bytes; closing the connection"
-            write(context: context, RPCResponse.failure(id: nil, error: RPCError(.invalidRequest, message)))
-            context.close(promise: nil)
-            return
-        }
         if let channelError = error as? ChannelError, channelError == .ioOnClosedChannel { return }
         if let ioError = error as? IOError, [ECONNRESET, EPIPE].contains(ioError.errnoCode) {
             context.close(promise: nil)

@@ -67,7 +67,6 @@ final class ControlSocketServer: Service {
                             OverloadedHandler(limit: configuration.maxConnections, metrics: state.daemonMetrics))
                         return
                     }
-                    try channel.pipeline.syncOperations.addHandler(ByteToMessageHandler(LineFrameDecoder()))
                     try channel.pipeline.syncOperations.addHandler(
                         ConnectionHandler(
                             dispatcher: dispatcher, state: state, tracker: tracker,

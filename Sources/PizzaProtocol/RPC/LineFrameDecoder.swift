@@ -1,11 +1,9 @@
 public import NIOCore
 
-#if canImport(Glibc)
-    import Glibc
-#endif
-
 /// Splits the byte stream into lines (`\n`, an optional `\r` before it is dropped), refusing any line longer
-/// than `maximumLength` with ``LineTooLong`` before buffering more of it.
+/// than `maximumLength` with ``LineTooLong`` before buffering more of it: ``LineSplitter``'s lines, behind
+/// SwiftNIO's `ByteToMessageHandler`, for `pizzactl`'s connection (pizzad's own connections cut their lines with a
+/// ``LineSplitter`` of their own).
 public struct LineFrameDecoder: ByteToMessageDecoder {
     public typealias InboundOut = ByteBuffer
 
@@ -20,27 +18,13 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     public init(maximumLength: Int = maximumLineLength) { self.maximumLength = maximumLength }
 
     public mutating func decode(context: ChannelHandlerContext, buffer: inout ByteBuffer) throws -> DecodingState {
-        // memchr over the bytes not scanned yet: a byte-by-byte search through `readableBytesView`'s indices cost
-        // some 1,200 instructions a 300-byte request (PERFORMANCE.md, "Instructions per order").
-        let readable = buffer.readableBytes
-        let newline = buffer.withUnsafeReadableBytes { bytes -> Int? in
-            guard scanned < bytes.count, let base = bytes.baseAddress else { return nil }
-            guard let found = memchr(base + scanned, Int32(UInt8(ascii: "\n")), bytes.count - scanned) else {
-                return nil
-            }
-            return base.distance(to: UnsafeRawPointer(found))
-        }
-        guard let length = newline else {
-            scanned = readable
-            guard readable <= maximumLength else { throw LineTooLong() }
+        guard let length = LineSplitter.newline(in: buffer, after: scanned) else {
+            scanned = buffer.readableBytes
+            guard scanned <= maximumLength else { throw LineTooLong() }
             return .needMoreData
         }
         guard length <= maximumLength else { throw LineTooLong() }
-        var line = buffer.readSlice(length: length)!
-        buffer.moveReaderIndex(forwardBy: 1)
-        if length > 0, line.getInteger(at: line.readerIndex + length - 1, as: UInt8.self) == UInt8(ascii: "\r") {
-            line.moveWriterIndex(to: line.writerIndex - 1)
-        }
+        let line = LineSplitter.cut(length, from: &buffer)
         scanned = 0
         context.fireChannelRead(Self.wrapInboundOut(line))
         return .continue
