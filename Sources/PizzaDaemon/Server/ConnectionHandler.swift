@@ -26,15 +26,20 @@ final class ConnectionHandler: ChannelDuplexHandler {
     let tracker: ConnectionTracker
     /// Where the writer leaves this loop's changes' outcomes.
     let handBack: AnswerHandBack
+    // The four below are touched only on the connection's event loop, each access a plain read, write or mutation
+    // of a value that calls nothing out, so no two can overlap: they are not checked for it at run time, a check
+    // that cost some 60 instructions an access and a dozen accesses an order (PERFORMANCE.md, "Instructions per
+    // order").
+
     /// The change under way, answered when its outcome is handed back.
-    private var changeUnderWay: RPCRequest?
+    @exclusivity(unchecked) private var changeUnderWay: RPCRequest?
     /// What the writer calls with a change's outcome: made once a connection (it holds the handler, until the
     /// handler is removed), where a closure a change was a heap allocation for every order.
-    private var changeCompletion: (@Sendable (AnswerHandBack.Outcome) -> Void)?
+    @exclusivity(unchecked) private var changeCompletion: (@Sendable (AnswerHandBack.Outcome) -> Void)?
     /// What the connection is doing (see ``ConnectionState`` for the rules).
-    var connection = ConnectionState()
+    @exclusivity(unchecked) var connection = ConnectionState()
     /// Cuts what the client sends into request lines, here rather than in a `ByteToMessageHandler` in front.
-    private var lines = LineSplitter()
+    @exclusivity(unchecked) private var lines = LineSplitter()
     var watcher: EventWatcher? {
         didSet { connection.watching = watcher != nil }
     }
