@@ -38,6 +38,19 @@ struct PizzaFactoryTests {
         #expect(pizza.price == 3 * (1250 + 150 + 80))
     }
 
+    @Test("each size is priced from its own entry in the kind's prices", arguments: Size.allCases)
+    func pricePerSize(_ size: Size) throws {
+        let prices: [Size: Int64] = [.small: 101, .medium: 202, .large: 303, .extraLarge: 404]
+        let menu = Menu(
+            currency: "EUR", kinds: [PizzaKind(name: "test", prices: prices, extras: [])], crusts: ["classic"],
+            extras: [:])
+        #expect(try PizzaFactory(menu: menu).builder(for: "test").size(size).build().unitPrice == prices[size])
+        let without = Menu(
+            currency: "EUR", kinds: [PizzaKind(name: "test", prices: prices.filter { $0.key != size }, extras: [])],
+            crusts: ["classic"], extras: [:])
+        #expect(throws: PizzaError.self) { try PizzaFactory(menu: without).builder(for: "test").size(size).build() }
+    }
+
     @Test("unknown kind names the known ones")
     func unknownKind() {
         #expect(throws: PizzaError.unknownKind("hawaii", known: ["cheese", "chicken", "seafood"])) {

@@ -10,10 +10,24 @@ public struct PizzaBuilder: Sendable {
     final class Kind: Sendable {
         let kind: PizzaKind
         let menu: Menu
+        /// The kind's price in each size (nil where it is not offered), read by a switch on the size where the
+        /// dictionary hashed the size for every pizza.
+        private let prices: (small: Int64?, medium: Int64?, large: Int64?, extraLarge: Int64?)
 
         init(_ kind: PizzaKind, menu: Menu) {
             self.kind = kind
             self.menu = menu
+            prices = (kind.prices[.small], kind.prices[.medium], kind.prices[.large], kind.prices[.extraLarge])
+        }
+
+        /// The kind's price in `size`, or nil where it is not offered.
+        func price(_ size: Size) -> Int64? {
+            switch size {
+            case .small: prices.small
+            case .medium: prices.medium
+            case .large: prices.large
+            case .extraLarge: prices.extraLarge
+            }
         }
     }
 
@@ -66,7 +80,7 @@ public struct PizzaBuilder: Sendable {
         guard let size = Size(rawValue: size) else {
             throw .unknownSize(self.size, allowed: Size.allCases.map(\.rawValue))
         }
-        guard let basePrice = kind.prices[size] else {
+        guard let basePrice = definition.price(size) else {
             throw .sizeNotOffered(size, kind: kind.name, offered: kind.sizes.map(\.rawValue))
         }
         guard menu.crusts.contains(crust) else { throw .unknownCrust(crust, allowed: menu.crusts) }
