@@ -50,10 +50,11 @@ final class RPCDispatcher: Sendable {
         case subscribe(Subscription)
     }
 
-    /// A checked change and who asks for it, for ``submit(_:completion:)``.
-    struct Submission: Sendable {
-        let change: ChangeRequest
-        let actor: ChangeActor
+    /// A checked change and who asks for it, for ``submit(_:completion:)``. An enum, so that submitting takes the
+    /// change and the actor out of it (`switch consume`), where reading a struct's members copied the change: some
+    /// ten retains and as many releases an order of its strings and arrays.
+    enum Submission: Sendable {
+        case change(ChangeRequest, by: ChangeActor)
     }
 
     struct Method {
@@ -82,7 +83,7 @@ final class RPCDispatcher: Sendable {
             case .immediate(let handler): return .answered(run(request) { try handler(request.params, peer) })
             case .change(let handler):
                 do {
-                    return .submit(Submission(change: try handler(request.params), actor: peer.actor))
+                    return .submit(.change(try handler(request.params), by: peer.actor))
                 } catch {
                     return .answered(.failure(Self.rpcError(error, logger: state.logger, method: request.method)))
                 }
@@ -99,14 +100,14 @@ final class RPCDispatcher: Sendable {
 
     /// `order.create` read by ``OrderCreateLine`` (its change already read from the line): checked against the
     /// caller's role as ``dispatch(_:peer:role:)`` checks it, then to submit.
-    func dispatch(_ change: ChangeRequest, for request: RPCRequest, peer: Peer, role: Role) -> Dispatch {
+    func dispatch(_ change: consuming ChangeRequest, for request: RPCRequest, peer: Peer, role: Role) -> Dispatch {
         // Allowed: no lookup by the method's name. Refused: the general check, which words the refusal.
         if let createRole, role >= createRole, request.method == OrderOperation.create.rawValue {
-            return .submit(Submission(change: change, actor: peer.actor))
+            return .submit(.change(change, by: peer.actor))
         }
         return switch method(for: request, peer: peer, role: role) {
         case .failure(let error): .answered(.failure(error))
-        case .success: .submit(Submission(change: change, actor: peer.actor))
+        case .success: .submit(.change(change, by: peer.actor))
         }
     }
 
@@ -116,7 +117,9 @@ final class RPCDispatcher: Sendable {
     func submit(
         _ submission: consuming Submission, completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
     ) {
-        state.repository.submit(submission.change, by: submission.actor, completion: completion)
+        switch consume submission {
+        case .change(let change, let actor): state.repository.submit(change, by: actor, completion: completion)
+        }
     }
 
     /// A change's answer: the order as its commit left it, or the error as the protocol names it.
