@@ -44,6 +44,47 @@ struct HostileClientTests {
         #expect(try daemon.pizzactl(["db", "check"]).status == 0)
     }
 
+    @Test("requests sent a byte at a time and in pieces: each answered once, in order, the last after a half-close")
+    func piecemealLines() throws {
+        let daemon = try PizzadProcess()
+        let connection = try RawConnection(path: daemon.socket, receiveTimeout: 30)
+        var text = ""
+        for index in 1...20 {
+            let ending = index.isMultiple(of: 2) ? "\r\n" : "\n"
+            text +=
+                #"{"jsonrpc":"2.0","id":\#(index),"method":"order.create","params":{"ref":"piece-\#(index)","#
+                + #""items":[{"kind":"cheese"}],"place":true}}"# + ending
+        }
+        // The last request without its newline: the client's shutting its sending side ends it.
+        text += #"{"jsonrpc":"2.0","id":21,"method":"order.get","params":{"ref":"piece-20"}}"#
+        let bytes = Array(text.utf8)
+        var offset = 0
+        // The first 150 bytes one at a time, so that the daemon reads a request in many pieces.
+        while offset < 150 {
+            try connection.send([bytes[offset]])
+            offset += 1
+            usleep(300)
+        }
+        // The rest in pieces of 7 to 300 bytes, which end inside requests and across their ends.
+        var length = 7
+        while offset < bytes.count {
+            let end = min(offset + length, bytes.count)
+            try connection.send(Array(bytes[offset..<end]))
+            offset = end
+            length = length * 37 % 293 + 7
+            usleep(1000)
+        }
+        #expect(shutdown(connection.fd, Int32(SHUT_WR)) == 0)
+        var ids: [Int] = []
+        while let line = try connection.readLine() {
+            let answer = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
+            #expect(answer?.result != nil, "\(line)")
+            ids.append(answer?["id"] as? Int ?? -1)
+        }
+        #expect(ids == Array(1...21))
+        #expect(try sqlite3(daemon.database, "SELECT count(*) FROM carts WHERE ref LIKE 'piece-%'") == "20")
+    }
+
     @Test("1,000 idle and half-open connections and a client that never reads: memory stays bounded, others are served")
     func idleAndSilentClients() throws {
         let daemon = try PizzadProcess(config: "socket:\n  maxConnections: 2000\n")
