@@ -120,9 +120,9 @@ final class ConnectionHandler: ChannelDuplexHandler {
             // The role can change on SIGHUP; it is read per request.
             if let create = OrderCreateLine.read(line.readableBytesView, factory: state.factory) {
                 // A till's order, read without a JSON tree; the rest, and any line it does not read, below.
-                request = RPCRequest(id: create.id, method: OrderOperation.create.rawValue)
-                dispatch = dispatcher.dispatch(
-                    create.change, for: request, peer: peer, role: state.role(of: peer))
+                let (id, change) = create.parts()
+                request = RPCRequest(id: id, method: OrderOperation.create.rawValue)
+                dispatch = dispatcher.dispatch(change, for: request, peer: peer, role: state.role(of: peer))
             } else {
                 do {
                     request = try RPCRequest.parse(line.readableBytesView)

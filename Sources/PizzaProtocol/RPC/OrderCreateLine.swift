@@ -15,6 +15,10 @@ public enum OrderCreateLine {
         public let id: JSONValue?
         /// The order it asks for.
         public let change: ChangeRequest
+
+        /// The id and the change, taken apart, so that the change is handed on without a copy of its strings and
+        /// arrays.
+        public consuming func parts() -> (id: JSONValue?, change: ChangeRequest) { (id, change) }
     }
 
     /// The line's request, or nil when it is not a plain `order.create` (see the type).
