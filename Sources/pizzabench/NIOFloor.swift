@@ -9,11 +9,12 @@ import PizzaProtocol
 ///
 /// pizzad's loop side with nothing of pizzad in it: a Unix socket served by SwiftNIO's event loops (one per core, as
 /// pizzad's), a handler that cuts its lines as pizzad's does (`LineSplitter`; `LineFrameDecoder` behind
-/// `ByteToMessageHandler` until pizzad's connections stopped using them) and hands each line to one writer thread. The writer takes everything queued, waits as long as a commit (no SQLite, no
-/// parsing), then hands the answers back to their connections' loops, one `execute` a loop for the batch (as
-/// pizzad's `AnswerHandBack` does), where a fixed order answer (the 560 bytes pizzad answers a till's two-pizza
-/// order with) is copied into a new buffer and written for each, as pizzad writes its answers. `pizzabench counts` loads it with the C till (`Baselines/ctill.c`) and counts it as it
-/// counts pizzad and the bound; only its loops are comparable.
+/// `ByteToMessageHandler` until pizzad's connections stopped using them) and hands each line to one writer thread.
+/// The writer takes everything queued, waits as long as a commit (no SQLite, no parsing), then hands the answers back
+/// to their connections' loops, one `execute` a loop for the batch (as pizzad's `AnswerHandBack` does), where a fixed
+/// order answer (the 560 bytes pizzad answers a till's two-pizza order with) is copied into a new buffer and written
+/// for each, as pizzad writes its answers. `pizzabench counts` loads it with the C till (`Baselines/ctill.c`) and
+/// counts it as it counts pizzad and the bound; only its loops are comparable.
 enum NIOFloor {
     /// The answer to every line.
     static let answer = Array(

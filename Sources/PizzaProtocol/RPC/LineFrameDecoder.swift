@@ -8,7 +8,7 @@ public struct LineFrameDecoder: ByteToMessageDecoder {
     public typealias InboundOut = ByteBuffer
 
     /// A line went past the limit; the connection is answered and closed.
-    public struct LineTooLong: Error {}
+    public typealias LineTooLong = LineSplitter.LineTooLong
 
     /// The longest line accepted, in bytes.
     public let maximumLength: Int
