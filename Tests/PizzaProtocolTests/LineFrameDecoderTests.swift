@@ -22,7 +22,7 @@ enum LineCutter: CaseIterable, CustomTestStringConvertible {
                 splitter.append(ByteBuffer(string: chunk))
                 do {
                     while let line = try splitter.next() { lines.append(String(buffer: line)) }
-                } catch is LineFrameDecoder.LineTooLong {
+                } catch is LineSplitter.LineTooLong {
                     return (lines, true)
                 }
             }
