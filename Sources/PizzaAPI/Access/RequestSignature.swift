@@ -13,10 +13,13 @@ struct RequestSignature: Sendable {
     /// How far the timestamp may be from now, either way: the standard's five minutes.
     static let tolerance: Int64 = 300
 
-    /// Whether the timestamp is within ``tolerance`` of `now` (seconds since 1970).
+    /// Whether the timestamp is within ``tolerance`` of `now` (seconds since 1970). The timestamp is the sender's
+    /// text: any whole number fits in it (`Int64.min` included), so the distance is taken with overflow reported
+    /// and its magnitude compared, never `abs` of a difference that may not fit (which traps).
     func isFresh(now: Int64) -> Bool {
         guard let seconds = Int64(timestamp) else { return false }
-        return abs(now - seconds) <= Self.tolerance
+        let (distance, overflow) = now.subtractingReportingOverflow(seconds)
+        return !overflow && distance.magnitude <= Self.tolerance.magnitude
     }
 
     /// Whether one of the signatures is the HMAC of `secret` (`whsec_` and base64), compared in constant time.
