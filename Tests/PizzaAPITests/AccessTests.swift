@@ -113,7 +113,7 @@ struct AccessTests {
         #expect(devices.first { $0.name == "till-1" }?.revokedAt != nil)
     }
 
-    @Test("failed authentications past the allowance lock the address out with 429 and Retry-After, good token or not")
+    @Test("failed authentications past the allowance answer 429 with Retry-After; a valid token is still served")
     func lockout() async throws {
         let fixture = try await APIFixture(
             settings: APISettings(host: "127.0.0.1", port: 0, failedAuthenticationsAllowed: 3))
@@ -123,10 +123,43 @@ struct AccessTests {
                     uri: "/v1/menu", method: .get, headers: [.authorization: "Bearer pzd_guess\(attempt)"])
                 #expect(guess.status == .unauthorized, "attempt \(attempt)")
             }
-            let locked = try await client.execute(uri: "/v1/menu", method: .get, headers: fixture.headers(.till))
+            let locked = try await client.execute(
+                uri: "/v1/menu", method: .get, headers: [.authorization: "Bearer pzd_guess5"])
             #expect(locked.status == .tooManyRequests && locked.problem == "rate_limited")
             #expect(Int(locked.headers[.retryAfter] ?? "") ?? 0 > 0)
+            let none = try await client.execute(uri: "/v1/menu", method: .get)
+            #expect(none.status == .tooManyRequests, "no credential at all is a failure too")
+            // Another till behind the same address (one NAT) with its valid token: served, reads and changes.
+            let valid = try await client.execute(uri: "/v1/menu", method: .get, headers: fixture.headers(.till))
+            #expect(valid.status == .ok, "\(valid.status)")
+            let order = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "nat-1"),
+                body: APIFixture.body(Self.order))
+            #expect(order.status == .created, "\(String(buffer: order.body))")
+            // A platform's signed push from the same address: served.
+            let push = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: signed(Self.order, secret: fixture.secret, id: "msg_nat"),
+                body: APIFixture.body(Self.order))
+            #expect(push.status == .created, "\(String(buffer: push.body))")
         }
+    }
+
+    @Test("failures count by address: an IPv4 address as it is, an IPv6 one by its /64, a mapped IPv4 as IPv4")
+    func lockoutAddresses() {
+        #expect(AuthenticationFailures.address(of: "192.0.2.7") == "192.0.2.7")
+        #expect(AuthenticationFailures.address(of: "2001:db8:0:1::7") == "2001:db8:0:1::/64")
+        #expect(AuthenticationFailures.address(of: "2001:db8:0:1:ffff:1:2:3") == "2001:db8:0:1::/64")
+        #expect(AuthenticationFailures.address(of: "2001:db8:0:2::7") == "2001:db8:0:2::/64")
+        #expect(AuthenticationFailures.address(of: "::ffff:192.0.2.7") == "192.0.2.7")
+        #expect(AuthenticationFailures.address(of: "::1") == "0:0:0:0::/64")
+        #expect(AuthenticationFailures.address(of: "local") == "local")
+        let failures = AuthenticationFailures(allowed: 1)
+        let now = ContinuousClock.now
+        for host in ["2001:db8:0:1::7", "2001:db8:0:1::8"] {
+            failures.failed(AuthenticationFailures.address(of: host), now: now)
+        }
+        #expect(failures.lockedOut(AuthenticationFailures.address(of: "2001:db8:0:1::9"), now: now) != nil)
+        #expect(failures.lockedOut(AuthenticationFailures.address(of: "2001:db8:0:2::9"), now: now) == nil)
     }
 
     @Test("a device's rate is a bucket of twice its rate per second, refilled at its rate; devices apart")

@@ -1,7 +1,9 @@
+import Glibc
 import PizzaCore
 
 /// Failed authentications by address: past the allowed count within a minute, the address is locked out for a
-/// minute (429 with `Retry-After`), whatever it sends, so that a token cannot be guessed at speed.
+/// minute, and each further failure from it is answered 429 with `Retry-After`, so that tokens cannot be guessed at
+/// speed. A request with a valid credential is not refused for it (``DeviceAuthentication``).
 final class AuthenticationFailures: Sendable {
     private struct Window {
         var started: ContinuousClock.Instant
@@ -14,6 +16,24 @@ final class AuthenticationFailures: Sendable {
     static let window: Duration = .seconds(60)
 
     init(allowed: Int) { self.allowed = allowed }
+
+    /// The address failures count against for a peer's host: an IPv4 address as it is (an IPv4-mapped IPv6 one as
+    /// its IPv4), an IPv6 address by its /64, which one host is usually given whole (`2001:db8:0:1::/64`), so that
+    /// it cannot step through its own addresses to escape the count.
+    static func address(of host: String) -> String {
+        guard host.contains(":") else { return host }
+        var address = in6_addr()
+        guard inet_pton(AF_INET6, host, &address) == 1 else { return host }
+        let bytes = withUnsafeBytes(of: address) { Array($0) }
+        if bytes[0..<10].allSatisfy({ $0 == 0 }), bytes[10] == 0xff, bytes[11] == 0xff {
+            return bytes[12..<16].map { String($0) }.joined(separator: ".")
+        }
+        var groups: [String] = []
+        for index in stride(from: 0, to: 8, by: 2) {
+            groups.append(String(UInt16(bytes[index]) << 8 | UInt16(bytes[index + 1]), radix: 16))
+        }
+        return groups.joined(separator: ":") + "::/64"
+    }
 
     /// Seconds until `address` may try again, or nil when it may now.
     func lockedOut(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {

@@ -7,7 +7,7 @@ import PizzaCore
 
 /// Proves which device sent a request, before any route runs: a bearer token, or for a device that signs its
 /// pushes, the Standard Webhooks headers over the body. Refuses the rest with 401 `unauthenticated` (no order data),
-/// an address past its failed attempts with 429, and a device past its rate with 429.
+/// or 429 once their address is past its failed attempts, and a device past its rate with 429.
 struct DeviceAuthentication: RouterMiddleware {
     typealias Context = APIRequestContext
 
@@ -28,9 +28,8 @@ struct DeviceAuthentication: RouterMiddleware {
         var context = context
         var body: [UInt8]?
         if request.headers.bearer == nil, request.headers[.webhookID] != nil {
-            // A signature covers the body: it is read (at most the limit) before the device is known, but not from
-            // an address already locked out.
-            try checkLockout(context.peerHost)
+            // A signature covers the body: it is read (at most the limit) before the device is known. A locked-out
+            // address is still read: a platform's relay that shares it with someone mistyping must get through.
             body = Array(try await request.collectBody(upTo: context.maxUploadSize).readableBytesView)
         }
         context.identity = try identify(
@@ -39,12 +38,14 @@ struct DeviceAuthentication: RouterMiddleware {
     }
 
     /// The device that sent a request with `headers` (and `body`, for a signed one) from `peer`: a bearer token of
-    /// an active device, or a signature by one's secret; refused while `peerHost` is locked out, past the device's
-    /// rate, or with neither. ``ChangesOnLoop`` asks the same for the requests it answers.
+    /// an active device, or a signature by one's secret; refused past the device's rate, or with neither. Failures
+    /// count against `peerHost`'s address (an IPv6 one by its /64), and an address past its failures is answered
+    /// 429 for each further failure; a valid credential is served from it all the same (CONTRACT section 15), so
+    /// tills behind one NAT are not locked out by one that mistypes. ``ChangesOnLoop`` asks the same for the
+    /// requests it answers.
     func identify(
         _ headers: HTTPFields, body: [UInt8]?, peer: String, peerHost: String, logger: Logger
     ) throws -> DeviceIdentity {
-        try checkLockout(peerHost)
         let credential: DeviceCredential?
         if let bearer = headers.bearer {
             credential = directory.device(bearer: bearer.token)
@@ -55,21 +56,20 @@ struct DeviceAuthentication: RouterMiddleware {
                 id: id, timestamp: timestamp, signatures: signatures.split(separator: " ").map(String.init),
                 body: body)
             guard signature.isFresh(now: Timestamp.now().millisecondsSince1970 / 1000) else {
-                failures.failed(peerHost)
-                throw Problem.unauthenticated("webhook-timestamp is more than 5 minutes from now")
+                throw refusal(
+                    .unauthenticated("webhook-timestamp is more than 5 minutes from now"), peerHost: peerHost,
+                    logger: logger)
             }
             credential = directory.device(signed: signature)
         } else {
-            failures.failed(peerHost)
-            throw Problem.unauthenticated("send Authorization: Bearer TOKEN (pizzactl device add prints one)")
+            throw refusal(
+                .unauthenticated("send Authorization: Bearer TOKEN (pizzactl device add prints one)"),
+                peerHost: peerHost, logger: logger)
         }
         guard let credential else {
-            if let seconds = failures.failed(peerHost) {
-                logger.warning(
-                    "order API: locked out an address after failed authentications",
-                    metadata: ["address": "\(peerHost)", "seconds": "\(seconds)"])
-            }
-            throw Problem.unauthenticated("the token or signature is not one of an active device")
+            throw refusal(
+                .unauthenticated("the token or signature is not one of an active device"), peerHost: peerHost,
+                logger: logger)
         }
         guard rates.admit(credential.name) else {
             throw Problem.rateLimited(
@@ -79,11 +79,20 @@ struct DeviceAuthentication: RouterMiddleware {
         return DeviceIdentity(name: credential.name, role: credential.role, address: peer)
     }
 
-    private func checkLockout(_ peerHost: String) throws {
-        if let seconds = failures.lockedOut(peerHost) {
-            throw Problem.rateLimited(
-                "too many failed authentications from \(peerHost); try again later", retryAfter: seconds)
+    /// What a failed authentication from `peerHost` is answered: `problem`, counted against its address, or 429
+    /// while the address is locked out (then not counted again, so a lockout ends a minute after it began).
+    private func refusal(_ problem: Problem, peerHost: String, logger: Logger) -> Problem {
+        let address = AuthenticationFailures.address(of: peerHost)
+        if let seconds = failures.lockedOut(address) {
+            return Problem.rateLimited(
+                "too many failed authentications from \(address); try again later", retryAfter: seconds)
         }
+        if let seconds = failures.failed(address) {
+            logger.warning(
+                "order API: locked out an address after failed authentications",
+                metadata: ["address": "\(address)", "seconds": "\(seconds)"])
+        }
+        return problem
     }
 }
 
