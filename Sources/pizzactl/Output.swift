@@ -47,7 +47,7 @@ enum Output {
     static func money(_ cents: Int64?, _ currency: String?) -> String {
         guard let cents else { return "-" }
         let sign = cents < 0 ? "-" : ""
-        let value = abs(cents)
+        let value = cents.magnitude  // Int64.min has no abs: read from the daemon, it prints, not traps
         let fraction = value % 100
         return trimmed("\(sign)\(value / 100).\(fraction < 10 ? "0" : "")\(fraction) \(currency ?? "")")
     }

@@ -91,4 +91,35 @@ struct WireTextTests {
         cart.history[1].at = second
         #expect(try Cart(wire: try JSONParser.parse(cart.wireText)) == cart)
     }
+
+    @Test(
+        "an order read from a damaged or foreign copy with numbers no builder makes: a named error, never a trap",
+        arguments: [
+            (Int64(1) << 62, Int64(100)), (Int64.max, 1), (0, 1250), (51, 1250), (-1, 1250), (2, -1),
+            (2, Int64.max), (2, (Int64(1) << 40) + 1),
+        ] as [(Int64, Int64)])
+    func damagedNumbers(quantity: Int64, unitPrice: Int64) throws {
+        let cart = Self.cart(customer: nil, note: nil, extras: [])
+        let text = cart.wireText
+            .replacing(#""quantity":2"#, with: #""quantity":\#(quantity)"#)
+            .replacing(#""unitPrice":1250"#, with: #""unitPrice":\#(unitPrice)"#)
+        #expect(throws: WireFormError.self) { try Cart(wire: try JSONParser.parse(text)) }
+    }
+
+    @Test("many lines of the highest price add up to a total that fits; a price edited past it reads as the most")
+    func totalsFit() {
+        let dear = Pizza(
+            kind: "chicken", size: .large, crust: "thin", chiliSauce: false, ketchup: false, extras: [],
+            quantity: PizzaBuilder.quantityRange.upperBound, unitPrice: Pizza.maximumUnitPrice)
+        let now = Timestamp.now()
+        var cart = Cart(
+            id: 1, ref: nil, customer: nil, note: nil, status: .open,
+            items: (0..<1000).map { CartItem(id: Int64($0), pizza: dear) }, currency: "EUR", createdAt: now,
+            updatedAt: now, history: [])
+        #expect(cart.total == 1000 * 50 * Pizza.maximumUnitPrice)
+        // What only a hand edit of the database makes (its checks bound the quantity, not the price).
+        cart.items[0].pizza.unitPrice = .max
+        #expect(cart.items[0].pizza.price == .max)
+        #expect(cart.total == .max)
+    }
 }

@@ -43,8 +43,18 @@ public struct Pizza: Sendable, Equatable {
         return text
     }
 
-    /// Price of the line: unit price times quantity.
-    public var price: Int64 { unitPrice * Int64(quantity) }
+    /// The most a pizza's unit price can be read as from a stored or sent order (cents): far above any menu's (a
+    /// kind and all its extras at the configuration's 10,000,000 each), low enough that a line of the largest
+    /// quantity, and a cart of lines, adds up without overflow.
+    public static let maximumUnitPrice: Int64 = 1 << 40
+
+    /// Price of the line: unit price times quantity. Every path that makes a pizza bounds both (the builder, the
+    /// wire form, the table's checks) but a price edited into the database with `sqlite3` is not: past what a
+    /// price holds it reads as `Int64.max` rather than trap.
+    public var price: Int64 {
+        let (product, overflow) = unitPrice.multipliedReportingOverflow(by: Int64(quantity))
+        return overflow ? .max : product
+    }
 
     /// Builds a pizza from stored fields without validating them (for storage reading what it wrote).
     public init(

@@ -142,7 +142,18 @@ extension Cart {
             try field(name) { $0.stringValue.flatMap(Timestamp.init(iso8601:)) }
         }
         var items: [CartItem] = []
-        for item in try field("items", \.arrayValue) { items.append(try CartItem(wire: item)) }
+        // A damaged or foreign copy may hold any numbers: the lines must add up to a total that fits, or every
+        // reading of this order's total would trap.
+        var total: Int64 = 0
+        for item in try field("items", \.arrayValue) {
+            let item = try CartItem(wire: item)
+            let (sum, overflow) = total.addingReportingOverflow(item.pizza.price)
+            guard !overflow else {
+                throw WireFormError(description: "the order's items add up to more than a total holds")
+            }
+            total = sum
+            items.append(item)
+        }
         var history: [StatusChange] = []
         for change in try field("history", \.arrayValue) { history.append(try StatusChange(wire: change)) }
         self.init(
@@ -163,6 +174,14 @@ extension CartItem {
             let ketchup = pizza["ketchup"]?.boolValue, let extras = pizza["extras"]?.arrayValue,
             let quantity = pizza["quantity"]?.intValue, let unitPrice = pizza["unitPrice"]?.intValue
         else { throw WireFormError(description: "an order item is missing a field or has one of the wrong type") }
+        // Bounded as the builder bounds them, so that the line's price (unit price times quantity) fits.
+        guard PizzaBuilder.quantityRange.contains(Int(quantity)) else {
+            throw WireFormError(
+                description: "an order item's quantity \(quantity) is outside \(PizzaBuilder.quantityRange)")
+        }
+        guard (0...Pizza.maximumUnitPrice).contains(unitPrice) else {
+            throw WireFormError(description: "an order item's unitPrice \(unitPrice) is not a price")
+        }
         self.init(
             id: id,
             pizza: Pizza(

@@ -1,0 +1,91 @@
+import Foundation
+import Logging
+import PizzaAPI
+import PizzaTesting
+import ServiceLifecycle
+import Testing
+
+extension APIFixture {
+    /// Runs `body` with the order API served in process on a loopback port, as pizzad serves it (plain HTTP/1.1:
+    /// Hummingbird's channel with the on-loop path for changes, the deadlines and the connection cap), given the
+    /// port; the server is shut down gracefully after.
+    func live<Value: Sendable>(_ body: @Sendable (Int) async throws -> Value) async throws -> Value {
+        var logger = Logger(label: "pizzad-api-test")
+        logger.logLevel = .critical
+        let server = try await APIServer(api: api, listener: .address(host: "127.0.0.1", port: 0), logger: logger)
+        let port = try #require(server.address.split(separator: ":").last.flatMap { Int($0) })
+        let group = ServiceGroup(services: [server], gracefulShutdownSignals: [], logger: logger)
+        return try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            let result: Result<Value, any Error>
+            do {
+                result = .success(try await body(port))
+            } catch {
+                result = .failure(error)
+            }
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            return try result.get()
+        }
+    }
+}
+
+/// One HTTP/1.1 exchange over a plain TCP connection to 127.0.0.1, the bytes as given (so that a header can be
+/// anything a hostile client sends), read until the server closes or `timeout` passes; run on a thread of its own,
+/// not the concurrency pool the server's handlers share.
+enum RawHTTP {
+    struct Failed: Error, CustomStringConvertible { let description: String }
+
+    /// The bytes the server answered `request` with on a new connection to `port` (it is asked to close after).
+    static func exchange(port: Int, _ request: [UInt8], timeout: Duration = .seconds(10)) async throws -> String {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread {
+                continuation.resume(with: Result { try blockingExchange(port: port, request, timeout: timeout) })
+            }.start()
+        }
+    }
+
+    /// `head` (CRLFs added) and `body` as a request's bytes.
+    static func request(_ head: [String], body: String = "") -> [UInt8] {
+        Array((head.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8)
+    }
+
+    /// The status code of an answer's first line, or nil when there was none.
+    static func status(_ answer: String) -> Int? {
+        let line = answer.split(separator: "\r\n", maxSplits: 1).first ?? ""
+        let parts = line.split(separator: " ")
+        return parts.count >= 2 && parts[0].hasPrefix("HTTP/1.") ? Int(parts[1]) : nil
+    }
+
+    private static func blockingExchange(port: Int, _ request: [UInt8], timeout: Duration) throws -> String {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw Failed(description: "socket: errno \(errno)") }
+        defer { close(fd) }
+        var wait = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = in_port_t(UInt16(port).bigEndian)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let connected = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard connected == 0 else { throw Failed(description: "connect: errno \(errno)") }
+        var sent = 0
+        while sent < request.count {
+            let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            guard n > 0 else { break }  // the server may close early on a request it refuses; read its answer
+            sent += n
+        }
+        var answer: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        while true {
+            let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+            if n <= 0 { break }
+            answer.append(contentsOf: buffer[0..<n])
+        }
+        return String(decoding: answer, as: UTF8.self)
+    }
+}
