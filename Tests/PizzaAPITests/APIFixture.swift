@@ -8,6 +8,7 @@ import PizzaCore
 import PizzaStorage
 import PizzaTesting
 import PizzaWire
+import SQLite
 
 /// A real SQLite store in a temporary folder, the order API over it, and a token per role: the router runs in
 /// process (HummingbirdTesting's `.router`), no socket.
@@ -23,6 +24,8 @@ final class APIFixture: Sendable {
     let api: OrderAPI
     /// A token for each role, by role.
     let tokens: [DeviceRole: String]
+    /// The menu the API's factory reads, as a reload would change it.
+    let menu = Locked(Menu.standard)
     /// The platform's signing secret (device `shop-online`, role platform, signs).
     let secret = "whsec_" + Data((0..<32).map { UInt8($0) }).base64EncodedString()
 
@@ -39,8 +42,9 @@ final class APIFixture: Sendable {
         }
         try await store.addDevice(name: "shop-online", role: .platform, tokenSHA256: nil, signingSecret: secret)
         self.tokens = tokens
+        let menu = self.menu
         api = try OrderAPI(
-            orders: orders, factory: { PizzaFactory(menu: .standard) },
+            orders: orders, factory: { PizzaFactory(menu: menu.withLock { $0 }) },
             daemon: ChangeActor(uid: 110, name: "pizzad", pid: 42), document: "openapi: 3.1.0\n", settings: settings)
     }
 
@@ -60,6 +64,12 @@ final class APIFixture: Sendable {
 
     /// `text` as a request body.
     static func body(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
+
+    /// Runs `sql` on the database file through a connection of its own (what another program, or time, does).
+    func write(_ sql: String) throws {
+        let database = try Database(path: folder.path + "/pizzad.sqlite")
+        try database.execute(sql)
+    }
 
     /// The count of orders in the database.
     func orderCount() throws -> Int64 {

@@ -127,4 +127,84 @@ struct IdempotencyTests {
         let actions = try fixture.orders.store.auditEntries().map(\.action)
         #expect(actions == ["created", "placed", "advanced"])
     }
+
+    @Test(
+        "a key kept past api.idempotencyHours is new: the same or another body makes a new order",
+        arguments: [false, true])
+    func expired(anotherBody: Bool) async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            let first = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "old-key"),
+                body: APIFixture.body(Self.order))
+            #expect(first.status == .created)
+            // 49 hours pass (the default keeps 48): the row is still there until a sweep takes it.
+            try fixture.write(
+                "UPDATE api_requests SET created_at = strftime('%Y-%m-%dT%H:%M:%fZ', 'now', '-49 hours')")
+            let body = anotherBody ? #"{"items":[{"kind":"cheese"}]}"# : Self.order
+            let again = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "old-key"),
+                body: APIFixture.body(body))
+            #expect(again.status == .created, "\(again.status) \(String(buffer: again.body))")
+            #expect(again.headers[HTTPField.Name("Idempotent-Replayed")!] == nil)
+            #expect(again.headers[.location] == "/v1/orders/2")
+            // And it is kept anew: a retry now replays the second order.
+            let retry = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "old-key"),
+                body: APIFixture.body(body))
+            #expect(retry.headers[.location] == "/v1/orders/2" && retry.body == again.body)
+        }
+        #expect(try fixture.orderCount() == 2)
+        #expect(try fixture.orders.store.verifyAudit().ok)
+    }
+
+    @Test("a retry after the menu changed finds its order: the key is looked up before the body is checked")
+    func keyBeforeBody() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            let first = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "before-reload"),
+                body: APIFixture.body(Self.order))
+            #expect(first.status == .created)
+            fixture.menu.withLock { $0.kinds.removeAll { $0.name == "chicken" } }
+            let retry = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "before-reload"),
+                body: APIFixture.body(Self.order))
+            #expect(retry.status == .created, "\(retry.status) \(String(buffer: retry.body))")
+            #expect(retry.body == first.body)
+            // A new key with that body is checked against today's menu.
+            let new = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "after-reload"),
+                body: APIFixture.body(Self.order))
+            #expect(new.status == .badRequest && new.problem == "validation")
+        }
+        #expect(try fixture.orderCount() == 1)
+    }
+
+    @Test("requests with one key at once: one order; each other answer is the first replayed or 409 in use")
+    func concurrent() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            for round in 0..<20 {
+                let statuses = try await withThrowingTaskGroup(of: (HTTPResponse.Status, Bool).self) { group in
+                    for _ in 0..<4 {
+                        group.addTask {
+                            let response = try await client.execute(
+                                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "same-\(round)"),
+                                body: APIFixture.body(Self.order))
+                            return (
+                                response.status,
+                                response.headers[HTTPField.Name("Idempotent-Replayed")!] == "true"
+                            )
+                        }
+                    }
+                    return try await group.reduce(into: []) { $0.append($1) }
+                }
+                let made = statuses.filter { $0.0 == .created && !$0.1 }.count
+                #expect(made == 1, "round \(round): \(statuses)")
+                #expect(statuses.allSatisfy { $0.0 == .created || $0.0 == .conflict }, "round \(round): \(statuses)")
+            }
+        }
+        #expect(try fixture.orderCount() == 20)
+    }
 }

@@ -95,47 +95,120 @@ extension OrderAPI {
                 throw Problem.denied(
                     "device \(device.name) is a \(device.role.rawValue), which may not \(route.right.rawValue)")
             }
-            let change: ChangeRequest
-            switch route {
-            case .create:
-                change = try ChangeRequest.create(try Self.params(body), factory: factory())
-            case .place(let id):
-                try Self.params(body, empty: true).onlyKnown([])
-                change = .place(order: id)
-            case .advance(let id):
-                let params = try Self.params(body, empty: true)
-                try params.onlyKnown(["from"])
-                change = .advance(order: id, from: try params.status("from"))
-            case .cancel(let id):
-                try checkOwner(device, id)
-                let params = try Self.params(body)
-                try params.onlyKnown(["reason"])
-                change = try .cancel(order: id, params)
+            let status: HTTPResponse.Status = route == .create ? .created : .ok
+            // The key first: a retry finds its first answer even if the body would not pass today (a menu reloaded
+            // since), and holds the key while its body is read into a change.
+            let claimed = try claim(key, creating: route == .create, path: path, body: body, device: device)
+            let keyed: RequestKey?
+            switch claimed {
+            case .replay(let answer): return completion(answer)
+            case .none: keyed = nil
+            case .claimed(let key):
+                keyed = RequestKey(
+                    device: device.name, key: key,
+                    request: InFlightKeys.fingerprint(method: "POST", path: path, body: body), status: status.code)
             }
-            try run(
-                change, status: route == .create ? .created : .ok, path: path, key: key, body: body, device: device,
-                completion: completion)
+            let change: ChangeRequest
+            do {
+                change = try changeRequest(route, body: body, device: device)
+            } catch {
+                if let keyed { inFlight.release(device: device.name, key: keyed.key) }
+                throw error
+            }
+            submit(change, status: status, key: keyed, device: device, completion: completion)
         } catch {
             completion(Self.answer(error))
         }
     }
 
-    /// Runs `change` for `device`: once per `Idempotency-Key` (required to create), the kept answer to a replay,
-    /// 422 for the key with another request, 409 while its first request runs.
-    private func run(
-        _ change: ChangeRequest, status: HTTPResponse.Status, path: String, key header: String?, body: [UInt8],
-        device: DeviceIdentity, completion: @escaping @Sendable (APIAnswer) -> Void
-    ) throws {
-        var actor = daemon
-        actor.device = device.name
-        actor.address = device.address
-        let creating = change.operation == .create
+    /// The change `route` asks for with `body`: the body read and checked against today's menu.
+    private func changeRequest(_ route: ChangeRoute, body: [UInt8], device: DeviceIdentity) throws -> ChangeRequest {
+        switch route {
+        case .create:
+            return try ChangeRequest.create(try Self.params(body), factory: factory())
+        case .place(let id):
+            try Self.params(body, empty: true).onlyKnown([])
+            return .place(order: id)
+        case .advance(let id):
+            let params = try Self.params(body, empty: true)
+            try params.onlyKnown(["from"])
+            return .advance(order: id, from: try params.status("from"))
+        case .cancel(let id):
+            try checkOwner(device, id)
+            let params = try Self.params(body)
+            try params.onlyKnown(["reason"])
+            return try .cancel(order: id, params)
+        }
+    }
+
+    /// What an `Idempotency-Key` makes of a request.
+    private enum Claim {
+        /// No key (allowed for all but a create): the change runs as any would.
+        case none
+        /// The key's first request answered already, and this is the same request: its answer again.
+        case replay(APIAnswer)
+        /// The key is new (or kept past `api.idempotencyHours`, which is new again), now held by this request.
+        case claimed(String)
+    }
+
+    /// Checks and claims `header` for `device`: a missing key on a create is 400, a key whose first request still
+    /// runs 409, a key kept with another request 422, and one kept with this very request its first answer.
+    private func claim(
+        _ header: String?, creating: Bool, path: String, body: [UInt8], device: DeviceIdentity
+    ) throws -> Claim {
         guard let header else {
             guard !creating else {
                 throw Problem(
                     .badRequest, "idempotency_key_missing",
                     "POST /v1/orders needs an Idempotency-Key header (a new UUID per order, the same on every retry)")
             }
+            return .none
+        }
+        let key = try InFlightKeys.checked(header)
+        guard inFlight.claim(device: device.name, key: key) else {
+            throw Problem(
+                .conflict, "idempotency_key_in_use", "the first request with this Idempotency-Key is still running")
+        }
+        do {
+            guard knownKeys.contains(device: device.name, key: key),
+                let kept = try store.keptAnswer(device: device.name, key: key), !isExpired(kept)
+            else { return .claimed(key) }
+            inFlight.release(device: device.name, key: key)
+            guard kept.request == InFlightKeys.fingerprint(method: "POST", path: path, body: body) else {
+                throw Problem(
+                    .unprocessableContent, "idempotency_key_reused",
+                    "this Idempotency-Key was used with another request at \(kept.at); use a new key for a new "
+                        + "request")
+            }
+            var answer = APIAnswer.json(HTTPResponse.Status(code: kept.status), Array(kept.body.utf8))
+            answer.headers[.idempotentReplayed] = "true"
+            if kept.status == 201 { answer.headers[.location] = "/v1/orders/\(kept.orderID)" }
+            return .replay(answer)
+        } catch {
+            inFlight.release(device: device.name, key: key)
+            throw error
+        }
+    }
+
+    /// Whether a kept answer is past `api.idempotencyHours`: its key is then new (the table is swept of such rows
+    /// only now and then, so one may still be there).
+    private func isExpired(_ kept: KeptAnswer) -> Bool {
+        guard let at = Timestamp(iso8601: kept.at) else { return true }
+        return Timestamp.now().millisecondsSince1970 - at.millisecondsSince1970
+            > Int64(settings.idempotencyHours) * 3_600_000
+    }
+
+    /// Runs `change` for `device`, once under its claimed `key`: the key is recorded with the change, and known
+    /// before it is released, so that a retry arriving in between finds it rather than running again.
+    private func submit(
+        _ change: ChangeRequest, status: HTTPResponse.Status, key: RequestKey?, device: DeviceIdentity,
+        completion: @escaping @Sendable (APIAnswer) -> Void
+    ) {
+        var actor = daemon
+        actor.device = device.name
+        actor.address = device.address
+        let creating = change.operation == .create
+        guard let key else {
             return repository.submit(change, by: actor) { result in
                 switch result {
                 case .success(let outcome): completion(Self.answer(outcome, status: status))
@@ -143,38 +216,13 @@ extension OrderAPI {
                 }
             }
         }
-        let key = try InFlightKeys.checked(header)
-        guard inFlight.claim(device: device.name, key: key) else {
-            throw Problem(
-                .conflict, "idempotency_key_in_use", "the first request with this Idempotency-Key is still running")
-        }
-        let fingerprint = InFlightKeys.fingerprint(method: "POST", path: path, body: body)
-        do {
-            if knownKeys.contains(device: device.name, key: key),
-                let kept = try store.keptAnswer(device: device.name, key: key)
-            {
-                inFlight.release(device: device.name, key: key)
-                guard kept.request == fingerprint else {
-                    throw Problem(
-                        .unprocessableContent, "idempotency_key_reused",
-                        "this Idempotency-Key was used with another request at \(kept.at); use a new key for a new "
-                            + "request")
-                }
-                var answer = APIAnswer.json(HTTPResponse.Status(code: kept.status), Array(kept.body.utf8))
-                answer.headers[.idempotentReplayed] = "true"
-                if kept.status == 201 { answer.headers[.location] = "/v1/orders/\(kept.orderID)" }
-                return completion(answer)
+        repository.submit(change, by: actor, key: key) { [inFlight, knownKeys] result in
+            if case .success(let outcome) = result, outcome.change != nil {
+                knownKeys.insert(device: device.name, key: key.key)
             }
-        } catch {
-            inFlight.release(device: device.name, key: key)
-            throw error
-        }
-        let requestKey = RequestKey(device: device.name, key: key, request: fingerprint, status: status.code)
-        repository.submit(change, by: actor, key: requestKey) { [inFlight, knownKeys] result in
-            inFlight.release(device: device.name, key: key)
+            inFlight.release(device: device.name, key: key.key)
             switch result {
             case .success(let outcome):
-                if outcome.change != nil { knownKeys.insert(device: device.name, key: key) }
                 if creating, outcome.change == nil {
                     // The ref names an order made by another key or device: say so, without that order's data.
                     return completion(

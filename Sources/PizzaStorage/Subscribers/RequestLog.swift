@@ -20,9 +20,17 @@ public final class RequestLog: OrderChangeWriter {
     /// Inserts the change's key, if it has one, in its transaction.
     public func repository(willCommit change: OrderChange, in transaction: WriteTransaction) throws {
         guard let key = change.requestKey else { return }
+        let hours = keepHours.withLock { $0 }
+        let cutoff = Timestamp(millisecondsSince1970: change.at.millisecondsSince1970 - Int64(hours) * 3_600_000)
+        // A key kept past its time may still be here (the sweep below runs now and then): it is new again, and
+        // its row is this change's. A row still in its time is never replaced: the key's answer stays the first.
+        let before = transaction.db.totalChanges
         try transaction.db.execute(
             literal: """
                 INSERT INTO api_requests (device, key, request, seq, status, created_at) VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT (device, key) DO UPDATE SET request = excluded.request, seq = excluded.seq,
+                    status = excluded.status, created_at = excluded.created_at
+                WHERE api_requests.created_at < ?
                 """
         ) { row in
             row.bind(key.device)
@@ -31,7 +39,9 @@ public final class RequestLog: OrderChangeWriter {
             row.bind(change.sequence)
             row.bind(key.status)
             row.bind(change.atText)
+            row.bind(cutoff.description)
         }
+        guard transaction.db.totalChanges > before else { throw KeyStillKept(device: key.device, key: key.key) }
         let sweep = sinceSweep.withLock { count in
             count += 1
             guard count >= 1_000 else { return false }
@@ -39,9 +49,17 @@ public final class RequestLog: OrderChangeWriter {
             return true
         }
         if sweep {
-            let hours = keepHours.withLock { $0 }
-            let cutoff = Timestamp(millisecondsSince1970: change.at.millisecondsSince1970 - Int64(hours) * 3_600_000)
             try transaction.db.execute(literal: "DELETE FROM api_requests WHERE created_at < ?", [cutoff.description])
         }
     }
+}
+
+/// A change came with an `Idempotency-Key` whose first answer is still kept: it is that answer's to give (the order
+/// API looks it up before it submits, so this means two writers of one database).
+public struct KeyStillKept: Error, CustomStringConvertible {
+    /// The device and its key.
+    public let device: String
+    public let key: String
+
+    public var description: String { "the Idempotency-Key \(key) of device \(device) is still kept" }
 }
