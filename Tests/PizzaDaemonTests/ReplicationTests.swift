@@ -18,6 +18,9 @@ func headOfficeQueries() throws -> [String] {
 
 private func median(_ values: [Duration]) -> Duration { values.sorted()[values.count / 2] }
 
+/// The 99th percentile: the slowest of up to 100 (a median hides a stall of every other order).
+private func p99(_ values: [Duration]) -> Duration { values.sorted()[min(values.count - 1, values.count * 99 / 100)] }
+
 @Suite(
     "Replication: every change shipped to a central PostgreSQL, in order, exactly once", .serialized,
     .enabled(if: postgresMissing == nil), .offThePool)
@@ -164,6 +167,50 @@ struct ReplicationTests {
         }
     }
 
+    @Test(
+        "replication.postgres.tls at its shipped default (prefer): plain text to a centre without TLS, TLS to one with it, and a certificate it cannot trust refused by name",
+        .enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl"), "needs the openssl command")
+    )
+    func preferredTLS() async throws {
+        /// Whether every session of `role` at `centre` is encrypted ("t"), none is ("f"), or there is none ("").
+        func encrypted(_ centre: Centre, _ role: String) throws -> String {
+            try centre.sql(
+                """
+                SELECT bool_and(s.ssl) FROM pg_stat_ssl s JOIN pg_stat_activity a USING (pid)
+                WHERE a.usename = '\(role)'
+                """)
+        }
+        let plain = try Centre()
+        let environment = try plain.shop("prefer-plain")
+        #expect(environment["PIZZAD_REPLICATION_POSTGRES_TLS"] == nil, "the harness must not set the mode")
+        let fallsBack = try PizzadProcess(environment: environment)
+        try await loadOrders(fallsBack, orders: 5)
+        try await waitUntilShipped(fallsBack)
+        #expect(try plain.entries("prefer-plain") == (try localEntries(fallsBack)))
+        #expect(try encrypted(plain, "shop_prefer_plain") == "f", "prefer against a centre without TLS is plain text")
+        #expect(try fallsBack.stop() == 0)
+
+        let secure = try Centre(tls: true)
+        var trusted = try secure.shop("prefer-trusted")
+        trusted["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = secure.folder + "/server.crt"
+        let upgrades = try PizzadProcess(environment: trusted)
+        try await loadOrders(upgrades, orders: 5)
+        try await waitUntilShipped(upgrades)
+        #expect(try encrypted(secure, "shop_prefer_trusted") == "t", "prefer takes TLS when the centre offers it")
+        #expect(try upgrades.stop() == 0)
+
+        // The centre offers TLS with a certificate the shop cannot verify: prefer does not fall back to plain text
+        // (that would let anyone in the middle answer in the centre's place); it names the error and waits.
+        let untrusted = try secure.shop("prefer-untrusted")
+        let refused = try PizzadProcess(environment: untrusted)
+        try await loadOrders(refused, orders: 3)
+        let status = try await waitForStatus(refused, "a TLS error") { $0["lastError"] is String }
+        let message = status["lastError"] as? String ?? ""
+        #expect(message.contains("TLS handshake failed"), "\(status)")
+        #expect(try secure.sql("SELECT count(*) FROM order_events WHERE shop_id = 'prefer-untrusted'") == "0")
+        #expect(try refused.stop() == 0)
+    }
+
     @Test("a batch reads only its own rows of order_events, however long the centre's history (no scan per batch)")
     func ingestCostDoesNotGrowWithHistory() async throws {
         let centre = try Centre()
@@ -235,13 +282,17 @@ struct ReplicationTests {
         let shop = try PizzadProcess(environment: try centre.shop("lyon"))
         let (up, down) = try await withMachine(heavy: false) {
             try await loadOrders(shop, clients: 1, orders: 40)  // warm up
-            let up = median(try await loadOrders(shop, clients: 1, orders: 150))
+            let up = try await loadOrders(shop, clients: 1, orders: 150)
             try centre.server.stop()
-            let down = median(try await loadOrders(shop, clients: 1, orders: 150))
+            let down = try await loadOrders(shop, clients: 1, orders: 150)
             return (up, down)
         }
-        print("order.create median with the centre up: \(up), down: \(down)")
-        #expect(down < up * 3 + .milliseconds(5), "the kitchen slowed while the centre was down: \(up) → \(down)")
+        print(
+            "order.create median and p99 with the centre up: \(median(up)), \(p99(up)); down: \(median(down)), \(p99(down))"
+        )
+        #expect(median(down) < median(up) * 3 + .milliseconds(5), "the kitchen slowed while the centre was down")
+        // The tail too: an order that waited for the shipper's reconnect would show here, not in the median.
+        #expect(p99(down) < p99(up) * 3 + .milliseconds(50), "orders stalled while the centre was down: \(p99(down))")
         let status = try await waitForStatus(shop, "an error while PostgreSQL is down") { $0["lastError"] is String }
         #expect((status["lastErrorKind"] as? String) == "unreachable", "\(status)")
         #expect((status["backlogEvents"] as? Int ?? 0) > 0, "\(status)")
@@ -264,6 +315,7 @@ struct ReplicationTests {
     func stalledCentre() async throws {
         let centre = try Centre()
         var environment = try centre.shop("oslo")
+        // The limit this test is about, shortened from its shipped 30 s so that the test waits for it in seconds.
         environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
         let shop = try PizzadProcess(environment: environment)
         try await loadOrders(shop, orders: 10)
@@ -285,7 +337,7 @@ struct ReplicationTests {
         #expect(["timed_out", "unreachable"].contains(later["lastErrorKind"] as? String ?? ""), "\(later)")
         #expect((later["lastError"] as? String ?? "").contains("within 2 s"), "\(later)")
         #expect((later["backlogEvents"] as? Int ?? 0) > 0, "\(later)")
-        #expect(median(frozenLatencies) < .milliseconds(500), "the kitchen slowed with the centre stalled")
+        #expect(p99(frozenLatencies) < .milliseconds(500), "an order stalled with the centre: \(p99(frozenLatencies))")
         let elapsed = ContinuousClock.now - started
         try await loadOrders(shop, orders: 10)
 
@@ -306,6 +358,7 @@ struct ReplicationTests {
         let centre = try Centre()
         func shop(_ id: String, idleCheck: Int) throws -> PizzadProcess {
             var environment = try centre.shop(id)
+            // The limit this test is about, shortened from its shipped 30 s so that the test waits for it in seconds.
             environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
             environment["PIZZAD_REPLICATION_IDLE_CHECK_SECONDS"] = String(idleCheck)
             return try PizzadProcess(environment: environment)
@@ -381,7 +434,7 @@ struct ReplicationTests {
         let status = try await waitForStatus(shop, "a refused batch") { $0["lastErrorKind"] as? String == "central" }
         #expect((status["lastError"] as? String ?? "").contains("No space left on device"), "\(status)")
         #expect((status["backlogEvents"] as? Int ?? 0) > 0, "\(status)")
-        #expect(median(latencies) < .milliseconds(500), "the kitchen slowed with the centre's disk full")
+        #expect(p99(latencies) < .milliseconds(500), "an order stalled with the centre's disk full: \(p99(latencies))")
         // Nothing half there: the centre holds a prefix of the shop's entries, no gap.
         let held = try centre.entries("nantes")
         #expect(

@@ -29,10 +29,10 @@ final class Centre: Sendable {
         server = try PostgresServer(parent: folder, settings: settings)
         try server.createDatabase("central", owner: "central_owner", password: "owner-secret")
         if migrate {
-            let migrated = try run(
-                Binaries.pizzad, ["migrate-central"],
-                environment: environment(shop: "head-office", user: "central_owner", password: "owner-secret"),
-                directory: folder)
+            // The head office trusts its own centre's certificate (prefer verifies it, as a shop's would).
+            var owner = environment(shop: "head-office", user: "central_owner", password: "owner-secret")
+            if tls { owner["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = folder + "/server.crt" }
+            let migrated = try run(Binaries.pizzad, ["migrate-central"], environment: owner, directory: folder)
             #expect(migrated.status == 0, "pizzad migrate-central: \(migrated.stderr)")
             let latest = try Self.latestVersion()
             #expect(migrated.stdout.contains("central schema at version \(latest)"), "\(migrated.stdout)")
@@ -74,8 +74,9 @@ final class Centre: Sendable {
         return [
             "PIZZAD_REPLICATION_SHOP_ID": shop, "PIZZAD_REPLICATION_POSTGRES_HOST": "127.0.0.1",
             "PIZZAD_REPLICATION_POSTGRES_PORT": String(server.port), "PIZZAD_REPLICATION_POSTGRES_DATABASE": database,
+            // replication.postgres.tls is left at its shipped default (prefer): against this plain centre it falls
+            // back to plain text, as a shop's would (ReplicationTests.preferredTLS checks both ways).
             "PIZZAD_REPLICATION_POSTGRES_USER": user, "PIZZAD_REPLICATION_POSTGRES_PASSWORD_FILE": passwordFile,
-            "PIZZAD_REPLICATION_POSTGRES_TLS": "disable",
         ]
     }
 
