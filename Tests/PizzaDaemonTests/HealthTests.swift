@@ -42,7 +42,10 @@ struct HealthTests {
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for client in 0..<16 {
                     group.addTask {
-                        try await ControlClient.withConnection(socket: daemon.socket) { connection in
+                        // Each create answered within 5 s (milliseconds alone, seconds beside the whole suite):
+                        // a writer held by the watcher would leave one unanswered, and that call throws.
+                        try await ControlClient.withConnection(socket: daemon.socket, timeout: .seconds(5)) {
+                            connection in
                             for order in 0..<150 {
                                 _ = try await connection.call(
                                     "order.create",
@@ -68,10 +71,7 @@ struct HealthTests {
             let status = try json(daemon.pizzactl(["--json", "status"]))
             #expect(status["watchers"] as? Int == 0)
             #expect((status["orders"] as? [String: Int])?["placed"] == 2400)
-            // Sanitizer builds run the daemon many times slower; the bound is for real builds. Alone this takes under a
-            // second; beside the whole suite on two cores (schemathesis, package builds, Chromium) it once took 75 s.
-            // What it guards against, a writer held by the watcher, never finishes at all.
-            #expect(elapsed < (sanitizerIsActive ? 600 : 180), "creating 2400 orders took \(elapsed)s")
+            print("creating 2400 orders beside a watcher that reads nothing took \(elapsed) s")
             // What the watcher read ends with the notice, then the connection closed.
             #expect(drained.wait(timeout: .now() + 60) == .success)
             let last = lastLine.value ?? ""

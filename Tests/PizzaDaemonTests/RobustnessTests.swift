@@ -289,7 +289,13 @@ struct LifecycleTests {
         #expect(daemon.output.contains("applied=log.level"), "\(daemon.output)")
         // The backup method's logger was made long before the reload; its info line is quiet now.
         #expect(try daemon.pizzactl(["db", "backup", daemon.directory + "/second.sqlite"]).status == 0)
-        usleep(500_000)
+        // A line written after it, at notice, marks where its own line would be: a second reload's. The log is one
+        // stream, so once that is there, a backup line written before it is there too.
+        let reloads = { daemon.output.components(separatedBy: "configuration reloaded").count - 1 }
+        kill(daemon.pid, SIGHUP)
+        let marked = TimeLimit(seconds: 10)
+        while reloads() < 2, marked.remains { usleep(20_000) }
+        #expect(reloads() == 2, "the second reload was not logged: \(daemon.output)")
         #expect(lines() == 1, "an info line at level notice: \(daemon.output)")
     }
 

@@ -191,7 +191,12 @@ struct MigrationTests {
         handle.write(Data(repeating: 0xA5, count: 3000))
         try handle.close()
         let error = #expect(throws: StorageError.self) { _ = try open(path) }
-        #expect(error != nil)
+        // Named as damaged, with its path: not "not SQLite" (the header is intact) nor any other refusal.
+        guard case .damaged(let named, _) = error else {
+            Issue.record("not refused as damaged: \(String(describing: error))")
+            return
+        }
+        #expect(named == path)
     }
 
     @Test("a missing migrations folder and a badly named file are named errors")
