@@ -91,10 +91,11 @@ enum LitestreamBench {
         while Double(Bench.now() - started) / 1e9 < seconds {
             Thread.sleep(forTimeInterval: 0.1)
             walPeak = max(walPeak, Soak.fileMiB(daemon.database + "-wal"))
-            walUsedPeak = max(walUsedPeak, WALInUse.mebibytes(daemon.database))
+            // Unreadable once, NaN from then on (max keeps a NaN first argument): a peak never read is not 0.
+            walUsedPeak = WALInUse.mebibytes(daemon.database).map { max(walUsedPeak, $0) } ?? .nan
             if ProcessInfo.processInfo.environment["PIZZABENCH_LITESTREAM_LOG"] != nil {
                 print(
-                    "  \(Bench.format(Double(Bench.now() - started) / 1e9, 1)) s: WAL \(Bench.format(WALInUse.mebibytes(daemon.database), 1)) MiB"
+                    "  \(Bench.format(Double(Bench.now() - started) / 1e9, 1)) s: WAL \(WALInUse.mebibytes(daemon.database).map { Bench.format($0, 1) } ?? "unreadable") MiB"
                 )
             }
         }
