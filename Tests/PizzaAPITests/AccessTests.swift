@@ -148,6 +148,29 @@ struct AccessTests {
         }
     }
 
+    @Test("what counts is guesses: one stale token sent again and again is 401 each time, never a lockout")
+    func staleToken() async throws {
+        let fixture = try await APIFixture(
+            settings: APISettings(host: "127.0.0.1", port: 0, failedAuthenticationsAllowed: 3))
+        try await fixture.test { client in
+            for attempt in 1...20 {
+                let stale = try await client.execute(
+                    uri: "/v1/menu", method: .get, headers: [.authorization: "Bearer pzd_revoked-long-ago"])
+                #expect(stale.status == .unauthorized, "attempt \(attempt): \(stale.status)")
+                let none = try await client.execute(uri: "/v1/menu", method: .get)
+                #expect(none.status == .unauthorized, "attempt \(attempt) without a token: \(none.status)")
+            }
+            // Two new guesses beside them pass the allowance of three different credentials.
+            for guess in ["pzd_a", "pzd_b"] {
+                _ = try await client.execute(
+                    uri: "/v1/menu", method: .get, headers: [.authorization: "Bearer \(guess)"])
+            }
+            let locked = try await client.execute(
+                uri: "/v1/menu", method: .get, headers: [.authorization: "Bearer pzd_revoked-long-ago"])
+            #expect(locked.status == .tooManyRequests)
+        }
+    }
+
     @Test("failures count by address: an IPv4 address as it is, an IPv6 one by its /64, a mapped IPv4 as IPv4")
     func lockoutAddresses() {
         #expect(AuthenticationFailures.address(of: "192.0.2.7") == "192.0.2.7")
@@ -160,7 +183,7 @@ struct AccessTests {
         let failures = AuthenticationFailures(allowed: 1)
         let now = ContinuousClock.now
         for host in ["2001:db8:0:1::7", "2001:db8:0:1::8"] {
-            failures.failed(AuthenticationFailures.address(of: host), now: now)
+            failures.failed(AuthenticationFailures.address(of: host), credential: "pzd_" + host, now: now)
         }
         #expect(failures.lockedOut(AuthenticationFailures.address(of: "2001:db8:0:1::9"), now: now) != nil)
         #expect(failures.lockedOut(AuthenticationFailures.address(of: "2001:db8:0:2::9"), now: now) == nil)

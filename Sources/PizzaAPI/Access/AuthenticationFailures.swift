@@ -1,13 +1,16 @@
 import Glibc
 import PizzaCore
 
-/// Failed authentications by address: past the allowed count within a minute, the address is locked out for a
-/// minute, and each further failure from it is answered 429 with `Retry-After`, so that tokens cannot be guessed at
-/// speed. A request with a valid credential is not refused for it (``DeviceAuthentication``).
+/// Failed authentications by address: past the allowed count of different credentials within a minute, the address
+/// is locked out for a minute, and each further failure from it is answered 429 with `Retry-After`, so that tokens
+/// cannot be guessed at speed. What is counted is guesses: a till sending its one stale token again and again is
+/// refused 401 each time, never locked out (nor is a tester probing with one invalid credential), while each new
+/// token tried counts. A request with a valid credential is not refused for it (``DeviceAuthentication``).
 final class AuthenticationFailures: Sendable {
     private struct Window {
         var started: ContinuousClock.Instant
-        var failures: Int
+        /// The different credentials that failed in this window (by their hash; "none at all" is one).
+        var credentials: Set<Int> = []
         var lockedUntil: ContinuousClock.Instant?
     }
 
@@ -47,16 +50,17 @@ final class AuthenticationFailures: Sendable {
         }
     }
 
-    /// Counts a failure from `address`; returns the seconds it is now locked out for, if this one locked it.
+    /// Counts a failure of `credential` (the text presented: a token, a signature, or empty for none) from
+    /// `address`; returns the seconds it is now locked out for, if this one locked it.
     @discardableResult
-    func failed(_ address: String, now: ContinuousClock.Instant = .now) -> Int? {
+    func failed(_ address: String, credential: String = "", now: ContinuousClock.Instant = .now) -> Int? {
         windows.withLock { windows in
             if windows.count > 100_000 { windows = windows.filter { $0.value.lockedUntil.map { $0 > now } ?? false } }
-            var window = windows[address] ?? Window(started: now, failures: 0)
-            if now - window.started > Self.window { window = Window(started: now, failures: 0) }
-            window.failures += 1
+            var window = windows[address] ?? Window(started: now)
+            if now - window.started > Self.window { window = Window(started: now) }
+            window.credentials.insert(credential.hashValue)
             var locked: Int?
-            if window.failures > allowed {
+            if window.credentials.count > allowed, window.lockedUntil == nil {
                 window.lockedUntil = now + Self.window
                 locked = Int(Self.window.components.seconds)
             }

@@ -58,18 +58,18 @@ struct DeviceAuthentication: RouterMiddleware {
             guard signature.isFresh(now: Timestamp.now().millisecondsSince1970 / 1000) else {
                 throw refusal(
                     .unauthenticated("webhook-timestamp is more than 5 minutes from now"), peerHost: peerHost,
-                    logger: logger)
+                    credential: signatures, logger: logger)
             }
             credential = directory.device(signed: signature)
         } else {
             throw refusal(
                 .unauthenticated("send Authorization: Bearer TOKEN (pizzactl device add prints one)"),
-                peerHost: peerHost, logger: logger)
+                peerHost: peerHost, credential: "", logger: logger)
         }
         guard let credential else {
             throw refusal(
                 .unauthenticated("the token or signature is not one of an active device"), peerHost: peerHost,
-                logger: logger)
+                credential: headers.bearer?.token ?? headers[.webhookSignature] ?? "", logger: logger)
         }
         guard rates.admit(credential.name) else {
             throw Problem.rateLimited(
@@ -79,15 +79,16 @@ struct DeviceAuthentication: RouterMiddleware {
         return DeviceIdentity(name: credential.name, role: credential.role, address: peer)
     }
 
-    /// What a failed authentication from `peerHost` is answered: `problem`, counted against its address, or 429
-    /// while the address is locked out (then not counted again, so a lockout ends a minute after it began).
-    private func refusal(_ problem: Problem, peerHost: String, logger: Logger) -> Problem {
+    /// What a failed authentication with `credential` from `peerHost` is answered: `problem`, counted against its
+    /// address, or 429 while the address is locked out (then not counted again, so a lockout ends a minute after it
+    /// began).
+    private func refusal(_ problem: Problem, peerHost: String, credential: String, logger: Logger) -> Problem {
         let address = AuthenticationFailures.address(of: peerHost)
         if let seconds = failures.lockedOut(address) {
             return Problem.rateLimited(
                 "too many failed authentications from \(address); try again later", retryAfter: seconds)
         }
-        if let seconds = failures.failed(address) {
+        if let seconds = failures.failed(address, credential: credential) {
             logger.warning(
                 "order API: locked out an address after failed authentications",
                 metadata: ["address": "\(address)", "seconds": "\(seconds)"])

@@ -39,8 +39,8 @@ extension ConfigurationKey {
         path: "api.lockoutAfterFailures", kind: .integer(range: 1...100_000, noun: "a whole number of failures"),
         defaultValue: "10", allowed: "", applied: .onRestart,
         summary:
-            "Failed authentications from one address within a minute before it is locked out for a minute (429 with "
-            + "Retry-After, whatever it sends): a token cannot be guessed at speed.")
+            "Different wrong credentials from one address within a minute before its failures are answered 429 with "
+            + "Retry-After for a minute (a valid token from it is still served): a token cannot be guessed at speed.")
 
     /// `api.maxConnections`.
     static let apiMaxConnections = ConfigurationKey(
