@@ -40,6 +40,13 @@ enum BoardBench {
             thread.start()
         }
 
+        /// Whether the daemon ended the stream (a reader dropped) before the benchmark closed it.
+        var ended: Bool {
+            guard done.wait(timeout: .now()) == .success else { return false }
+            done.signal()  // kept for close()
+            return true
+        }
+
         func close() {
             shutdown(descriptor, Int32(SHUT_RDWR))
             done.wait()
@@ -57,7 +64,10 @@ enum BoardBench {
         var perPage: [Double] = []
         for round in 1...rounds {
             var rates: [String: Double] = [:]
-            for (label, pages, readers) in [("none", 0, 0), ("50 pages", 50, 0), ("25 pages + 25 /v1/events", 25, 25)] {
+            // Each round in another order (rotated by the round): no configuration always runs first or last.
+            let configurations = [("none", 0, 0), ("50 pages", 50, 0), ("25 pages + 25 /v1/events", 25, 25)]
+            let rotated = (0..<3).map { configurations[($0 + round - 1) % 3] }
+            for (label, pages, readers) in rotated {
                 let directory = work + "/board-\(round)-\(pages)-\(readers)"
                 try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
                 let port = 20_000 + Int.random(in: 0..<20_000)
@@ -85,6 +95,18 @@ enum BoardBench {
                 let starved = connected.filter { $0.bytes < 64 << 10 }.count
                 guard starved == 0 else {
                     throw BenchError("\(starved) of \(connected.count) readers read under 64 KiB with \(label)")
+                }
+                // Nor may the daemon have dropped one on the way (a dropped reader costs nothing after, and would
+                // raise the ratio): every reader still connected, each having read nearly what the most did.
+                // Pages and /v1/events readers are compared each with their own kind (their events differ in size).
+                for group in [connected.prefix(pages), connected.dropFirst(pages)] where !group.isEmpty {
+                    let most = group.map(\.bytes).max() ?? 0
+                    let dropped = group.filter { $0.ended || Double($0.bytes) < 0.9 * Double(most) }.count
+                    guard dropped == 0 else {
+                        throw BenchError(
+                            "\(dropped) of \(group.count) readers were dropped or fell behind with \(label) "
+                                + "(most read \(most) bytes)")
+                    }
                 }
                 for page in connected { page.close() }
                 rates[label] = result.perSecond

@@ -37,17 +37,26 @@ struct CreateStep {
         var targetRoundsRun: [CreateRound] = []
         for clients in options.clients {
             for round in 1...(clients == 16 ? options.targetRounds : 1) {
-                // Each step starts with nothing of the one before left to write back.
-                Bench.settleDisk()
-                let ceiling = try sameWork.run(batch: clients, seconds: seconds)
-                Bench.settleDisk()
-                let bound = try socketWork.run(clients: clients, seconds: seconds)
-                Bench.settleDisk()
+                // Each step starts with nothing of the one before left to write back, and each round runs the three
+                // in another order (rotated by the round): no one of them always goes first, on the coolest machine,
+                // or last, after the others warmed it.
+                var ceiling: SameWork.Result?
+                var bound: SocketWork.Result?
+                var pizzad: LoadResult?
                 let directory = try run.folder("create-\(clients)-\(round)")
-                let daemon = try PizzadProcess.bench(binary: run.pizzad, directory: directory)
-                let result = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
-                _ = try? daemon.stop()
+                for step in 0..<3 {
+                    Bench.settleDisk()
+                    switch (step + round - 1) % 3 {
+                    case 0: ceiling = try sameWork.run(batch: clients, seconds: seconds)
+                    case 1: bound = try socketWork.run(clients: clients, seconds: seconds)
+                    default:
+                        let daemon = try PizzadProcess.bench(binary: run.pizzad, directory: directory)
+                        defer { _ = try? daemon.stop() }
+                        pizzad = try Load.create(daemon: daemon, clients: clients, seconds: seconds)
+                    }
+                }
                 Bench.settleDisk()
+                guard let ceiling, let bound, let result = pizzad else { throw BenchError("a create step did not run") }
                 // The same step without refs, back to back, for what a till's ref costs; and the ceiling's own cost.
                 var withoutRef: LoadResult?
                 var ceilingWithoutRef: SameWork.Result?

@@ -62,7 +62,8 @@ enum ReplicationStep {
                     "replication \(run.name), flat out: pizzad's own CPU per order on/off \(Bench.format(1 / run.cpuRatio, 2))×, "
                         + "lag p99 \(Bench.format(run.lagP99, 0)) ms (target < 250: "
                         + "\(run.lagP99 < 250 ? "held" : "NOT held")); order rate on/off \(Bench.format(run.ratio, 2)) "
-                        + "(the centre on the same cores)")
+                        + "(the centre on the same cores; the rate target the paced CPU cost replaced, ≥ 0.90: "
+                        + "\(run.ratio >= 0.9 ? "met" : "NOT met"))")
             }
             print(
                 "replication at \(pacedName) (the same run.work on and off): pizzad's own CPU per order on/off "
