@@ -11,6 +11,8 @@ struct OutboxTests {
     static func config(
         printers: [(String, KitchenPrinter)] = [], webhooks: [(String, WebhookReceiver)] = [], extra: String = ""
     ) -> String {
+        // The retry schedule and the delivery timeout are what these tests are about: the schedule scaled to a
+        // thousandth (seconds, not days) and the timeout 2 s (not 10) so that they run in seconds.
         var text = "outbox:\n  retryScale: 0.001\n  webhookTimeoutSeconds: 2\n"
         if !printers.isEmpty {
             text += "printers:\n"
@@ -176,6 +178,26 @@ struct OutboxTests {
         #expect(first.compactMap(\.answered) == [500, 429, 200], "\(records)")
         let state = try Self.outbox(daemon)["shop"]
         #expect(state?["state"] as? String == "idle" && state?["waiting"] as? Int == 0, "\(String(describing: state))")
+        _ = try daemon.stop()
+    }
+
+    @Test(
+        "twelve 429s with Retry-After: 0 in a row do not spend the webhook's three days: it is still enabled, and delivers",
+        .enabled(if: WebhookReceiver.available, WebhookReceiver.missing))
+    func retryAfterZero() async throws {
+        let folder = try TemporaryFolder("pizzad-outbox")
+        // More refusals than the schedule has steps (nine): a count of attempts would disable the webhook at the
+        // ninth, a budget of time (the schedule's whole length, scaled here to 272 s) does not.
+        let receiver = try WebhookReceiver(in: folder.path, script: Array(repeating: "429:0", count: 12) + ["200"])
+        let daemon = try PizzadProcess(config: Self.config(webhooks: [("shop", receiver)]), directory: folder.path)
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        try await Self.eventually("delivered after twelve refusals: \((try? receiver.records()) ?? [])") {
+            try receiver.accepted().count == 1
+        }
+        #expect(try receiver.records().filter { $0.answered == 429 }.count == 12)
+        let state = try Self.outbox(daemon)["shop"]
+        #expect(state?["state"] as? String == "idle", "\(String(describing: state))")
+        #expect(!daemon.output.contains("outbox: disabled"), "\(daemon.output.suffix(2000))")
         _ = try daemon.stop()
     }
 

@@ -30,7 +30,8 @@ final class WebhookDestination: Destination {
     var kind: String { "webhook" }
     var events: Set<OutboxEvent> { settings.events }
     var marksAttempts: Bool { false }
-    var failureLimit: Duration? { nil }
+    /// Failing for longer than the schedule's whole length (three days and more) disables it: a budget of time.
+    var failureLimit: Duration? { schedule.total }
     var idleInterval: Duration { .seconds(60) }
 
     func wants(_ entry: AuditEntry) -> Bool { !OutboxEvent.events(of: entry).isDisjoint(with: settings.events) }
