@@ -294,7 +294,7 @@ let package = Package(
         .testTarget(
             name: "PizzaAPITests",
             dependencies: [
-                "PizzaAPI", "PizzaStorage", "PizzaCore", "PizzaWire", "PizzaTesting", "SQLite",
+                "PizzaAPI", "PizzaStorage", "PizzaCore", "PizzaWire", "PizzaTesting", "SQLite", "PizzaProtocol",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -267,4 +267,29 @@ struct AccessTests {
         let audit = try fixture.orders.store.auditEntries()
         #expect(audit.count == 1 && audit[0].actor.device == "shop-online")
     }
+
+    @Test(
+        "a signed push is keyed by its webhook-id: replayed with a fresh Idempotency-Key, or none, it gets the first answer"
+    )
+    func signedReplay() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            let headers = signed(Self.order, secret: fixture.secret, id: "msg_once")
+            let first = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: headers, body: APIFixture.body(Self.order))
+            #expect(first.status == .created)
+            // Captured and sent again within the five minutes, with a key of the attacker's choosing, or without one.
+            var fresh = headers
+            fresh[HTTPField.Name("Idempotency-Key")!] = nil
+            let unkeyed = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fresh, body: APIFixture.body(Self.order))
+            #expect(unkeyed.status == .created && unkeyed.body == first.body)
+            #expect(unkeyed.headers[HTTPField.Name("Idempotent-Replayed")!] == "true")
+            fresh[HTTPField.Name("Idempotency-Key")!] = "a-fresh-key"
+            let rekeyed = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fresh, body: APIFixture.body(Self.order))
+            #expect(rekeyed.status == .badRequest && rekeyed.problem == "validation")
+        }
+        #expect(try fixture.orderCount() == 1)
+    }
 }

@@ -158,6 +158,10 @@ extension Components {
             internal var status: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Problem/detail`.
             internal var detail: Swift.String
+            /// With `internal_error` (500): the id the daemon's log line about it carries; the problem holds no internal text.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/requestId`.
+            internal var requestId: Swift.String?
             /// Creates a new `Problem`.
             ///
             /// - Parameters:
@@ -165,22 +169,26 @@ extension Components {
             ///   - title:
             ///   - status:
             ///   - detail:
+            ///   - requestId: With `internal_error` (500): the id the daemon's log line about it carries; the problem holds no internal text.
             internal init(
                 _type: Swift.String,
                 title: Swift.String,
                 status: Swift.Int,
-                detail: Swift.String
+                detail: Swift.String,
+                requestId: Swift.String? = nil
             ) {
                 self._type = _type
                 self.title = title
                 self.status = status
                 self.detail = detail
+                self.requestId = requestId
             }
             internal enum CodingKeys: String, CodingKey {
                 case _type = "type"
                 case title
                 case status
                 case detail
+                case requestId
             }
         }
     }

@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import HummingbirdAuth
 import NIOCore
 import PizzaCore
 import PizzaStorage
@@ -87,14 +88,15 @@ extension OrderAPI {
     /// store's writer once the change is durable, or at once for a request refused before it (or a replayed key).
     /// Hummingbird's routes and ``ChangesOnLoop`` both come here, so that the two cannot answer differently.
     func change(
-        _ route: ChangeRoute, path: String, key: String?, body: [UInt8], device: DeviceIdentity,
-        completion: @escaping @Sendable (APIAnswer) -> Void
+        _ route: ChangeRoute, path: String, key: String?, contentType: String?, body: [UInt8],
+        device: DeviceIdentity, completion: @escaping @Sendable (APIAnswer) -> Void
     ) {
         do {
             guard device.may(route.right) else {
                 throw Problem.denied(
                     "device \(device.name) is a \(device.role.rawValue), which may not \(route.right.rawValue)")
             }
+            try Self.checkMediaType(contentType)
             let status: HTTPResponse.Status = route == .create ? .created : .ok
             // The key first: a retry finds its first answer even if the body would not pass today (a menu reloaded
             // since), and holds the key while its body is read into a change.
@@ -248,23 +250,49 @@ extension OrderAPI {
 
     /// What `error` answers as: its problem details, the error kept for the log when it is a 500.
     static func answer(_ error: any Error) -> APIAnswer {
-        var answer = Problem.from(error).answer
-        if answer.status == .internalServerError { answer.failure = "\(error)" }
-        return answer
+        Problem.from(error).answer
     }
 
     /// Hummingbird's route for a change: the device's right checked before the body is read, then ``change(_:path:key:body:device:completion:)``.
     func change(_ route: ChangeRoute, _ request: Request, _ context: APIRequestContext) async throws -> Response {
         let device = try context.identity(may: route.right)
         let body = try await Self.body(of: request, context)
+        let key = try Self.idempotencyKey(request.headers)
         let answer = await withCheckedContinuation { continuation in
             change(
-                route, path: request.uri.path, key: request.headers[.idempotencyKey], body: body, device: device
+                route, path: request.uri.path, key: key,
+                contentType: request.headers[.contentType], body: body, device: device
             ) { continuation.resume(returning: $0) }
         }
         if let failure = answer.failure {
             context.logger.error("order API: \(request.method) \(request.uri.path) failed: \(failure)")
         }
         return answer.response
+    }
+
+    /// The `Idempotency-Key` a change runs under. A signed push (Standard Webhooks headers, no bearer token) is
+    /// keyed by its `webhook-id`, which the signature covers (CONTRACT section 15): a captured push replayed, with
+    /// or without a fresh `Idempotency-Key`, gets the first answer and changes nothing; an `Idempotency-Key` beside
+    /// it must be the same (400 otherwise).
+    static func idempotencyKey(_ headers: HTTPFields) throws -> String? {
+        let key = headers[.idempotencyKey]
+        guard headers.bearer == nil, let id = headers[.webhookID] else { return key }
+        if let key, key != id {
+            throw Problem.validation(
+                "a signed push is keyed by its webhook-id: Idempotency-Key must be the same or absent")
+        }
+        return id
+    }
+
+    /// A change's body is JSON: a `Content-Type` that says otherwise (a form, text) is 415 `unsupported_media_type`;
+    /// none at all is taken as JSON, as the tills that omit it have always been.
+    static func checkMediaType(_ contentType: String?) throws {
+        guard let contentType else { return }
+        let type = contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) ?? ""
+        guard type.lowercased() == "application/json" else {
+            throw Problem(
+                .unsupportedMediaType, "unsupported_media_type",
+                "the body must be application/json, not \(type.prefix(100))")
+        }
     }
 }

@@ -12,7 +12,8 @@ extension OrderAPI {
         router.get("/v1/events") { request, context in
             let device = try context.identity(may: .events)
             let after: Int64?
-            if let header = request.headers[.lastEventID] {
+            // An empty Last-Event-ID is none (the SSE standard's way to reset it): a stream from now.
+            if let header = request.headers[.lastEventID], !header.isEmpty {
                 guard let seq = Int64(header), seq >= 0 else {
                     throw Problem.validation("Last-Event-ID must be an event's seq, a whole number")
                 }

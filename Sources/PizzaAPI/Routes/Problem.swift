@@ -20,6 +20,10 @@ public struct Problem: Error, Sendable, Equatable {
     public var detail: String
     /// Headers the answer carries besides its type (`Retry-After`, `WWW-Authenticate`).
     public var headers: HTTPFields
+    /// For an internal error: the id its log line carries (the problem says nothing else of it).
+    public var requestId: String?
+    /// For an internal error: what happened, for the log alone, never the answer.
+    var logged: String?
 
     /// A problem named `name` (`not_found`) answered with `status`.
     public init(_ status: HTTPResponse.Status, _ name: String, _ detail: String, headers: HTTPFields = [:]) {
@@ -43,10 +47,24 @@ public struct Problem: Error, Sendable, Equatable {
         writer.member("title", name.replacingUnderscores)
         writer.member("status", Int64(status.code))
         writer.member("detail", detail)
+        if let requestId { writer.member("requestId", requestId) }
         writer.close()
         var fields = headers
         fields[.contentType] = "application/problem+json"
-        return APIAnswer(status: status, headers: fields, body: Array(writer.text.utf8))
+        return APIAnswer(
+            status: status, headers: fields, body: Array(writer.text.utf8),
+            failure: logged.map { "\($0) (request \(requestId ?? "-"))" })
+    }
+
+    /// An internal error: 500 `internal_error` whose answer says nothing of `error` but a request id, which the
+    /// log line with `error` carries (CONTRACT section 15).
+    static func `internal`(_ error: String) -> Problem {
+        let id = String((0..<16).map { _ in "0123456789abcdef".randomElement()! })
+        var problem = Problem(
+            .internalServerError, "internal_error", "an internal error; the daemon's log names it with request \(id)")
+        problem.requestId = id
+        problem.logged = error
+        return problem
     }
 
     static func unauthenticated(_ detail: String) -> Problem {
@@ -90,7 +108,7 @@ public struct Problem: Error, Sendable, Equatable {
             // The client went away mid-request; a change already submitted goes on and keeps its key.
             return Problem(.serviceUnavailable, "overloaded", "the request was cancelled: the client went away")
         case let error as HTTPError: return Problem(error.status, "validation", error.body ?? "\(error.status)")
-        default: return Problem(.internalServerError, "internal_error", "internal error: \(error)")
+        default: return .internal("\(error)")
         }
     }
 
@@ -110,6 +128,7 @@ public struct Problem: Error, Sendable, Equatable {
             case .unsupportedVersion: .badRequest
             case .internalError: .internalServerError
             }
+        if error.code == .internalError { return .internal(error.message) }
         let name =
             switch error.code {
             case .invalidParams, .parseError, .invalidRequest, .unsupportedVersion: "validation"
@@ -135,8 +154,10 @@ struct ProblemMiddleware: RouterMiddleware {
             return try await next(request, context)
         } catch {
             let problem = Problem.from(error)
-            if problem.status == .internalServerError {
-                context.logger.error("order API: \(request.method) \(request.uri.path) failed: \(error)")
+            if let logged = problem.logged {
+                context.logger.error(
+                    "order API: \(request.method) \(request.uri.path) failed: \(logged)",
+                    metadata: ["request": "\(problem.requestId ?? "-")"])
             }
             return problem.response
         }

@@ -69,7 +69,13 @@ public final class APIServer: Service {
             do {
                 response = try await responder.respond(to: request, context: context)
             } catch {
-                response = Problem.from(error).response
+                let problem = Problem.from(error)
+                if let logged = problem.logged {
+                    logger.error(
+                        "order API: \(request.method) \(request.uri.path) failed: \(logged)",
+                        metadata: ["request": "\(problem.requestId ?? "-")"])
+                }
+                response = problem.response
             }
             try await writer.write(response: response.head, body: response.body)
         }

@@ -172,7 +172,8 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
                 request.head.headerFields, body: body, peer: peer, peerHost: peerHost, logger: logger)
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             api.change(
-                request.route, path: path, key: request.head.headerFields[.idempotencyKey], body: body, device: device
+                request.route, path: path, key: try OrderAPI.idempotencyKey(request.head.headerFields),
+                contentType: request.head.headerFields[.contentType], body: body, device: device
             ) { answer in
                 if bound.eventLoop.inEventLoop {
                     bound.value.0.write(answer, path: path, closing: closing, bound.value.1)
