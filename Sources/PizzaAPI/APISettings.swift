@@ -20,6 +20,12 @@ public struct APISettings: Sendable, Equatable {
     public var idleTimeoutSeconds: Int
     /// Failed authentications from one address within a minute before it is locked out for a minute.
     public var failedAuthenticationsAllowed: Int
+    /// Connections from one address at once (`api.maxConnectionsPerAddress`; an IPv6 one by its /64): one address
+    /// cannot take every slot of ``maxConnections``.
+    public var maxConnectionsPerAddress: Int
+    /// Of those, connections that have not yet made a request (a TLS handshake under way, or nothing sent yet)
+    /// (`api.maxUnansweredPerAddress`): the cheap way to hold slots is capped lower still.
+    public var maxUnansweredPerAddress: Int
 
     /// A request body larger than this is refused (413).
     public static let maximumBodyBytes = 64 * 1024
@@ -32,7 +38,8 @@ public struct APISettings: Sendable, Equatable {
     public init(
         host: String? = nil, port: Int = 8443, certificatePath: String? = nil, keyPath: String? = nil,
         idempotencyHours: Int = 48, requestsPerSecond: Int = 50, maxConnections: Int = 1024,
-        idleTimeoutSeconds: Int = 75, failedAuthenticationsAllowed: Int = 10
+        idleTimeoutSeconds: Int = 75, failedAuthenticationsAllowed: Int = 10, maxConnectionsPerAddress: Int = 256,
+        maxUnansweredPerAddress: Int = 64
     ) {
         self.host = host
         self.port = port
@@ -43,6 +50,8 @@ public struct APISettings: Sendable, Equatable {
         self.maxConnections = maxConnections
         self.idleTimeoutSeconds = idleTimeoutSeconds
         self.failedAuthenticationsAllowed = failedAuthenticationsAllowed
+        self.maxConnectionsPerAddress = maxConnectionsPerAddress
+        self.maxUnansweredPerAddress = maxUnansweredPerAddress
     }
 
     /// Whether TLS is configured.

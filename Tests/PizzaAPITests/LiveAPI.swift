@@ -57,22 +57,50 @@ enum RawHTTP {
         return parts.count >= 2 && parts[0].hasPrefix("HTTP/1.") ? Int(parts[1]) : nil
     }
 
-    private static func blockingExchange(port: Int, _ request: [UInt8], timeout: Duration) throws -> String {
+    /// A TCP connection to 127.0.0.1:`port` from the loopback address `source` (any of 127.0.0.0/8 is this
+    /// machine's: another host, as the server sees it), its descriptor; the caller closes it.
+    static func connection(port: Int, from source: String = "127.0.0.1", timeout: Duration = .seconds(10)) throws
+        -> Int32
+    {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failed(description: "socket: errno \(errno)") }
-        defer { close(fd) }
         var wait = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(source)
         var address = sockaddr_in()
         address.sin_family = sa_family_t(AF_INET)
         address.sin_port = in_port_t(UInt16(port).bigEndian)
         address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+        let connected = withUnsafePointer(to: &local) { local in
+            withUnsafePointer(to: &address) { address in
+                local.withMemoryRebound(to: sockaddr.self, capacity: 1) { local in
+                    address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
+                        bind(fd, local, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                            && connect(fd, address, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
+                    }
+                }
             }
         }
-        guard connected == 0 else { throw Failed(description: "connect: errno \(errno)") }
+        guard connected else {
+            let error = errno
+            close(fd)
+            throw Failed(description: "connect from \(source): errno \(error)")
+        }
+        return fd
+    }
+
+    /// Whether the server has closed `fd` (a read finds its end) without waiting for it.
+    static func closedByServer(_ fd: Int32) -> Bool {
+        var byte: UInt8 = 0
+        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
+    }
+
+    private static func blockingExchange(port: Int, _ request: [UInt8], timeout: Duration) throws -> String {
+        let fd = try connection(port: port, timeout: timeout)
+        defer { close(fd) }
         var sent = 0
         while sent < request.count {
             let n = request[sent...].withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }

@@ -33,6 +33,8 @@ extension APISettings {
             requestsPerSecond: try values.integer(.apiRequestsPerSecond),
             maxConnections: try values.integer(.apiMaxConnections),
             idleTimeoutSeconds: try values.integer(.apiIdleTimeoutSeconds),
-            failedAuthenticationsAllowed: try values.integer(.apiLockoutAfterFailures))
+            failedAuthenticationsAllowed: try values.integer(.apiLockoutAfterFailures),
+            maxConnectionsPerAddress: try values.integer(.apiMaxConnectionsPerAddress),
+            maxUnansweredPerAddress: try values.integer(.apiMaxUnansweredPerAddress))
     }
 }

@@ -48,6 +48,22 @@ extension ConfigurationKey {
         defaultValue: "1024", allowed: "", applied: .onRestart,
         summary: "Connections to the order API beyond this many are answered 503 and closed.")
 
+    /// `api.maxConnectionsPerAddress`.
+    static let apiMaxConnectionsPerAddress = ConfigurationKey(
+        path: "api.maxConnectionsPerAddress", kind: .integer(range: 1...100_000, noun: "a whole number"),
+        defaultValue: "256", allowed: "", applied: .onRestart,
+        summary:
+            "Connections from one address (an IPv6 one by its /64) beyond this many are closed at once, so that one "
+            + "address cannot take every slot of api.maxConnections.")
+
+    /// `api.maxUnansweredPerAddress`.
+    static let apiMaxUnansweredPerAddress = ConfigurationKey(
+        path: "api.maxUnansweredPerAddress", kind: .integer(range: 1...100_000, noun: "a whole number"),
+        defaultValue: "64", allowed: "", applied: .onRestart,
+        summary:
+            "Connections from one address that have made no request yet (a TLS handshake under way, or nothing "
+            + "sent) beyond this many are closed at once.")
+
     /// `api.idleTimeoutSeconds`.
     static let apiIdleTimeoutSeconds = ConfigurationKey(
         path: "api.idleTimeoutSeconds", kind: .integer(range: 5...3600, noun: "a whole number of seconds"),

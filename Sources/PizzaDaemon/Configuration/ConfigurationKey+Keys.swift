@@ -201,6 +201,8 @@ extension ConfigurationSchema {
             .apiRequestsPerSecond,
             .apiLockoutAfterFailures,
             .apiMaxConnections,
+            .apiMaxConnectionsPerAddress,
+            .apiMaxUnansweredPerAddress,
             .apiIdleTimeoutSeconds,
             .printers,
             .webhooks,

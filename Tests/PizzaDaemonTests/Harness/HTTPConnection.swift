@@ -7,7 +7,9 @@ final class HTTPConnection {
 
     /// Connects to `host:port` (an IPv4 or IPv6 literal). `receiveBuffer`, set before connecting, caps the window
     /// this side offers: a reader that never reads then holds little, and a sender fills it quickly.
-    init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int32? = nil) throws {
+    /// `source`, an IPv4 loopback address (any of 127.0.0.0/8), makes the connection come from another host as the
+    /// server sees it (its per-address limits).
+    init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int32? = nil, source: String? = nil) throws {
         let six = host.contains(":")
         // Kept only once connected: a throw after every stored property is set runs `deinit`, which would close the
         // descriptor a second time (see RawConnection).
@@ -16,6 +18,21 @@ final class HTTPConnection {
         guard descriptor >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
         if var size = receiveBuffer {
             setsockopt(descriptor, SOL_SOCKET, SO_RCVBUF, &size, socklen_t(MemoryLayout<Int32>.size))
+        }
+        if let source, !six {
+            var local = sockaddr_in()
+            local.sin_family = sa_family_t(AF_INET)
+            inet_pton(AF_INET, source, &local.sin_addr)
+            let bound = withUnsafePointer(to: &local) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                    bind(descriptor, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+                }
+            }
+            guard bound == 0 else {
+                let reason = String(cString: strerror(errno))
+                close(descriptor)
+                throw HarnessError("cannot connect from \(source): \(reason)")
+            }
         }
         var storage = sockaddr_storage()
         let length = withUnsafeMutableBytes(of: &storage) { raw -> Int in

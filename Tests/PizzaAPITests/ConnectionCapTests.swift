@@ -1,0 +1,123 @@
+import Foundation
+import PizzaTesting
+import Testing
+
+@testable import PizzaAPI
+
+/// One address cannot take the order API's connections (api.maxConnectionsPerAddress, api.maxUnansweredPerAddress,
+/// api.maxConnections), tried over real connections to an in-process APIServer from other loopback addresses.
+@Suite("Order API: connections per address", .serialized)
+struct ConnectionCapTests {
+    /// Raises this process's descriptor limit to its hard limit: both ends of every connection are in it.
+    static func raiseDescriptorLimit() {
+        var limit = rlimit()
+        if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit) == 0, limit.rlim_cur < limit.rlim_max {
+            limit.rlim_cur = limit.rlim_max
+            _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &limit)
+        }
+    }
+
+    /// Waits until `condition` holds, up to `seconds`.
+    static func eventually(_ seconds: Double = 10, _ condition: () -> Bool) async throws -> Bool {
+        let limit = TimeLimit(seconds: seconds)
+        while limit.remains {
+            if condition() { return true }
+            try await Task.sleep(for: .milliseconds(50))
+        }
+        return condition()
+    }
+
+    static let order = #"{"items":[{"kind":"cheese"}]}"#
+
+    /// A till's order from `source`: the status its answer had.
+    static func order(port: Int, from source: String, token: String, key: String) async throws -> Int? {
+        let request = RawHTTP.request(
+            [
+                "POST /v1/orders HTTP/1.1", "Host: shop", "Connection: close", "Authorization: Bearer \(token)",
+                "Content-Type: application/json", "Idempotency-Key: \(key)", "Content-Length: \(order.utf8.count)",
+            ], body: order)
+        return RawHTTP.status(try await RawHTTP.exchange(port: port, request))
+    }
+
+    @Test("one address holding 1,100 idle connections keeps at most its 64 unanswered ones; another's till orders")
+    func idleFlood() async throws {
+        Self.raiseDescriptorLimit()
+        // The shipped limits: 1,024 in all, 256 an address, 64 of them before their first request.
+        let fixture = try await APIFixture()
+        let token = try #require(fixture.tokens[.till])
+        try await fixture.live { port in
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            for _ in 0..<1_100 { held.append(try RawHTTP.connection(port: port, from: "127.0.0.2")) }
+            let settled = try await Self.eventually { held.filter { !RawHTTP.closedByServer($0) }.count <= 64 }
+            let open = held.filter { !RawHTTP.closedByServer($0) }.count
+            #expect(settled && open == 64, "\(open) of 1,100 idle connections from one address kept")
+            // Another address (a till on the shop's network) is served while they are held.
+            #expect(try await Self.order(port: port, from: "127.0.0.1", token: token, key: "beside-a-flood") == 201)
+        }
+        #expect(try fixture.orderCount() == 1)
+    }
+
+    @Test("past its share of answered connections an address is closed at once; other addresses are not")
+    func answeredShare() async throws {
+        Self.raiseDescriptorLimit()
+        // The share is what is tested: 4 an address (256 by default), 2 of them before their first request.
+        let fixture = try await APIFixture(
+            settings: APISettings(host: "127.0.0.1", port: 0, maxConnectionsPerAddress: 4, maxUnansweredPerAddress: 2))
+        let token = try #require(fixture.tokens[.till])
+        try await fixture.live { port in
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            // Four keep-alive connections from one address, each having made a request (answered, kept open).
+            for index in 0..<4 {
+                let fd = try RawHTTP.connection(port: port, from: "127.0.0.3")
+                held.append(fd)
+                let request = Array(
+                    "GET /v1/menu HTTP/1.1\r\nHost: shop\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
+                _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                var buffer = [UInt8](repeating: 0, count: 65_536)
+                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+                #expect(
+                    n > 0 && String(decoding: buffer[0..<max(0, n)], as: UTF8.self).hasPrefix("HTTP/1.1 200"),
+                    "\(index)")
+            }
+            // A fifth from it is closed at once; the four stay.
+            let fifth = try RawHTTP.connection(port: port, from: "127.0.0.3")
+            held.append(fifth)
+            #expect(try await Self.eventually { RawHTTP.closedByServer(fifth) }, "the fifth connection was kept")
+            #expect(held.prefix(4).allSatisfy { !RawHTTP.closedByServer($0) })
+            // Of three unanswered from another address, two are kept and one closed (which one is the order the
+            // server's event loops took them in).
+            let idle = try (0..<3).map { _ in try RawHTTP.connection(port: port, from: "127.0.0.4") }
+            held += idle
+            #expect(
+                try await Self.eventually { idle.filter(RawHTTP.closedByServer).count == 1 },
+                "\(idle.filter(RawHTTP.closedByServer).count) of three unanswered connections closed")
+            // And a till from a third address orders.
+            #expect(try await Self.order(port: port, from: "127.0.0.5", token: token, key: "elsewhere") == 201)
+        }
+    }
+
+    @Test("past api.maxConnections a connection is answered 503 and closed")
+    func full() async throws {
+        // The cap is what is tested: 3 in all (1,024 by default).
+        let fixture = try await APIFixture(settings: APISettings(host: "127.0.0.1", port: 0, maxConnections: 3))
+        try await fixture.live { port in
+            var held: [Int32] = []
+            defer { for fd in held { close(fd) } }
+            // Three connections, each answered once (so the server has taken each before the fourth is made: its
+            // event loops take connections in no set order), and kept.
+            for index in 0..<3 {
+                let fd = try RawHTTP.connection(port: port, from: "127.0.0.\(10 + index)")
+                held.append(fd)
+                let request = Array("GET /v1/menu HTTP/1.1\r\nHost: shop\r\n\r\n".utf8)
+                _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                #expect(buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } > 0)
+            }
+            let refused = try await RawHTTP.exchange(
+                port: port, RawHTTP.request(["GET /v1/menu HTTP/1.1", "Host: shop"]))
+            #expect(refused.hasPrefix("HTTP/1.1 503"), "\(refused.prefix(100))")
+        }
+    }
+}
