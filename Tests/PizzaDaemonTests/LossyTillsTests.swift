@@ -77,7 +77,6 @@ struct LossyTillsTests {
             config: """
                 api:
                   listen: 127.0.0.1:\(port)
-                  lockoutAfterFailures: 100000
                   tls:
                     certificate: \(certificate)
                     key: \(key)
