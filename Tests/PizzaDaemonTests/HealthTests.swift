@@ -125,6 +125,8 @@ struct HealthTests {
         defer { directoryFolder.remove() }
         let directory = directoryFolder.path
         let listener = try NotifyListener(path: directory + "/notify.sock")
+        // The writer is to stay wedged on another program's lock past the watchdog's interval: its busy timeout
+        // (5 s by default) would free it first.
         let daemon = try PizzadProcess(
             config: "database:\n  busyTimeoutMs: 60000\n",
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)

@@ -350,6 +350,26 @@ struct MetricsEndpointTests {
                 .replacingOccurrences(of: "$instance", with: ".*")
             #expect(throws: Never.self, "\(filled)") { _ = try prometheus.query(filled) }
         }
+        // A query that evaluates may still name a metric nobody exports (renamed, or a typo): it would draw an empty
+        // panel forever. Every metric a query names is a family the daemon exposes (a counter with labels may have
+        // no sample before its first event, but its family is declared), or Prometheus's own `up`.
+        let exposition = try httpGet(port: port, "/metrics").body
+        let families = Set(
+            exposition.split(separator: "\n").filter { $0.hasPrefix("# TYPE ") }
+                .compactMap { $0.split(separator: " ").dropFirst(2).first.map(String.init) })
+        let named = Set(
+            expressions.flatMap { expression in
+                expression.matches(of: /([a-z_:][a-z0-9_:]*)\{/).map { String($0.output.1) }
+            }
+        )
+        let functions: Set<String> = ["rate", "sum", "max", "increase", "histogram_quantile"]
+        for name in named.subtracting(functions).subtracting(["up"]) {
+            let family = name.replacing(/_(bucket|sum|count)$/, with: "")
+            #expect(
+                families.contains(name) || families.contains(family),
+                "the dashboard names \(name), which the daemon does not expose")
+        }
+        #expect(named.contains("pizzad_orders_created_total"), "the names were not read: \(named)")
         // Orders between scrapes, so rate() has two samples that differ.
         for _ in 0..<3 {
             try #require(daemon.pizzactl(["order", "new", "cheese"]).status == 0)

@@ -9,6 +9,8 @@ struct ProtocolErrorTests {
     let daemon: PizzadProcess
 
     init() throws {
+        // The limits these errors are about: 1007 overloaded past a cap of 4 connections (1,024 would need a
+        // thousand), and 1005 busy after a 200 ms wait for a lock held by another program (5 s by default).
         daemon = try PizzadProcess(config: "socket:\n  maxConnections: 4\ndatabase:\n  busyTimeoutMs: 200\n")
     }
 

@@ -82,6 +82,8 @@ struct RobustnessTests {
     @Test("SIGTERM waits for the request under way: it ends at once when the request does, or when the grace runs out")
     func shutdownGrace() async throws {
         for releaseEarly in [true, false] {
+            // The grace is what is tested (1 s to run out, 30 s not to), and the request under way must outlast it:
+            // its wait for the lock may not end at the default busy timeout (5 s).
             let daemon = try PizzadProcess(
                 config: """
                     shutdown:
