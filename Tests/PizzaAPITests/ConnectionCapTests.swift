@@ -29,6 +29,14 @@ struct ConnectionCapTests {
 
     static let order = #"{"items":[{"kind":"cheese"}]}"#
 
+    /// Sends `request` on the open connection `fd` and reads one read's worth of its answer (kept open after).
+    static func ask(_ fd: Int32, _ request: String) -> String {
+        _ = Array(request.utf8).withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+        var buffer = [UInt8](repeating: 0, count: 65_536)
+        let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
+        return String(decoding: buffer[0..<max(0, n)], as: UTF8.self)
+    }
+
     /// A till's order from `source`: the status its answer had.
     static func order(port: Int, from source: String, token: String, key: String) async throws -> Int? {
         let request = RawHTTP.request(
@@ -72,14 +80,9 @@ struct ConnectionCapTests {
             for index in 0..<4 {
                 let fd = try RawHTTP.connection(port: port, from: "127.0.0.3")
                 held.append(fd)
-                let request = Array(
-                    "GET /v1/menu HTTP/1.1\r\nHost: shop\r\nAuthorization: Bearer \(token)\r\n\r\n".utf8)
-                _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                var buffer = [UInt8](repeating: 0, count: 65_536)
-                let n = buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) }
-                #expect(
-                    n > 0 && String(decoding: buffer[0..<max(0, n)], as: UTF8.self).hasPrefix("HTTP/1.1 200"),
-                    "\(index)")
+                let answer = Self.ask(
+                    fd, "GET /v1/menu HTTP/1.1\r\nHost: shop\r\nAuthorization: Bearer \(token)\r\n\r\n")
+                #expect(answer.hasPrefix("HTTP/1.1 200"), "\(index): \(answer.prefix(100))")
             }
             // A fifth from it is closed at once; the four stay.
             let fifth = try RawHTTP.connection(port: port, from: "127.0.0.3")
@@ -110,10 +113,7 @@ struct ConnectionCapTests {
             for index in 0..<3 {
                 let fd = try RawHTTP.connection(port: port, from: "127.0.0.\(10 + index)")
                 held.append(fd)
-                let request = Array("GET /v1/menu HTTP/1.1\r\nHost: shop\r\n\r\n".utf8)
-                _ = request.withUnsafeBytes { send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
-                var buffer = [UInt8](repeating: 0, count: 4096)
-                #expect(buffer.withUnsafeMutableBytes { recv(fd, $0.baseAddress, $0.count, 0) } > 0)
+                #expect(!Self.ask(fd, "GET /v1/menu HTTP/1.1\r\nHost: shop\r\n\r\n").isEmpty)
             }
             let refused = try await RawHTTP.exchange(
                 port: port, RawHTTP.request(["GET /v1/menu HTTP/1.1", "Host: shop"]))

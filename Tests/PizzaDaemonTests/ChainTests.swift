@@ -1,5 +1,6 @@
 import Foundation
 import PizzaClient
+import PizzaCore
 import PizzaProtocol
 import PizzaTesting
 import PizzaWire
@@ -76,35 +77,43 @@ struct ChainTests {
             $0["connected"] as? Bool == false
         }
         #expect(try berlin.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
-        try chain.bouncer.start()
         // PostgreSQL's sessions sampled while both ship: PgBouncer's pooled role, one connection at a time, and
-        // never a shop's own role (which would mean a shop went around PgBouncer, or PgBouncer did not pool).
-        let sampling = Task {
-            var sessions: (pooled: Int, most: Int, shops: Int, samples: Int) = (0, 0, 0, 0)
-            while !Task.isCancelled {
-                let row = try chain.centre.sql(
-                    """
-                    SELECT count(*) FILTER (WHERE usename = 'pizzad_pool') || '|' ||
-                           count(*) FILTER (WHERE usename LIKE 'shop_%')
-                    FROM pg_stat_activity WHERE datname = 'central'
-                    """
-                ).split(separator: "|").compactMap { Int($0) }
+        // never a shop's own role (which would mean a shop went around PgBouncer, or PgBouncer did not pool). On a
+        // thread of its own (psql is a blocking child), started before PgBouncer is back so that it sees the
+        // backlog ship, and going until both have shipped everything.
+        let sampled = Locked((pooled: 0, most: 0, shops: 0, samples: 0))
+        let sampling = Locked(true)
+        let centre = chain.centre
+        let sampler = Thread {
+            while sampling.value {
+                let row =
+                    (try? centre.sql(
+                        """
+                        SELECT count(*) FILTER (WHERE usename = 'pizzad_pool') || '|' ||
+                               count(*) FILTER (WHERE usename LIKE 'shop_%')
+                        FROM pg_stat_activity WHERE datname = 'central'
+                        """
+                    ))?.split(separator: "|").compactMap { Int($0) } ?? []
                 if row.count == 2 {
-                    sessions.samples += 1
-                    if row[0] > 0 { sessions.pooled += 1 }
-                    sessions.most = max(sessions.most, row[0])
-                    sessions.shops += row[1]
+                    sampled.withLock { sessions in
+                        sessions.samples += 1
+                        if row[0] > 0 { sessions.pooled += 1 }
+                        sessions.most = max(sessions.most, row[0])
+                        sessions.shops += row[1]
+                    }
                 }
-                try? await Task.sleep(for: .milliseconds(20))  // cancelled once shipping is done: the last sample
+                usleep(20_000)
             }
-            return sessions
         }
+        sampler.start()
+        try chain.bouncer.start()
         _ = try await (a, b)
         try await waitUntilShipped(berlin, timeout: 120)
         try await waitUntilShipped(paris, timeout: 120)
-        sampling.cancel()
-        let sessions = try await sampling.value
+        sampling.withLock { $0 = false }
+        let sessions = sampled.value
         print("PostgreSQL's sessions during shipping: \(sessions)")
+        #expect(sessions.samples > 0, "PostgreSQL's sessions were never sampled")
         #expect(sessions.pooled > 0, "no sample saw PgBouncer's pooled session while shipping: \(sessions)")
         #expect(sessions.most == 1, "PgBouncer held more than its one server connection: \(sessions)")
         #expect(sessions.shops == 0, "a shop's own role had a session in PostgreSQL: \(sessions)")
