@@ -57,9 +57,11 @@ public final class RequestLog: OrderChangeWriter {
 /// A change came with an `Idempotency-Key` whose first answer is still kept: it is that answer's to give (the order
 /// API looks it up before it submits, so this means two writers of one database).
 public struct KeyStillKept: Error, CustomStringConvertible {
-    /// The device and its key.
+    /// The device that sent it.
     public let device: String
+    /// Its `Idempotency-Key`.
     public let key: String
 
+    /// The error in a sentence, for the log.
     public var description: String { "the Idempotency-Key \(key) of device \(device) is still kept" }
 }
