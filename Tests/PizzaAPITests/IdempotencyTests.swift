@@ -207,4 +207,27 @@ struct IdempotencyTests {
         }
         #expect(try fixture.orderCount() == 20)
     }
+
+    @Test("replays of a kept key at once are each answered with the first answer, none 409")
+    func concurrentReplays() async throws {
+        let fixture = try await APIFixture()
+        try await fixture.test { client in
+            let first = try await client.execute(
+                uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "kept"),
+                body: APIFixture.body(Self.order))
+            #expect(first.status == .created)
+            let replays = try await withThrowingTaskGroup(of: TestResponse.self) { group in
+                for _ in 0..<16 {
+                    group.addTask {
+                        try await client.execute(
+                            uri: "/v1/orders", method: .post, headers: fixture.headers(.till, key: "kept"),
+                            body: APIFixture.body(Self.order))
+                    }
+                }
+                return try await group.reduce(into: []) { $0.append($1) }
+            }
+            #expect(replays.allSatisfy { $0.status == .created && $0.body == first.body }, "\(replays.map(\.status))")
+        }
+        #expect(try fixture.orderCount() == 1)
+    }
 }

@@ -167,29 +167,42 @@ extension OrderAPI {
             return .none
         }
         let key = try InFlightKeys.checked(header)
+        let fingerprint = InFlightKeys.fingerprint(method: "POST", path: path, body: body)
+        // A key whose answer is kept is answered from it without a claim: replays of one key at once (a till's
+        // retries on several connections) are each answered, none 409.
+        if let replay = try replay(of: key, device: device, fingerprint: fingerprint) { return .replay(replay) }
         guard inFlight.claim(device: device.name, key: key) else {
             throw Problem(
                 .conflict, "idempotency_key_in_use", "the first request with this Idempotency-Key is still running")
         }
+        // Its first request may have finished between the look and the claim (it is known before it is released).
         do {
-            guard knownKeys.contains(device: device.name, key: key),
-                let kept = try store.keptAnswer(device: device.name, key: key), !isExpired(kept)
-            else { return .claimed(key) }
-            inFlight.release(device: device.name, key: key)
-            guard kept.request == InFlightKeys.fingerprint(method: "POST", path: path, body: body) else {
-                throw Problem(
-                    .unprocessableContent, "idempotency_key_reused",
-                    "this Idempotency-Key was used with another request at \(kept.at); use a new key for a new "
-                        + "request")
+            guard let replay = try replay(of: key, device: device, fingerprint: fingerprint) else {
+                return .claimed(key)
             }
-            var answer = APIAnswer.json(HTTPResponse.Status(code: kept.status), Array(kept.body.utf8))
-            answer.headers[.idempotentReplayed] = "true"
-            if kept.status == 201 { answer.headers[.location] = "/v1/orders/\(kept.orderID)" }
-            return .replay(answer)
+            inFlight.release(device: device.name, key: key)
+            return .replay(replay)
         } catch {
             inFlight.release(device: device.name, key: key)
             throw error
         }
+    }
+
+    /// The kept first answer to `device`'s `key`, marked replayed, if one is kept and not past its time; 422 when it
+    /// was kept for another request (`fingerprint`).
+    private func replay(of key: String, device: DeviceIdentity, fingerprint: String) throws -> APIAnswer? {
+        guard knownKeys.contains(device: device.name, key: key),
+            let kept = try store.keptAnswer(device: device.name, key: key), !isExpired(kept)
+        else { return nil }
+        guard kept.request == fingerprint else {
+            throw Problem(
+                .unprocessableContent, "idempotency_key_reused",
+                "this Idempotency-Key was used with another request at \(kept.at); use a new key for a new request")
+        }
+        var answer = APIAnswer.json(HTTPResponse.Status(code: kept.status), Array(kept.body.utf8))
+        answer.headers[.idempotentReplayed] = "true"
+        if kept.status == 201 { answer.headers[.location] = "/v1/orders/\(kept.orderID)" }
+        return answer
     }
 
     /// Whether a kept answer is past `api.idempotencyHours`: its key is then new (the table is swept of such rows
