@@ -162,12 +162,12 @@ enum APIBench {
                 "\(round)", "socket order.create", Bench.format(socket.perSecond, 0),
                 us(socket.latency.valueAtPercentile(50)), us(socket.latency.valueAtPercentile(99)),
                 Bench.format(socketCPU, 0),
-                Bench.format((socket.clientCPU ?? 0) / Double(max(1, socket.operations)) * 1e6, 0),
+                Bench.format((socket.clientCPU ?? 0) / Double(max(1, socket.operations)) * 1e6, 0), "",
             ])
             rows.append([
                 "\(round)", "HTTP/1.1 TLS keep-alive", Bench.format(keepAlive.perSecond, 0), keepAlive.p50,
                 keepAlive.p99, Bench.format(keepAlive.cpuPerOrder * 1e6, 0),
-                Bench.format(keepAlive.clientCPUPerRequest * 1e6, 0),
+                Bench.format(keepAlive.clientCPUPerRequest * 1e6, 0), "\(keepAlive.failed)",
             ])
             ratios.append(keepAlive.perSecond / max(1, socket.perSecond))
             p99s.append(keepAlive.p99)
@@ -178,6 +178,7 @@ enum APIBench {
                     "\(round)", "replayed key, \(connections) client\(connections == 1 ? "" : "s") (no write)",
                     Bench.format(replay.perSecond, 0), replay.p50, replay.p99,
                     Bench.format(replay.cpuPerOrder * 1e6, 0), Bench.format(replay.clientCPUPerRequest * 1e6, 0),
+                    "\(replay.failed)",
                 ])
                 if connections == 1 { replayP50s.append(replay.p50) }
                 failed += replay.failed
@@ -187,17 +188,21 @@ enum APIBench {
             rows.append([
                 "\(round)", "new TLS connection each", Bench.format(fresh.perSecond, 0), fresh.p50, fresh.p99,
                 Bench.format(fresh.cpuPerOrder * 1e6, 0), Bench.format(fresh.clientCPUPerRequest * 1e6, 0),
+                "\(fresh.failed)",
             ])
             let h2 = try await APIHTTP2.run(shop, streams: 16, seconds: seconds)
             rows.append([
                 "\(round)", "\(h2.version), 16 streams (AsyncHTTPClient; \(h2.failures) failed)",
                 Bench.format(h2.perSecond, 0), us(h2.latency.valueAtPercentile(50)),
                 us(h2.latency.valueAtPercentile(99)), Bench.format(h2.cpuPerOrder * 1e6, 0),
-                Bench.format(h2.clientCPUPerOrder * 1e6, 0),
+                Bench.format(h2.clientCPUPerOrder * 1e6, 0), "\(h2.failures)",
             ])
         }
         Bench.table(
-            ["round", "client", "orders/s", "p50", "p99", "pizzad CPU µs/order", "client CPU µs/request"], rows)
+            [
+                "round", "client", "orders/s", "p50", "p99", "pizzad CPU µs/order", "client CPU µs/request",
+                "not 2xx",
+            ], rows)
         let ratio = Bench.median(ratios)
         // Each target in the verdict: the rate, the tail (median of the rounds' p99) and a replay's p50, and no
         // answer that was not a 2xx (a refusal is fast, and would pass for a rate).
