@@ -21,14 +21,14 @@ struct OutboxMetrics: Sendable {
         "pizzad_printer_status": "1 for the status a kitchen printer last answered (unreachable when it did not).",
     ]
 
-    init(factory: any MetricsFactory, names: [(name: String, kind: String)]) {
+    init(factory: any MetricsFactory, names: [(name: String, kind: DestinationKind)]) {
         func gauges(_ metric: String) -> [String: Gauge] {
             Dictionary(
                 uniqueKeysWithValues: names.map { entry in
                     (
                         entry.name,
                         Gauge(
-                            label: metric, dimensions: [("destination", entry.name), ("kind", entry.kind)],
+                            label: metric, dimensions: [("destination", entry.name), ("kind", entry.kind.rawValue)],
                             factory: factory)
                     )
                 })
@@ -39,7 +39,7 @@ struct OutboxMetrics: Sendable {
         delivered = gauges("pizzad_outbox_delivered_messages")
         failed = gauges("pizzad_outbox_failed_attempts")
         var printerStatus: [String: [EscPos.Status: Gauge]] = [:]
-        for entry in names where entry.kind == "printer" {
+        for entry in names where entry.kind == .printer {
             var byStatus: [EscPos.Status: Gauge] = [:]
             for status in EscPos.Status.allCases {
                 byStatus[status] = Gauge(

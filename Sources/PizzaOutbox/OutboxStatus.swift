@@ -16,8 +16,8 @@ public struct OutboxStatus: Sendable {
 
     /// Its configured name.
     public var name: String
-    /// `printer` or `webhook`.
-    public var kind: String
+    /// A printer or a webhook.
+    public var kind: DestinationKind
     /// The printer's address or the webhook's URL.
     public var target: String
     /// What it is doing now.

@@ -62,11 +62,40 @@ struct GlobalOptions: ParsableArguments {
         try await call(operation.rawValue, params, render: render)
     }
 
-    /// Calls one method and prints its result; see the form by name below.
-    func call(_ method: RPCMethod, _ params: [(String, JSONValue)] = [], render: (JSONValue) throws -> Void)
-        async throws
+    /// Calls one method and prints its answer: as the daemon's JSON with `--json`, else with `render`, given the
+    /// answer read as `A` (an answer that does not read is an error naming the member, not a "-" in a table).
+    func call<A: Answer>(
+        _ method: RPCMethod, _ params: [(String, JSONValue)] = [], as type: A.Type, render: (A) throws -> Void
+    ) async throws {
+        try await call(method.rawValue, params) { try render(try Self.read(type, of: method.rawValue, from: $0)) }
+    }
+
+    /// Calls one order operation and prints its answer read as `A`; see the method form above.
+    func call<A: Answer>(
+        _ operation: OrderOperation, _ params: [(String, JSONValue)] = [], as type: A.Type,
+        render: (A) throws -> Void
+    ) async throws {
+        try await call(operation.rawValue, params) {
+            try render(try Self.read(type, of: operation.rawValue, from: $0))
+        }
+    }
+
+    /// Calls one method and returns its answer read as `A`, printing the daemon's JSON with `--json`.
+    func answer<A: Answer>(_ method: RPCMethod, _ params: [(String, JSONValue)] = [], as type: A.Type) async throws
+        -> A
     {
-        try await call(method.rawValue, params, render: render)
+        let result = try await withDaemon { try await $0.call(method, params) }
+        if json { print(result.prettyText) }
+        return try Self.read(type, of: method.rawValue, from: result)
+    }
+
+    /// `result` as `A`, or an ``AnswerError`` naming the method and the member.
+    static func read<A: Answer>(_ type: A.Type, of method: String, from result: JSONValue) throws -> A {
+        do {
+            return try A(json: result)
+        } catch {
+            throw AnswerError(method: method, error)
+        }
     }
 
     /// Calls one method and prints its result: as JSON with `--json`, else with `render`.

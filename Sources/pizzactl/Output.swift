@@ -98,23 +98,9 @@ enum Output {
     }
 
     /// Who made a change: `alice (uid 1000, pid 42)`, or for the order API `device till-1 from 192.0.2.7:53122`.
-    static func actor(_ actor: JSONValue?, uid: Bool) -> String {
-        if let device = actor?["device"]?.stringValue {
-            return "device \(device)" + (actor?["address"]?.stringValue.map { " from \($0)" } ?? "")
-        }
-        let process = uid ? "uid \(text(actor?["uid"])), pid \(text(actor?["pid"]))" : "pid \(text(actor?["pid"]))"
-        return "\(text(actor?["name"])) (\(process))"
-    }
-
-    static func text(_ value: JSONValue?) -> String {
-        switch value {
-        case .string(let s)?: s
-        case .int(let i)?: String(i)
-        case .double(let d)?: String(d)
-        case .bool(let b)?: b ? "yes" : "no"
-        case .null?, nil: "-"
-        default: value!.jsonText
-        }
+    static func actor(_ actor: ChangeActor, uid: Bool) -> String {
+        if actor.device != nil { return self.actor(actor) }
+        return "\(actor.name) (\(uid ? "uid \(actor.uid), " : "")pid \(actor.pid))"
     }
 
     /// The whole order: header, items, total, history, read with `Cart(wire:)` as the daemon wrote it. An answer

@@ -53,6 +53,9 @@ struct Pizzactl: AsyncParsableCommand {
         case let error as CommandFailure:
             Output.error(error.message)
             Glibc.exit(1)
+        case let error as AnswerError:
+            Output.error(error.description)
+            Glibc.exit(1)
         default:
             let code = exitCode(for: error)
             if code == .success {

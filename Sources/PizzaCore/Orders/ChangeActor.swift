@@ -20,3 +20,17 @@ public struct ChangeActor: Sendable, Hashable, Codable {
         self.address = address
     }
 }
+
+extension ChangeActor {
+    enum CodingKeys: String, CodingKey { case uid, name, pid, device, address }
+
+    /// `{uid, name, pid}`, and `device` and `address` only for a change over the order API (as the wire writes it).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(uid, forKey: .uid)
+        try container.encode(name, forKey: .name)
+        try container.encode(pid, forKey: .pid)
+        if let device { try container.encode(device, forKey: .device) }
+        if let address { try container.encode(address, forKey: .address) }
+    }
+}

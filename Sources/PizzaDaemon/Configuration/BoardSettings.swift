@@ -1,4 +1,6 @@
 public import PizzaCore
+public import PizzaProtocol
+import PizzaWire
 
 /// How the kitchen's boards (the page and `pizzactl board`) show tickets.
 public struct BoardSettings: Sendable, Equatable {
@@ -20,13 +22,19 @@ public struct BoardSettings: Sendable, Equatable {
             && lhs.thresholds.mapValues { [$0.warn, $0.late] } == rhs.thresholds.mapValues { [$0.warn, $0.late] }
     }
 
-    /// `{"showCustomer":…,"thresholds":{"placed":[warn,late],…}}`, for the page and `board.settings`.
-    public var json: String {
-        let statuses = ConfigurationSchema.boardThresholdDefaults.map(\.status)
-        let marks = statuses.compactMap { name -> String? in
-            guard let status = OrderStatus(rawValue: name), let value = thresholds[status] else { return nil }
-            return "\"\(name)\":[\(value.warn),\(value.late)]"
-        }
-        return "{\"showCustomer\":\(showCustomer),\"thresholds\":{\(marks.joined(separator: ","))}}"
+    /// What the boards show: the customer or not, and the marks per status on the board.
+    public var view: BoardView {
+        BoardView(
+            showCustomer: showCustomer,
+            thresholds: Members(
+                ConfigurationSchema.boardThresholdDefaults.compactMap { entry in
+                    guard let status = OrderStatus(rawValue: entry.status), let marks = thresholds[status] else {
+                        return nil
+                    }
+                    return (entry.status, BoardView.Marks(warn: marks.warn, late: marks.late))
+                }))
     }
+
+    /// ``view`` as JSON text, for the page.
+    public var json: String { (try? view.json.jsonText) ?? "{}" }
 }

@@ -113,15 +113,14 @@ final class DaemonState: Sendable {
 
     /// The printers' statuses as last seen, as the board shows them: `[{"name":"kitchen","status":"paper_out"}]`
     /// (`unknown` before a printer was asked).
-    func printers() -> JSONValue {
-        .array(
-            (outbox?.statuses() ?? []).filter { $0.kind == "printer" }.map { status -> JSONValue in
-                ["name": .string(status.name), "status": .string(status.printer?.rawValue ?? "unknown")]
-            })
+    func printers() -> [BoardPrinter] {
+        (outbox?.statuses() ?? []).filter { $0.kind == .printer }.map { status in
+            BoardPrinter(name: status.name, status: status.printer?.rawValue ?? "unknown")
+        }
     }
 
     /// ``printers()`` as JSON text, for the board page's event stream.
-    func printersJSON() -> String { printers().jsonText }
+    func printersJSON() -> String { (try? JSONValueEncoder().encode(printers()).jsonText) ?? "[]" }
 
     /// Seconds since start.
     var uptime: Double {

@@ -34,7 +34,7 @@ final class Deliverer: Sendable {
         self.destination = destination
         self.store = store
         var logger = logger
-        logger[metadataKey: destination.kind] = "\(destination.name)"
+        logger[metadataKey: destination.kind.rawValue] = "\(destination.name)"
         self.logger = logger
     }
 
@@ -59,7 +59,7 @@ final class Deliverer: Sendable {
 
     /// Reads (or makes) its cursor: done before the daemon serves, so that no change made after start is missed.
     func prepare() async throws {
-        let cursor = try await store.outboxCursor(name: destination.name, kind: destination.kind)
+        let cursor = try await store.outboxCursor(name: destination.name, kind: destination.kind.rawValue)
         publish(cursor)
     }
 

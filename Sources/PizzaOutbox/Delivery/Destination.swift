@@ -1,3 +1,4 @@
+import PizzaCore
 import PizzaStorage
 
 /// A printer or a webhook, as the outbox's deliverer sees it: which audit entries it wants, how one is sent, and how
@@ -6,7 +7,7 @@ protocol Destination: Sendable {
     /// Its configured name.
     var name: String { get }
     /// `printer` or `webhook`.
-    var kind: String { get }
+    var kind: DestinationKind { get }
     /// The events it is sent (for counting what waits).
     var events: Set<OutboxEvent> { get }
     /// Whether the outcome of a send can be unknown, so that an attempt is recorded before it (a printer: the next

@@ -21,7 +21,7 @@ final class PrinterDestination: Destination {
     }
 
     var name: String { settings.name }
-    var kind: String { "printer" }
+    var kind: DestinationKind { .printer }
     var events: Set<OutboxEvent> { settings.events }
     var marksAttempts: Bool { true }
     var idleInterval: Duration { .seconds(10) }

@@ -27,7 +27,7 @@ final class WebhookDestination: Destination {
     }
 
     var name: String { settings.name }
-    var kind: String { "webhook" }
+    var kind: DestinationKind { .webhook }
     var events: Set<OutboxEvent> { settings.events }
     var marksAttempts: Bool { false }
     /// Failing for longer than the schedule's whole length (three days and more) disables it: a budget of time.

@@ -92,33 +92,6 @@ extension ChangeActor {
     }
 }
 
-extension Menu {
-    /// The menu as `menu.list` sends it.
-    public var wire: JSONValue {
-        .object([
-            ("currency", .string(currency)),
-            (
-                "kinds",
-                .array(
-                    kinds.map { kind in
-                        .object([
-                            ("name", .string(kind.name)),
-                            ("prices", .object(kind.sizes.map { ($0.rawValue, .int(kind.prices[$0]!)) })),
-                            ("size", .string(kind.defaultSize.rawValue)),
-                            ("crust", .string(kind.defaultCrust)),
-                            ("chiliSauce", .bool(kind.chiliSauce)),
-                            ("ketchup", .bool(kind.ketchup)),
-                            ("extras", .array(kind.extras.map(JSONValue.string))),
-                        ])
-                    })
-            ),
-            ("crusts", .array(crusts.map(JSONValue.string))),
-            ("extras", .object(extras.keys.sorted().map { ($0, .int(extras[$0]!)) })),
-            ("sizes", .array(Size.allCases.map { .string($0.rawValue) })),
-        ])
-    }
-}
-
 // MARK: Reading the wire form back
 
 /// An order's JSON that does not hold an order (a damaged or foreign audit entry).

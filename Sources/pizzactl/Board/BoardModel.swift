@@ -30,41 +30,33 @@ final class BoardModel {
     var printerProblems: [String] = []
 
     /// Takes in `outbox.list`: the printers whose last status was not ready.
-    func apply(outbox: JSONValue) {
-        printerProblems = (outbox["destinations"]?.arrayValue ?? []).compactMap { destination in
-            guard destination["kind"]?.stringValue == "printer",
-                let status = destination["printer"]?.stringValue, status != "online"
-            else { return nil }
-            return "\(destination["name"]?.stringValue ?? "?"): \(status.replacing("_", with: " "))"
+    func apply(outbox: OutboxListAnswer) {
+        printerProblems = outbox.destinations.compactMap { destination in
+            guard destination.kind == .printer, let status = destination.printer, status != "online" else { return nil }
+            return "\(destination.name): \(status.replacing("_", with: " "))"
         }
     }
 
     /// Takes in the daemon's snapshot: settings, orders, the sequence number to follow from.
-    func load(snapshot: JSONValue) {
-        lastSeq = snapshot["seq"]?.intValue ?? 0
-        if let board = snapshot["board"] { apply(settings: board) }
-        orders = [:]
-        for order in snapshot["orders"]?.arrayValue ?? [] {
-            if let cart = try? Cart(wire: order) { orders[cart.id] = cart }
-        }
+    func load(snapshot: BoardSnapshotAnswer) {
+        lastSeq = snapshot.seq
+        apply(settings: snapshot.board)
+        orders = Dictionary(snapshot.orders.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
     }
 
-    func apply(settings: JSONValue) {
-        showCustomer = settings["showCustomer"]?.boolValue ?? true
-        for (name, marks) in settings["thresholds"]?.objectValue ?? [] {
-            let pair = marks.arrayValue ?? []
-            if let status = OrderStatus(rawValue: name), pair.count == 2, let warn = pair[0].intValue,
-                let late = pair[1].intValue
-            {
-                thresholds[status] = (Double(warn), Double(late))
+    func apply(settings: BoardView) {
+        showCustomer = settings.showCustomer
+        for marks in settings.thresholds.members {
+            if let status = OrderStatus(rawValue: marks.name) {
+                thresholds[status] = (Double(marks.value.warn), Double(marks.value.late))
             }
         }
     }
 
     /// One event from `events.watch`.
-    func apply(event: JSONValue) {
-        guard let wire = event["order"], let order = try? Cart(wire: wire) else { return }
-        lastSeq = max(lastSeq, event["seq"]?.intValue ?? 0)
+    func apply(event: EventAnswer) {
+        let order = event.order
+        lastSeq = max(lastSeq, event.seq)
         if Self.columns.contains(order.status) {
             orders[order.id] = order
         } else {

@@ -24,15 +24,13 @@ struct AuditCommand: AsyncParsableCommand {
             var params: [(String, JSONValue)] = [("limit", .int(Int64(limit)))]
             if let after { params.append(("after", .int(after))) }
             if let order { params.append(("order", .int(order))) }
-            try await global.call(.auditList, params) { result in
+            try await global.call(.auditList, params, as: AuditListAnswer.self) { result in
                 Output.table(
                     ["SEQ", "TIME", "WHO", "ACTION", "ORDER", "STATUS", "REASON"],
-                    (result["entries"]?.arrayValue ?? []).map { entry in
+                    result.entries.map { entry in
                         [
-                            Output.text(entry["seq"]), Output.time(entry["at"]?.stringValue),
-                            Output.actor(entry["actor"], uid: true),
-                            Output.text(entry["action"]), Output.text(entry["order"]), Output.text(entry["status"]),
-                            Output.text(entry["reason"]),
+                            String(entry.seq), Output.time(entry.at), Output.actor(entry.actor, uid: true),
+                            entry.action, String(entry.order), entry.status, entry.reason ?? "-",
                         ]
                     }, right: [0, 4])
             }
@@ -45,15 +43,14 @@ struct AuditCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            let result = try await global.withDaemon { try await $0.call(.auditVerify) }
-            if global.json { print(result.prettyText) }
-            guard result["ok"]?.boolValue == true else {
+            let result = try await global.answer(.auditVerify, as: AuditVerifyAnswer.self)
+            guard result.ok else {
                 throw CommandFailure(
                     message:
-                        "audit log does not verify: \(Output.text(result["problem"])) (first bad entry: \(Output.text(result["firstBad"])))"
+                        "audit log does not verify: \(result.problem ?? "-") (first bad entry: \(result.firstBad.map(String.init) ?? "-"))"
                 )
             }
-            if !global.json { print("audit log ok: \(Output.text(result["entries"])) entries verified") }
+            if !global.json { print("audit log ok: \(result.entries) entries verified") }
         }
     }
 }

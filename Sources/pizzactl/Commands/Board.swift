@@ -66,9 +66,9 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
     }
 
     /// `outbox.list`, or nil when the daemon cannot be reached.
-    nonisolated static func outbox(global: GlobalOptions) async -> JSONValue? {
+    nonisolated static func outbox(global: GlobalOptions) async -> OutboxListAnswer? {
         try? await ControlClient.withConnection(socket: global.socketPath, timeout: .seconds(5)) { client in
-            try await client.call(.outboxList)
+            try OutboxListAnswer(json: try await client.call(.outboxList))
         }
     }
 
@@ -81,7 +81,7 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
             do {
                 try await ControlClient.withConnection(socket: global.socketPath, timeout: .seconds(5)) { client in
                     if first {
-                        let snapshot = try await client.call(.boardSnapshot)
+                        let snapshot = try BoardSnapshotAnswer(json: try await client.call(.boardSnapshot))
                         await MainActor.run { model.load(snapshot: snapshot) }
                         first = false
                     }
@@ -93,9 +93,9 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
                         redraw()
                     }
                     while let message = try await client.nextNotification() {
-                        if message["method"]?.stringValue == "dropped" { break }
+                        guard case .event(let event) = try WatchNotification(message: message) else { break }
                         await MainActor.run {
-                            if let event = message["params"] { model.apply(event: event) }
+                            model.apply(event: event)
                             redraw()
                         }
                     }

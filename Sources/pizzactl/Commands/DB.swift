@@ -22,10 +22,8 @@ struct DB: AsyncParsableCommand {
 
         func run() async throws {
             let absolute = path.hasPrefix("/") ? path : FileManager.default.currentDirectoryPath + "/" + path
-            try await global.call(.backup, [("path", .string(absolute))]) { result in
-                print(
-                    "backup written: \(Output.text(result["path"])) (\(Output.text(result["bytes"])) bytes, integrity checked)"
-                )
+            try await global.call(.backup, [("path", .string(absolute))], as: BackupAnswer.self) { result in
+                print("backup written: \(result.path) (\(result.bytes) bytes, integrity checked)")
             }
         }
     }
@@ -36,10 +34,9 @@ struct DB: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            let result = try await global.withDaemon { try await $0.call(.check) }
-            let messages = (result["messages"]?.arrayValue ?? []).map { Output.text($0) }
-            if global.json { print(result.prettyText) } else { messages.forEach { print($0) } }
-            guard result["ok"]?.boolValue == true else { throw CommandFailure(message: "database check failed") }
+            let result = try await global.answer(.check, as: CheckAnswer.self)
+            if !global.json { result.messages.forEach { print($0) } }
+            guard result.ok else { throw CommandFailure(message: "database check failed") }
         }
     }
 }

@@ -47,12 +47,12 @@ struct DeviceCommand: AsyncParsableCommand {
                 let secret = Output.trimmed(String(decoding: data, as: UTF8.self))
                 params.append(("signingSecret", .string(secret)))
             }
-            try await global.call(.deviceAdd, params) { device in
-                print("device \(Output.text(device["name"])) added as a \(Output.text(device["role"]))")
-                if let fingerprint = device["fingerprint"]?.stringValue {
+            try await global.call(.deviceAdd, params, as: DeviceAddAnswer.self) { device in
+                print("device \(device.name) added as a \(device.role.rawValue)")
+                if let fingerprint = device.fingerprint {
                     print("the API's certificate (SHA-256 fingerprint, for the device to pin): \(fingerprint)")
                 }
-                if let token = device["token"]?.stringValue {
+                if let token = device.token {
                     print("its token, shown once (Authorization: Bearer …):")
                     print(token)
                 } else {
@@ -69,8 +69,8 @@ struct DeviceCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            try await global.call(.deviceList) { result in
-                let devices = result["devices"]?.arrayValue ?? []
+            try await global.call(.deviceList, as: DeviceListAnswer.self) { result in
+                let devices = result.devices
                 guard !devices.isEmpty else {
                     print("no devices (pizzactl device add NAME --role till)")
                     return
@@ -79,12 +79,9 @@ struct DeviceCommand: AsyncParsableCommand {
                     ["NAME", "ROLE", "CREATED", "LAST SEEN", "LAST ADDRESS", "REVOKED"],
                     devices.map { device in
                         [
-                            Output.text(device["name"]),
-                            Output.text(device["role"]) + (device["signs"]?.boolValue == true ? " (signs)" : ""),
-                            Output.time(device["createdAt"]?.stringValue),
-                            device["lastSeenAt"]?.stringValue.map { Output.time($0) } ?? "never",
-                            device["lastAddress"]?.stringValue ?? "-",
-                            device["revokedAt"]?.stringValue.map { Output.time($0) } ?? "-",
+                            device.name, device.role.rawValue + (device.signs ? " (signs)" : ""),
+                            Output.time(device.createdAt), device.lastSeenAt.map { Output.time($0) } ?? "never",
+                            device.lastAddress ?? "-", device.revokedAt.map { Output.time($0) } ?? "-",
                         ]
                     })
             }
@@ -101,9 +98,8 @@ struct DeviceCommand: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            try await global.call(.deviceRevoke, [("name", .string(name))]) { device in
-                print(
-                    "device \(Output.text(device["name"])) revoked at \(Output.time(device["revokedAt"]?.stringValue))")
+            try await global.call(.deviceRevoke, [("name", .string(name))], as: DeviceAnswer.self) { device in
+                print("device \(device.name) revoked at \(Output.time(device.revokedAt))")
             }
         }
     }

@@ -9,21 +9,19 @@ struct MenuCommand: AsyncParsableCommand, PizzactlCommand {
     @ParentCommand var pizzactl: Pizzactl
 
     func run() async throws {
-        try await global.call(.menu) { menu in
-            let currency = menu["currency"]?.stringValue
-            let sizes = (menu["sizes"]?.arrayValue ?? []).compactMap(\.stringValue)
+        try await global.call(.menu, as: MenuAnswer.self) { menu in
             Output.table(
-                ["KIND"] + sizes + ["DEFAULTS"],
-                (menu["kinds"]?.arrayValue ?? []).map { kind in
-                    [Output.text(kind["name"])]
-                        + sizes.map { size in kind["prices"]?[size]?.intValue.map { Output.money($0, currency) } ?? "-"
-                        }
-                        + ["\(Output.text(kind["size"])) \(Output.text(kind["crust"]))"]
-                }, right: Set(1...max(1, sizes.count)))
-            print("Crusts: \((menu["crusts"]?.arrayValue ?? []).map { Output.text($0) }.joined(separator: ", "))")
-            let extras = menu["extras"]?.objectValue ?? []
+                ["KIND"] + menu.sizes + ["DEFAULTS"],
+                menu.kinds.map { kind in
+                    [kind.name]
+                        + menu.sizes.map { size in kind.prices[size].map { Output.money($0, menu.currency) } ?? "-" }
+                        + ["\(kind.size) \(kind.crust)"]
+                }, right: Set(1...max(1, menu.sizes.count)))
+            print("Crusts: \(menu.crusts.joined(separator: ", "))")
             print(
-                "Extras: \(extras.map { "\($0.0) +\(Output.money($0.1.intValue, currency))" }.joined(separator: ", "))")
+                "Extras: "
+                    + menu.extras.members.map { "\($0.name) +\(Output.money($0.value, menu.currency))" }
+                    .joined(separator: ", "))
         }
     }
 }

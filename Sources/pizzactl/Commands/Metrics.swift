@@ -9,6 +9,6 @@ struct Metrics: AsyncParsableCommand, PizzactlCommand {
     @ParentCommand var pizzactl: Pizzactl
 
     func run() async throws {
-        try await global.call(.metrics) { result in print(result["text"]?.stringValue ?? "", terminator: "") }
+        try await global.call(.metrics, as: MetricsAnswer.self) { print($0.text, terminator: "") }
     }
 }

@@ -152,18 +152,16 @@ extension OrderCommand {
             var params: [(String, JSONValue)] = [("id", .int(id)), ("preview", .bool(preview))]
             if let printer { params.append(("printer", .string(printer))) }
             var failed: [String] = []
-            try await global.call(.orderPrint, params) { result in
-                for ticket in result["tickets"]?.arrayValue ?? [] {
-                    let name = Output.text(ticket["printer"])
-                    if let skipped = ticket["skipped"]?.stringValue {
-                        print("\(name): no ticket (\(skipped))")
-                    } else if let text = ticket["text"]?.stringValue {
+            try await global.call(.orderPrint, params, as: PrintAnswer.self) { result in
+                for ticket in result.tickets {
+                    let name = ticket.printer
+                    switch ticket.outcome {
+                    case .skipped(let why): print("\(name): no ticket (\(why))")
+                    case .preview(let text):
                         print("--- \(name) ---")
                         print(text, terminator: "")
-                    } else if ticket["printed"]?.boolValue == true {
-                        print("\(name): printed")
-                    } else {
-                        failed.append("\(name): \(Output.text(ticket["error"]))")
+                    case .printed(error: nil): print("\(name): printed")
+                    case .printed(let error?): failed.append("\(name): \(error)")
                     }
                 }
             }
@@ -190,17 +188,16 @@ extension OrderCommand {
             if let status { params.append(("status", .string(status))) }
             if let since { params.append(("since", .string(since))) }
             if let after { params.append(("after", .int(after))) }
-            try await global.call(OrderOperation.list, params) { page in
-                let orders = try (page["orders"]?.arrayValue ?? []).map { try Cart(wire: $0) }
+            try await global.call(OrderOperation.list, params, as: OrderListAnswer.self) { page in
                 Output.table(
                     ["ID", "STATUS", "CUSTOMER", "PIZZAS", "TOTAL", "CREATED"],
-                    orders.map { order in
+                    page.orders.map { order in
                         [
                             String(order.id), order.status.rawValue, order.customer ?? "-", String(order.pizzaCount),
                             Output.money(order.total, order.currency), Output.time(order.createdAt),
                         ]
                     }, right: [0, 3, 4])
-                if let next = page["next"]?.intValue { print("More: pizzactl order list --after \(next)") }
+                if let next = page.next { print("More: pizzactl order list --after \(next)") }
             }
         }
     }

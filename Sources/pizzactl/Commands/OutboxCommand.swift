@@ -16,31 +16,25 @@ struct OutboxCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            try await global.call(.outboxList) { result in
-                let destinations = result["destinations"]?.arrayValue ?? []
-                guard !destinations.isEmpty else {
+            try await global.call(.outboxList, as: OutboxListAnswer.self) { result in
+                guard !result.destinations.isEmpty else {
                     print("no printers or webhooks (printers: and webhooks: in pizzad.yaml)")
                     return
                 }
                 Output.table(
                     ["NAME", "KIND", "STATE", "PRINTER", "WAITING", "OLDEST", "NEXT TRY", "LAST ERROR"],
-                    destinations.map { destination -> [String] in
-                        let printer: String = destination["printer"]?.stringValue?.replacing("_", with: " ") ?? "-"
-                        let oldest: String = destination["oldestWaitingAt"]?.stringValue.map { Output.time($0) } ?? "-"
-                        let next: String = destination["nextAttemptAt"]?.stringValue.map { Output.time($0) } ?? "-"
-                        let problem: String =
-                            destination["disabledReason"]?.stringValue.map { "disabled: \($0)" }
-                            ?? destination["lastError"]?.stringValue ?? "-"
-                        return [
-                            Output.text(destination["name"]), Output.text(destination["kind"]),
-                            Output.text(destination["state"]), printer, Output.text(destination["waiting"]), oldest,
-                            next, problem,
+                    result.destinations.map { destination -> [String] in
+                        [
+                            destination.name, destination.kind.rawValue, destination.state,
+                            destination.printer?.replacing("_", with: " ") ?? "-", String(destination.waiting),
+                            destination.oldestWaitingAt.map { Output.time($0) } ?? "-",
+                            destination.nextAttemptAt.map { Output.time($0) } ?? "-",
+                            destination.disabledReason.map { "disabled: \($0)" } ?? destination.lastError ?? "-",
                         ]
                     }, right: [4])
-                for destination in destinations where destination["state"]?.stringValue == "disabled" {
+                for destination in result.destinations where destination.state == "disabled" {
                     print(
-                        "\(Output.text(destination["name"])) is disabled; pizzactl outbox retry "
-                            + "\(Output.text(destination["name"])) sends what waits")
+                        "\(destination.name) is disabled; pizzactl outbox retry \(destination.name) sends what waits")
                 }
             }
         }
@@ -56,7 +50,7 @@ struct OutboxCommand: AsyncParsableCommand {
         var name: String
 
         func run() async throws {
-            try await global.call(.outboxRetry, [("name", .string(name))]) { _ in
+            try await global.call(.outboxRetry, [("name", .string(name))], as: OutboxRetryAnswer.self) { _ in
                 print("\(name): trying now (pizzactl outbox shows how it went)")
             }
         }

@@ -14,26 +14,19 @@ struct ReplicationCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            try await global.call(.replicationStatus) { status in
-                guard status["enabled"]?.boolValue == true else {
+            try await global.call(.replicationStatus, as: ReplicationStatusAnswer.self) { answer in
+                guard let status = answer.shipping else {
                     print(
                         "replication: off (set replication.postgres.host, .database, .user and replication.shopId in pizzad.yaml)"
                     )
                     return
                 }
-                print("shop \(Output.text(status["shop"])) → \(Output.text(status["peer"]))")
-                let connected = status["connected"]?.boolValue == true
-                print("state: \(Output.text(status["state"]))\(connected ? ", connected" : ", not connected")")
-                if let error = status["lastError"]?.stringValue {
-                    print("last error (\(Output.time(status["lastErrorAt"]?.stringValue))): \(error)")
-                }
-                print("shipped: \(Output.text(status["shippedSeq"])) of \(Output.text(status["latestSeq"]))")
-                print(
-                    "backlog: \(Output.text(status["backlogEvents"])) events, \(Output.text(status["backlogSeconds"])) s"
-                )
-                print(
-                    "since start: \(Output.text(status["batches"])) batches, \(Output.text(status["events"])) events, \(Output.text(status["errors"])) errors"
-                )
+                print("shop \(status.shop) → \(status.peer)")
+                print("state: \(status.state)\(status.connected ? ", connected" : ", not connected")")
+                if let error = status.lastError { print("last error (\(Output.time(status.lastErrorAt))): \(error)") }
+                print("shipped: \(status.shippedSeq) of \(status.latestSeq)")
+                print("backlog: \(status.backlogEvents) events, \(status.backlogSeconds) s")
+                print("since start: \(status.batches) batches, \(status.events) events, \(status.errors) errors")
             }
         }
     }
@@ -45,16 +38,15 @@ struct ReplicationCommand: AsyncParsableCommand {
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {
-            let result = try await global.withDaemon { try await $0.call(.replicationVerify) }
-            if global.json { print(result.prettyText) }
-            guard result["ok"]?.boolValue == true else {
-                throw CommandFailure(message: "replication does not verify: \(Output.text(result["problem"]))")
+            let result = try await global.answer(.replicationVerify, as: ReplicationVerifyAnswer.self)
+            guard result.ok else {
+                throw CommandFailure(message: "replication does not verify: \(result.problem ?? "-")")
             }
             if !global.json {
+                let seq = result.centralSeq.map(String.init) ?? "-"
                 print(
-                    "replication ok: the centre holds entries 1…\(Output.text(result["centralSeq"])) of shop \(Output.text(result["shop"])) "
-                        + "with the same hash at \(Output.text(result["centralSeq"])) (\(Output.text(result["centralOrders"])) orders)"
-                )
+                    "replication ok: the centre holds entries 1…\(seq) of shop \(result.shop) "
+                        + "with the same hash at \(seq) (\(result.centralOrders.map(String.init) ?? "-") orders)")
             }
         }
     }

@@ -9,21 +9,19 @@ struct Status: AsyncParsableCommand, PizzactlCommand {
     @ParentCommand var pizzactl: Pizzactl
 
     func run() async throws {
-        try await global.call(.status) { status in
-            let database = status["database"]
+        try await global.call(.status, as: StatusAnswer.self) { status in
+            let database = status.database
+            print("pizzad \(status.version), pid \(status.pid), up \(status.uptime)s, storage \(status.storage)")
             print(
-                "pizzad \(Output.text(status["version"])), pid \(Output.text(status["pid"])), up \(Output.text(status["uptime"]))s, storage \(Output.text(status["storage"]))"
-            )
+                "database: \(database.path) (\(database.bytes) bytes, schema \(database.schemaVersion), "
+                    + "journal \(database.journalMode), synchronous \(database.synchronous))")
             print(
-                "database: \(Output.text(database?["path"])) (\(Output.text(database?["bytes"])) bytes, schema \(Output.text(database?["schemaVersion"])), journal \(Output.text(database?["journalMode"])), synchronous \(Output.text(database?["synchronous"])))"
-            )
-            print(
-                "connections: \(Output.text(status["connections"])), watchers: \(Output.text(status["watchers"])), repository subscribers: \(Output.text(status["delegates"]))"
-            )
-            let metrics = status["metrics"]?.stringValue
-            print("metrics: \(metrics ?? "off (set metrics.listen, or enable pizzad-metrics.socket)")")
-            let orders = status["orders"]?.objectValue ?? []
-            Output.table(["STATUS", "ORDERS"], orders.map { [Output.status($0.0), Output.text($0.1)] }, right: [1])
+                "connections: \(status.connections), watchers: \(status.watchers), "
+                    + "repository subscribers: \(status.delegates)")
+            print("metrics: \(status.metrics ?? "off (set metrics.listen, or enable pizzad-metrics.socket)")")
+            Output.table(
+                ["STATUS", "ORDERS"], status.orders.members.map { [Output.status($0.name), String($0.value)] },
+                right: [1])
         }
     }
 }

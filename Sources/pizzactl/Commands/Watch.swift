@@ -26,20 +26,16 @@ struct Watch: AsyncParsableCommand, PizzactlCommand {
             while let message = try await client.nextNotification() {
                 if global.json {
                     print(message["params"]?.jsonText ?? message.jsonText)
-                } else if message["method"]?.stringValue == "dropped" {
-                    print("The daemon dropped this watcher: \(Output.text(message["params"]?["reason"]))")
-                } else if let event = message["params"] {
-                    let time = Output.time(event["at"]?.stringValue)
-                    let seq = Output.text(event["seq"])
-                    guard let order = event["order"].flatMap({ try? Cart(wire: $0) }) else {
-                        print(
-                            "\(time)  #\(seq)  \(Output.text(event["kind"])): \(event["order"]?.jsonText ?? "no order")"
-                        )
-                        continue
-                    }
+                    Output.flush()
+                    continue
+                }
+                switch try WatchNotification(message: message) {
+                case .dropped(let dropped): print("The daemon dropped this watcher: \(dropped.reason)")
+                case .event(let event):
+                    let order = event.order
                     let count = order.pizzaCount
                     print(
-                        "\(time)  #\(seq)  order \(order.id) \(Output.text(event["kind"])) → \(Output.status(order.status))  "
+                        "\(Output.time(event.at))  #\(event.seq)  order \(order.id) \(event.kind) → \(Output.status(order.status))  "
                             + "\(order.customer ?? "-"), \(count) pizza\(count == 1 ? "" : "s"), "
                             + Output.money(order.total, order.currency))
                 }

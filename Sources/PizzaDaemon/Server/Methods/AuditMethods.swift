@@ -12,18 +12,16 @@ extension RPCDispatcher {
             let limit = try OrderQuery.checkedLimit(try params.int("limit") ?? 100)
             let entries = try store.auditEntries(
                 after: try params.int("after") ?? 0, limit: Int(limit), order: try params.int("order"))
-            return [
-                "entries": .array(entries.map(\.wire)),
-                "next": entries.count == Int(limit) ? .int(entries.last?.seq) : .null,
-            ]
+            return try AuditListAnswer(
+                entries: entries.map(\.answer), next: entries.count == Int(limit) ? entries.last?.seq : nil
+            ).json
         }
         table.add(.auditVerify, .reader) { params, _ in
             try params.onlyKnown([])
             let result = try store.verifyAudit()
-            return [
-                "ok": .bool(result.ok), "entries": .int(Int64(result.entries)), "firstBad": .int(result.firstBad),
-                "problem": .string(result.problem),
-            ]
+            return try AuditVerifyAnswer(
+                ok: result.ok, entries: Int64(result.entries), firstBad: result.firstBad, problem: result.problem
+            ).json
         }
     }
 }
@@ -37,13 +35,9 @@ extension AuditEntry {
     }
 
     /// The entry as `audit.list` sends it.
-    var wire: JSONValue {
-        .object([
-            ("seq", .int(seq)), ("at", .string(at)), ("actor", actor.wire), ("action", .string(action)),
-            ("order", .int(orderID)), ("status", .string(statusAfter)), ("reason", .string(reason)),
-            ("before", before.map(Self.order) ?? .null),
-            ("after", Self.order(after)),
-            ("hash", .string(hash)),
-        ])
+    var answer: AuditEntryAnswer {
+        AuditEntryAnswer(
+            seq: seq, at: at, actor: actor, action: action, order: orderID, status: statusAfter, reason: reason,
+            before: before.map(Self.order), after: Self.order(after), hash: hash)
     }
 }

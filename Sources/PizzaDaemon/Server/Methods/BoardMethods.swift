@@ -13,16 +13,15 @@ extension RPCDispatcher {
         table.add(.boardSnapshot, .reader) { params, _ in
             try params.onlyKnown([])
             let snapshot = try store.boardSnapshot()
-            let orders = snapshot.orders.map { order -> JSONValue in
+            let orders = snapshot.orders.map { order in
                 var order = order
                 if !settings.showCustomer { order.customer = nil }
-                return order.wire
+                return order
             }
-            return [
-                "seq": .int(snapshot.seq), "board": .encoded(settings.json), "orders": .array(orders),
-                "now": .string(Timestamp.now().description),
-                "printers": state.printers(),
-            ]
+            return try BoardSnapshotAnswer(
+                seq: snapshot.seq, board: settings.view, orders: orders, now: Timestamp.now().description,
+                printers: state.printers()
+            ).json
         }
     }
 }

@@ -23,42 +23,36 @@ extension RPCDispatcher {
                     "protocol \(version) is not supported; this pizzad speaks \(ProtocolVersion.current)",
                     data: ["supported": .string(ProtocolVersion.current)])
             }
-            return [
-                "version": .string(DaemonState.version), "protocol": .string(ProtocolVersion.current),
-                "pid": .int(Int64(getpid())),
-            ]
+            return try HelloAnswer(
+                version: DaemonState.version, protocolVersion: ProtocolVersion.current, pid: Int64(getpid())
+            ).json
         }
         table.addImmediate(.status, .reader) { params, _ in
             try params.onlyKnown([])
             let info = try store.info()
             let counts = try repository.countsByStatus()
             let failure = store.currentStorageFailure
-            return [
-                "version": .string(DaemonState.version),
-                "pid": .int(Int64(getpid())),
-                "uptime": .double((state.uptime * 1000).rounded() / 1000),
-                "storage": failure.map { .string("failing: \($0)") } ?? "ok",
-                "database": [
-                    "path": .string(info.path), "bytes": .int(info.bytes),
-                    "schemaVersion": .int(Int64(info.schemaVersion)),
-                    "journalMode": .string(info.journalMode), "synchronous": .string(info.synchronous),
-                    "sqliteVersion": .string(info.sqliteVersion),
-                ],
-                "orders": .object(OrderStatus.allCases.map { ($0.rawValue, .int(Int64(counts[$0] ?? 0))) }),
-                "delegates": .int(Int64(repository.writers.count + repository.delegates.count)),
-                "connections": .int(Int64(state.connections.load(ordering: .relaxed))),
-                "watchers": .int(Int64(state.watchers.load(ordering: .relaxed))),
-                "metrics": state.metricsAddress.value.map { .string("http://\($0)/metrics") } ?? .null,
-                "replication": state.replicator.map { $0.status().wire } ?? .null,
-            ]
+            return try StatusAnswer(
+                version: DaemonState.version, pid: Int64(getpid()), uptime: (state.uptime * 1000).rounded() / 1000,
+                storage: failure.map { "failing: \($0)" } ?? "ok",
+                database: StatusAnswer.Database(
+                    path: info.path, bytes: info.bytes, schemaVersion: Int64(info.schemaVersion),
+                    journalMode: info.journalMode, synchronous: info.synchronous, sqliteVersion: info.sqliteVersion),
+                orders: Members(OrderStatus.allCases.map { ($0.rawValue, Int64(counts[$0] ?? 0)) }),
+                delegates: Int64(repository.writers.count + repository.delegates.count),
+                connections: Int64(state.connections.load(ordering: .relaxed)),
+                watchers: Int64(state.watchers.load(ordering: .relaxed)),
+                metrics: state.metricsAddress.value.map { "http://\($0)/metrics" },
+                replication: state.replicator.map { $0.status().answer }
+            ).json
         }
         table.addImmediate(.menu, .reader) { params, _ in
             try params.onlyKnown([])
-            return state.menu.wire
+            return try MenuAnswer(state.menu).json
         }
         table.addImmediate(.metrics, .reader) { params, _ in
             try params.onlyKnown([])
-            return ["text": .string(state.renderMetrics())]
+            return try MetricsAnswer(text: state.renderMetrics()).json
         }
         table.addSubscription(.watch, .reader) { params, _ in
             try params.onlyKnown(["status", "after"])

@@ -11,7 +11,7 @@ extension RPCDispatcher {
         table.add(.check, .reader) { params, _ in
             try params.onlyKnown([])
             let result = try store.check()
-            return ["ok": .bool(result.ok), "messages": .array(result.messages.map(JSONValue.string))]
+            return try CheckAnswer(ok: result.ok, messages: result.messages).json
         }
         table.add(.backup, .operator) { params, _ in
             try params.onlyKnown(["path"])
@@ -45,7 +45,7 @@ extension RPCDispatcher {
                 }
             }
             state.logger.info("backup written", metadata: ["path": "\(path)", "bytes": "\(bytes)"])
-            return ["path": .string(path), "bytes": .int(bytes)]
+            return try BackupAnswer(path: path, bytes: bytes).json
         }
     }
 }

@@ -35,14 +35,11 @@ extension RPCDispatcher {
             try state.api.value?.reloadDevices()
             state.logger.notice("order API device added", metadata: ["device": "\(name)", "role": "\(role.rawValue)"])
             let fingerprint = state.apiSettings.certificatePath.flatMap(DeviceTokens.fingerprint(ofCertificateFile:))
-            return [
-                "name": .string(name), "role": .string(role.rawValue), "token": .string(token),
-                "fingerprint": .string(fingerprint),
-            ]
+            return try DeviceAddAnswer(name: name, role: role, token: token, fingerprint: fingerprint).json
         }
         table.add(.deviceList, .reader) { params, _ in
             try params.onlyKnown([])
-            return ["devices": .array(try store.devices().map(\.wire))]
+            return try DeviceListAnswer(devices: try store.devices().map(\.answer)).json
         }
         table.add(.deviceRevoke, .operator) { params, _ in
             try params.onlyKnown(["name"])
@@ -53,18 +50,16 @@ extension RPCDispatcher {
             guard let device = try store.devices().first(where: { $0.name == name }) else {
                 throw DeviceError.notFound(name)
             }
-            return device.wire
+            return try device.answer.json
         }
     }
 }
 
 extension Device {
     /// `{name, role, signs, createdAt, revokedAt, lastSeenAt, lastAddress}`.
-    var wire: JSONValue {
-        [
-            "name": .string(name), "role": .string(role.rawValue), "signs": .bool(signs),
-            "createdAt": .string(createdAt.description), "revokedAt": .string(revokedAt?.description),
-            "lastSeenAt": .string(lastSeenAt?.description), "lastAddress": .string(lastAddress),
-        ]
+    var answer: DeviceAnswer {
+        DeviceAnswer(
+            name: name, role: role, signs: signs, createdAt: createdAt.description,
+            revokedAt: revokedAt?.description, lastSeenAt: lastSeenAt?.description, lastAddress: lastAddress)
     }
 }

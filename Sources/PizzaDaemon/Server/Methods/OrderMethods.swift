@@ -47,7 +47,7 @@ extension RPCDispatcher {
                 OrderQuery(
                     status: try params.status("status"), since: try params.timestamp("since"), limit: Int(limit),
                     after: try params.int("after")))
-            return ["orders": .array(page.orders.map(\.wire)), "next": .int(page.next)]
+            return try OrderListAnswer(orders: page.orders, next: page.next).json
         }
     }
 }

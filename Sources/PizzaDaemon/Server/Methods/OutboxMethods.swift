@@ -8,7 +8,7 @@ extension RPCDispatcher {
     static func addOutboxMethods(to table: inout MethodTable, _ state: DaemonState) {
         table.addImmediate(.outboxList, .reader) { params, _ in
             try params.onlyKnown([])
-            return ["destinations": .array(state.outbox?.statuses().map(\.wire) ?? [])]
+            return try OutboxListAnswer(destinations: state.outbox?.statuses().map(\.answer) ?? []).json
         }
         table.addImmediate(.outboxRetry, .operator) { params, _ in
             try params.onlyKnown(["name"])
@@ -16,7 +16,7 @@ extension RPCDispatcher {
             guard let outbox = state.outbox, outbox.retry(name) else {
                 throw RPCError(.notFound, "no printer or webhook named \(name)", data: ["field": "name"])
             }
-            return ["name": .string(name), "retrying": true]
+            return try OutboxRetryAnswer(name: name).json
         }
         table.add(.orderPrint, .operator) { params, _ in
             try params.onlyKnown(["id", "printer", "preview"])
@@ -31,35 +31,30 @@ extension RPCDispatcher {
                 throw RPCError.validation("printer", "no printer named \(only)", allowed: outbox.printerNames)
             }
             let cart = try state.repository.cart(id: id)
-            var results: [JSONValue] = []
+            var tickets: [PrintAnswer.Ticket] = []
             for name in outbox.printerNames where only == nil || only == name {
                 guard let ticket = outbox.ticket(for: cart, printer: name) else {
-                    results.append(["printer": .string(name), "skipped": "none of its kinds is on the order"])
+                    tickets.append(.init(printer: name, .skipped("none of its kinds is on the order")))
                     continue
                 }
                 if preview {
-                    results.append(["printer": .string(name), "text": .string(ticket.text)])
+                    tickets.append(.init(printer: name, .preview(ticket.text)))
                 } else {
-                    let error = await outbox.print(ticket, on: name)
-                    results.append(["printer": .string(name), "printed": .bool(error == nil), "error": .string(error)])
+                    tickets.append(.init(printer: name, .printed(error: await outbox.print(ticket, on: name))))
                 }
             }
-            return ["id": .int(id), "tickets": .array(results)]
+            return try PrintAnswer(id: id, tickets: tickets).json
         }
     }
 }
 
 extension OutboxStatus {
     /// The status as `outbox.list` sends it.
-    var wire: JSONValue {
-        [
-            "name": .string(name), "kind": .string(kind), "target": .string(target), "state": .string(state.rawValue),
-            "deliveredSeq": .int(deliveredSeq), "waiting": .int(waiting),
-            "oldestWaitingAt": .string(oldestWaitingAt?.description),
-            "failingSince": .string(failingSince?.description),
-            "lastError": .string(lastError), "nextAttemptAt": .string(nextAttemptAt?.description),
-            "disabledAt": .string(disabledAt?.description), "disabledReason": .string(disabledReason),
-            "printer": .string(printer?.rawValue), "delivered": .int(delivered), "failed": .int(failed),
-        ]
+    var answer: OutboxDestinationAnswer {
+        OutboxDestinationAnswer(
+            name: name, kind: kind, target: target, state: state.rawValue, deliveredSeq: deliveredSeq,
+            waiting: waiting, oldestWaitingAt: oldestWaitingAt?.description, failingSince: failingSince?.description,
+            lastError: lastError, nextAttemptAt: nextAttemptAt?.description, disabledAt: disabledAt?.description,
+            disabledReason: disabledReason, printer: printer?.rawValue, delivered: delivered, failed: failed)
     }
 }

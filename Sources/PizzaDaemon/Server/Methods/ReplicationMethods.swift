@@ -9,7 +9,7 @@ extension RPCDispatcher {
     static func addReplicationMethods(to table: inout MethodTable, _ state: DaemonState) {
         table.addImmediate(.replicationStatus, .reader) { params, _ in
             try params.onlyKnown([])
-            return state.replicator.map { $0.status().wire } ?? ["enabled": false]
+            return try ReplicationStatusAnswer(state.replicator?.status().answer.shipping).json
         }
         table.add(.replicationVerify, .reader) { params, _ in
             try params.onlyKnown([])
@@ -20,13 +20,11 @@ extension RPCDispatcher {
             }
             do {
                 let result = try await replicator.verify()
-                return [
-                    "ok": .bool(result.ok), "shop": .string(replicator.configuration.shopID),
-                    "shippedSeq": .int(result.shippedSeq), "centralSeq": .int(result.centralSeq),
-                    "centralHash": .string(result.centralHash), "localHash": .string(result.localHash),
-                    "centralEvents": .int(result.centralEvents), "centralOrders": .int(result.centralOrders),
-                    "problem": .string(result.problem),
-                ]
+                return try ReplicationVerifyAnswer(
+                    ok: result.ok, shop: replicator.configuration.shopID, shippedSeq: result.shippedSeq,
+                    centralSeq: result.centralSeq, centralHash: result.centralHash, localHash: result.localHash,
+                    centralEvents: result.centralEvents, centralOrders: result.centralOrders, problem: result.problem
+                ).json
             } catch let error as ReplicationError {
                 throw RPCError(.storage, "\(error)", data: ["kind": .string(error.name)])
             }
@@ -36,14 +34,13 @@ extension RPCDispatcher {
 
 extension ReplicationStatus {
     /// The status as `replication.status` and `daemon.status` send it.
-    var wire: JSONValue {
-        [
-            "enabled": true, "shop": .string(shopID), "peer": .string(peer), "state": .string(state.rawValue),
-            "connected": .bool(connected), "lastError": .string(lastError), "lastErrorKind": .string(lastErrorKind),
-            "lastErrorAt": .string(lastErrorAt?.description), "shippedSeq": .int(shippedSeq),
-            "latestSeq": .int(latestSeq),
-            "backlogEvents": .int(backlogEvents), "backlogSeconds": .double((backlogSeconds * 1000).rounded() / 1000),
-            "batches": .int(batches), "events": .int(events), "errors": .int(errors),
-        ]
+    var answer: ReplicationStatusAnswer {
+        ReplicationStatusAnswer(
+            .init(
+                shop: shopID, peer: peer, state: state.rawValue, connected: connected, lastError: lastError,
+                lastErrorKind: lastErrorKind, lastErrorAt: lastErrorAt?.description, shippedSeq: shippedSeq,
+                latestSeq: latestSeq, backlogEvents: backlogEvents,
+                backlogSeconds: (backlogSeconds * 1000).rounded() / 1000, batches: batches, events: events,
+                errors: errors))
     }
 }
