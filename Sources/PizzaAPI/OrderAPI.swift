@@ -66,13 +66,12 @@ public final class OrderAPI: Sendable {
         router.middlewares.add(ProblemMiddleware())
         router.middlewares.add(AllowedMethods())
         router.middlewares.add(authentication)
-        router.middlewares.add(RequestDevice.Middleware())
+        router.middlewares.add(RouteAccess())
         // The document's server URL is the shop's own host; its routes' paths are the document's, from the root.
         // Compact JSON, keys sorted (the runtime's default pretty-prints).
         try DocumentRoutes(factory: factory).registerHandlers(
             on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]))
-        addOrderRoutes(to: router)
-        addEventRoutes(to: router)
+        addRoutes(to: router)
         return router
     }
 }

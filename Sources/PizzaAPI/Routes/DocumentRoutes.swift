@@ -15,35 +15,7 @@ struct DocumentRoutes: APIProtocol {
     let factory: @Sendable () -> PizzaFactory
 
     func getMenu(_ input: Operations.GetMenu.Input) async throws -> Operations.GetMenu.Output {
-        _ = try RequestDevice.identity(may: .menu)
         return .ok(.init(body: .json(Components.Schemas.Menu(factory().menu))))
-    }
-}
-
-/// The device a request authenticated as, for the generated routes, which see the request but not Hummingbird's
-/// context: set around each request by ``RequestDevice/Middleware``.
-enum RequestDevice {
-    @TaskLocal static var current: DeviceIdentity?
-
-    /// The device, if its role has `right`; else 403 `permission_denied` (401 without one).
-    static func identity(may right: DeviceRole.Right) throws -> DeviceIdentity {
-        guard let current else { throw Problem.unauthenticated("no device authenticated") }
-        guard current.may(right) else {
-            throw Problem.denied(
-                "device \(current.name) is a \(current.role.rawValue), which may not \(right.rawValue)")
-        }
-        return current
-    }
-
-    /// Runs the rest of the request with its device as ``current``; after ``DeviceAuthentication``.
-    struct Middleware: RouterMiddleware {
-        typealias Context = APIRequestContext
-
-        func handle(
-            _ request: Request, context: Context, next: (Request, Context) async throws -> Response
-        ) async throws -> Response {
-            try await RequestDevice.$current.withValue(context.identity) { try await next(request, context) }
-        }
     }
 }
 

@@ -28,58 +28,18 @@ struct APIAnswer: Sendable {
     }
 }
 
-/// The changing `POST`s (CONTRACT section 15): what a request asks, known from its method and path before its body.
-enum ChangeRoute: Sendable, Equatable {
-    case create
-    case place(Int64)
-    case advance(Int64)
-    case cancel(Int64)
-
-    /// The route of a `POST` to `path` (`/v1/orders`, `/v1/orders/7/place`); nil for any other path, one with a query,
-    /// or an id that is not a positive whole number (those are the router's to answer).
-    init?(post path: String) {
-        // Read in place, byte by byte: it is asked of every POST's path.
-        let bytes = path.utf8
-        let collection = "/v1/orders".utf8
-        guard bytes.starts(with: collection) else { return nil }
-        var rest = bytes.dropFirst(collection.count)
-        if rest.isEmpty {
-            self = .create
-            return
-        }
-        guard rest.first == UInt8(ascii: "/") else { return nil }
-        rest = rest.dropFirst()
-        var id: Int64 = 0
-        while let byte = rest.first, byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") {
-            let (times10, overflow) = id.multipliedReportingOverflow(by: 10)
-            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
-            guard !overflow, !overflow2 else { return nil }
-            id = sum
-            rest = rest.dropFirst()
-        }
-        // No digit, or only zeros, leaves 0: not an order's id.
-        guard id > 0, rest.first == UInt8(ascii: "/") else { return nil }
-        rest = rest.dropFirst()
-        if rest.elementsEqual("place".utf8) {
-            self = .place(id)
-        } else if rest.elementsEqual("advance".utf8) {
-            self = .advance(id)
-        } else if rest.elementsEqual("cancel".utf8) {
-            self = .cancel(id)
-        } else {
+extension APIRoute.Match {
+    /// The change of a `POST` to `path` (`/v1/orders`, `/v1/orders/7/place`), for the event loop's fast path; nil
+    /// for any other path, one with a query, or an id that is not a positive whole number (the router's to answer).
+    init?(change path: String) {
+        guard let match = APIRoute.match(.post, path), match.route.answered == .change, match.isComplete else {
             return nil
         }
+        self = match
     }
 
-    /// The right a device's role needs for it.
-    var right: DeviceRole.Right {
-        switch self {
-        case .create: .create
-        case .place: .place
-        case .advance: .advance
-        case .cancel: .cancel
-        }
-    }
+    /// Whether the path's `{id}`, if its route has one, is an order's id.
+    var isComplete: Bool { id != nil || !route.segments.contains(.id) }
 }
 
 extension OrderAPI {
@@ -87,19 +47,17 @@ extension OrderAPI {
     /// store's writer once the change is durable, or at once for a request refused before it (or a replayed key).
     /// Hummingbird's routes and ``ChangesOnLoop`` both come here, so that the two cannot answer differently.
     func change(
-        _ route: ChangeRoute, path: String, key: String?, contentType: String?, body: [UInt8],
+        _ route: APIRoute.Match, path: String, key: String?, contentType: String?, body: [UInt8],
         device: DeviceIdentity, completion: @escaping @Sendable (APIAnswer) -> Void
     ) {
         do {
-            guard device.may(route.right) else {
-                throw Problem.denied(
-                    "device \(device.name) is a \(device.role.rawValue), which may not \(route.right.rawValue)")
-            }
+            try route.route.permit(device)
             try Self.checkMediaType(contentType)
-            let status: HTTPResponse.Status = route == .create ? .created : .ok
+            let creating = route.route.operation == .createOrder
+            let status: HTTPResponse.Status = creating ? .created : .ok
             // The key first: a retry finds its first answer even if the body would not pass today (a menu reloaded
             // since), and holds the key while its body is read into a change.
-            let claimed = try claim(key, creating: route == .create, path: path, body: body, device: device)
+            let claimed = try claim(key, creating: creating, path: path, body: body, device: device)
             let keyed: RequestKey?
             switch claimed {
             case .replay(let answer): return completion(answer)
@@ -107,7 +65,7 @@ extension OrderAPI {
             case .claimed(let key):
                 keyed = RequestKey(
                     device: device.name, key: key,
-                    request: InFlightKeys.fingerprint(method: "POST", path: path, body: body), status: status.code)
+                    request: InFlightKeys.fingerprint(method: "POST", path: path, body: body), creates: creating)
             }
             let change: ChangeRequest
             do {
@@ -123,22 +81,27 @@ extension OrderAPI {
     }
 
     /// The change `route` asks for with `body`: the body read and checked against today's menu.
-    private func changeRequest(_ route: ChangeRoute, body: [UInt8], device: DeviceIdentity) throws -> ChangeRequest {
-        switch route {
-        case .create:
+    private func changeRequest(_ route: APIRoute.Match, body: [UInt8], device: DeviceIdentity) throws
+        -> ChangeRequest
+    {
+        let id = route.id ?? 0  // a route with `{id}` comes here only with one (``APIRoute/Match/isComplete``)
+        switch route.route.operation {
+        case .createOrder:
             return try ChangeRequest.create(try Self.params(body), factory: factory())
-        case .place(let id):
+        case .placeOrder:
             try Self.params(body, empty: true).onlyKnown([])
             return .place(order: id)
-        case .advance(let id):
+        case .advanceOrder:
             let params = try Self.params(body, empty: true)
             try params.onlyKnown(["from"])
             return .advance(order: id, from: try params.status("from"))
-        case .cancel(let id):
+        case .cancelOrder:
             try checkOwner(device, id)
             let params = try Self.params(body)
             try params.onlyKnown(["reason"])
             return try .cancel(order: id, params)
+        case .getDocument, .getMenu, .listOrders, .getOrder, .watchEvents:
+            throw Problem.internal("\(route.route.path) is not a change")
         }
     }
 
@@ -195,9 +158,12 @@ extension OrderAPI {
         Problem.from(error).answer
     }
 
-    /// Hummingbird's route for a change: the device's right checked before the body is read, then ``change(_:path:key:body:device:completion:)``.
-    func change(_ route: ChangeRoute, _ request: Request, _ context: APIRequestContext) async throws -> Response {
-        let device = try context.identity(may: route.right)
+    /// Hummingbird's route for a change (its right checked by ``RouteAccess``, before the body is read), then
+    /// ``change(_:path:key:contentType:body:device:completion:)``.
+    func change(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let device = try context.device
+        guard let route = context.route else { throw Problem.notFound("no route \(request.uri.path)") }
+        if !route.isComplete { _ = try Self.orderID(context) }  // 404, naming what is no order's id
         let body = try await Self.body(of: request, context)
         let key = try Self.idempotencyKey(request.headers)
         let answer = await withCheckedContinuation { continuation in

@@ -8,66 +8,78 @@ import PizzaStorage
 import PizzaWire
 
 extension OrderAPI {
-    /// `/v1/menu`, `/v1/orders…` and `/v1/openapi.yaml`.
-    func addOrderRoutes(to router: Router<APIRequestContext>) {
-        router.get("/v1/openapi.yaml") { [document] _, _ in
-            Response(
-                status: .ok, headers: [.contentType: "application/yaml"],
-                body: ResponseBody(byteBuffer: ByteBuffer(string: document)))
-        }
-        router.post("/v1/orders") { request, context in try await self.change(.create, request, context) }
-        router.get("/v1/orders") { request, context in
-            let device = try context.identity(may: .read)
-            let query = request.uri.queryParameters
-            let params = Params(
-                query.map { (String($0.key), Self.queryValue(String($0.key), String($0.value))) })
-            try params.onlyKnown(["status", "limit", "after", "since"])
-            if let after = try params.int("after"), after < 0 {
-                throw Problem.validation("after is the next of a page before: a whole number from 0")
+    /// Registers the handler of every route of ``APIRoute/all`` but the generated ones (``DocumentRoutes``).
+    func addRoutes(to router: Router<APIRequestContext>) {
+        for route in APIRoute.all {
+            guard let handler = handler(for: route) else { continue }
+            router.on(RouterPath(route.path), method: route.method) { request, context in
+                try await handler(request, context)
             }
-            let page = try self.repository.list(
-                OrderQuery(
-                    status: try params.status("status"), since: try params.timestamp("since"),
-                    limit: Int(try params.int("limit") ?? 50), after: try params.int("after")))
-            var orders = page.orders
-            if device.role.ownOrdersOnly {
-                let own = try self.store.orders(createdBy: device.name, among: orders.map(\.id))
-                orders = orders.filter { own.contains($0.id) }
+        }
+    }
+
+    /// The handler of `route`; nil for one the generated server answers. Its right is checked before it runs
+    /// (``RouteAccess``).
+    func handler(for route: APIRoute)
+        -> (@Sendable (Request, APIRequestContext) async throws -> Response)?
+    {
+        switch route.operation {
+        case .getMenu: return nil
+        case .getDocument:
+            return { [document] _, _ in
+                Response(
+                    status: .ok, headers: [.contentType: "application/yaml"],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: document)))
             }
-            var bytes: [UInt8] = []
-            let list: JSONValue = ["orders": .array(orders.map(\.wire)), "next": .int(page.next)]
-            list.write(into: &bytes)
-            return Self.json(.ok, bytes)
+        case .createOrder, .placeOrder, .advanceOrder, .cancelOrder:
+            return { request, context in try await self.change(request, context) }
+        case .listOrders: return { request, context in try await self.list(request, context) }
+        case .getOrder: return { request, context in try await self.order(request, context) }
+        case .watchEvents: return { request, context in try await self.events(request, context) }
         }
-        router.get("/v1/orders/{id}") { request, context in
-            let device = try context.identity(may: .read)
-            let id = try Self.orderID(context)
-            try self.checkOwner(device, id)
-            let text = try self.repository.cart(id: id).wireText
-            let tag = "\"" + InFlightKeys.fingerprint(method: "GET", path: "", body: Array(text.utf8)).prefix(32) + "\""
-            if let match = request.headers[.ifNoneMatch],
-                match.split(separator: ",").contains(where: {
-                    $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*"
-                })
-            {
-                return Response(status: .notModified, headers: [.eTag: tag])
-            }
-            var response = Self.json(.ok, Array(text.utf8))
-            response.headers[.eTag] = tag
-            return response
+    }
+
+    /// `GET /v1/orders`: a page of orders, newest first (a platform's own only).
+    func list(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let device = try context.device
+        let query = request.uri.queryParameters
+        let params = Params(query.map { (String($0.key), Self.queryValue(String($0.key), String($0.value))) })
+        try params.onlyKnown(["status", "limit", "after", "since"])
+        if let after = try params.int("after"), after < 0 {
+            throw Problem.validation("after is the next of a page before: a whole number from 0")
         }
-        router.post("/v1/orders/{id}/place") { request, context in
-            _ = try context.identity(may: .place)
-            return try await self.change(.place(try Self.orderID(context)), request, context)
+        let page = try repository.list(
+            OrderQuery(
+                status: try params.status("status"), since: try params.timestamp("since"),
+                limit: Int(try params.int("limit") ?? 50), after: try params.int("after")))
+        var orders = page.orders
+        if device.role.ownOrdersOnly {
+            let own = try store.orders(createdBy: device.name, among: orders.map(\.id))
+            orders = orders.filter { own.contains($0.id) }
         }
-        router.post("/v1/orders/{id}/advance") { request, context in
-            _ = try context.identity(may: .advance)
-            return try await self.change(.advance(try Self.orderID(context)), request, context)
+        var bytes: [UInt8] = []
+        let list: JSONValue = ["orders": .array(orders.map(\.wire)), "next": .int(page.next)]
+        list.write(into: &bytes)
+        return Self.json(.ok, bytes)
+    }
+
+    /// `GET /v1/orders/{id}`: the order, with an `ETag` (304 for a match).
+    func order(_ request: Request, _ context: APIRequestContext) async throws -> Response {
+        let device = try context.device
+        let id = try Self.orderID(context)
+        try checkOwner(device, id)
+        let text = try repository.cart(id: id).wireText
+        let tag = "\"" + InFlightKeys.fingerprint(method: "GET", path: "", body: Array(text.utf8)).prefix(32) + "\""
+        if let match = request.headers[.ifNoneMatch],
+            match.split(separator: ",").contains(where: {
+                $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*"
+            })
+        {
+            return Response(status: .notModified, headers: [.eTag: tag])
         }
-        router.post("/v1/orders/{id}/cancel") { request, context in
-            _ = try context.identity(may: .cancel)
-            return try await self.change(.cancel(try Self.orderID(context)), request, context)
-        }
+        var response = Self.json(.ok, Array(text.utf8))
+        response.headers[.eTag] = tag
+        return response
     }
 
     /// A platform reads and cancels only the orders it created: another's answers as if it did not exist.
@@ -99,8 +111,9 @@ extension OrderAPI {
         return Params(members)
     }
 
+    /// The `{id}` of the request's path (``AllowedMethods`` read it); 404 when it is no positive whole number.
     static func orderID(_ context: APIRequestContext) throws -> Int64 {
-        guard let text = context.parameters.get("id"), let id = Int64(text), id > 0 else {
+        guard let id = context.route?.id else {
             throw Problem.notFound("no order \(context.parameters.get("id") ?? "")")
         }
         return id
@@ -110,18 +123,6 @@ extension OrderAPI {
     static func queryValue(_ name: String, _ value: String) -> JSONValue {
         if name == "limit" || name == "after", let number = Int64(value) { return .int(number) }
         return .string(value)
-    }
-}
-
-extension APIRequestContext {
-    /// The device the request authenticated as, if its role has `right`; else 403 `permission_denied`.
-    func identity(may right: DeviceRole.Right) throws -> DeviceIdentity {
-        guard let identity else { throw Problem.unauthenticated("no device authenticated") }
-        guard identity.may(right) else {
-            throw Problem.denied(
-                "device \(identity.name) is a \(identity.role.rawValue), which may not \(right.rawValue)")
-        }
-        return identity
     }
 }
 

@@ -36,7 +36,7 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
 
     private struct Reading {
         var head: HTTPRequest
-        var route: ChangeRoute
+        var route: APIRoute.Match
         /// The body as it came: its first part as it is, later ones appended to it.
         var body: ByteBuffer?
     }
@@ -149,11 +149,11 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
 
     /// The change a request head asks for, if it is one answered here: a `POST` to a change's path with a body of
     /// known length within the limit and no `Expect` (anything else is the router's).
-    private static func route(_ head: HTTPRequest) -> ChangeRoute? {
+    private static func route(_ head: HTTPRequest) -> APIRoute.Match? {
         guard head.method == .post, let path = head.path, head.headerFields[.expect] == nil,
             let length = head.headerFields[.contentLength].flatMap({ Int($0) }), length <= APISettings.maximumBodyBytes
         else { return nil }
-        return ChangeRoute(post: path)
+        return APIRoute.Match(change: path)
     }
 
     private func answer(_ request: Reading, _ context: ChannelHandlerContext) {

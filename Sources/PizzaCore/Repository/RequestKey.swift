@@ -7,14 +7,14 @@ public struct RequestKey: Sendable, Hashable {
     public var key: String
     /// The SHA-256 of the request (method, path and body), hex: the same key with another request is refused.
     public var request: String
-    /// The HTTP status the change answers with (201 for a new order, 200 for any other change).
-    public var status: Int
+    /// Whether the change makes an order (its replay answers as a creation) rather than changing one.
+    public var creates: Bool
 
-    /// `device`'s key `key` for the request whose SHA-256 is `request`, answered with `status`.
-    public init(device: String, key: String, request: String, status: Int) {
+    /// `device`'s key `key` for the request whose SHA-256 is `request`, for a change that `creates` an order or not.
+    public init(device: String, key: String, request: String, creates: Bool) {
         self.device = device
         self.key = key
         self.request = request
-        self.status = status
+        self.creates = creates
     }
 }

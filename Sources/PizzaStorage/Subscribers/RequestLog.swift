@@ -37,7 +37,8 @@ public final class RequestLog: OrderChangeWriter {
             row.bind(key.key)
             row.bind(key.request)
             row.bind(change.sequence)
-            row.bind(key.status)
+            // The table keeps the answer's HTTP status for the API's replay (0005's api_requests.status).
+            row.bind(key.creates ? 201 : 200)
             row.bind(change.atText)
             row.bind(cutoff.description)
         }

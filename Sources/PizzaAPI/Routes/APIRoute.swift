@@ -1,0 +1,145 @@
+import HTTPTypes
+import PizzaCore
+
+/// Every operation of the order API, by its `operationId` in docs/openapi.yaml.
+enum APIOperation: String, CaseIterable, Sendable {
+    case getDocument, getMenu, createOrder, listOrders, getOrder, placeOrder, advanceOrder, cancelOrder, watchEvents
+}
+
+/// One route of the order API (CONTRACT section 15). ``all`` is the one table: the router registers its handlers
+/// from it, ``AllowedMethods`` answers 405 from it, the event loop's fast path (``ChangesOnLoop``) finds its changes
+/// in it, the role check is ``permit(_:)`` of its right, and a test holds it equal to docs/openapi.yaml. A new route
+/// is one entry here and one handler (``OrderAPI/handler(for:)``, or the generated server for a generated one).
+struct APIRoute: Sendable {
+    /// How a route is answered.
+    enum Answered: Sendable {
+        /// By a handler of ``OrderAPI``, registered from the table.
+        case handler
+        /// A change: by ``OrderAPI/change(_:path:key:contentType:body:device:completion:)``, on the event loop when
+        /// it can (``ChangesOnLoop``), else from the router.
+        case change
+        /// By the server swift-openapi-generator made of the document (``DocumentRoutes``).
+        case generated
+    }
+
+    /// A part of a path: a name as it is, or `{id}`.
+    enum Segment: Sendable, Equatable {
+        case literal([UInt8])
+        case id
+    }
+
+    /// Its operation.
+    let operation: APIOperation
+    /// Its method (a `GET` takes `HEAD` too).
+    let method: HTTPRequest.Method
+    /// Its path, as docs/openapi.yaml writes it.
+    let path: String
+    /// What the device's role must have; nil: anyone who reaches the port (the document holds no order data).
+    let right: DeviceRole.Right?
+    /// How it is answered.
+    let answered: Answered
+    /// `path` split on `/`.
+    let segments: [Segment]
+
+    init(
+        _ operation: APIOperation, _ method: HTTPRequest.Method, _ path: String, _ right: DeviceRole.Right?,
+        _ answered: Answered = .handler
+    ) {
+        self.operation = operation
+        self.method = method
+        self.path = path
+        self.right = right
+        self.answered = answered
+        segments = path.split(separator: "/").map { $0 == "{id}" ? .id : .literal(Array($0.utf8)) }
+    }
+
+    /// The table.
+    static let all: [APIRoute] = [
+        APIRoute(.getDocument, .get, "/v1/openapi.yaml", nil),
+        APIRoute(.getMenu, .get, "/v1/menu", .menu, .generated),
+        APIRoute(.createOrder, .post, "/v1/orders", .create, .change),
+        APIRoute(.listOrders, .get, "/v1/orders", .read),
+        APIRoute(.getOrder, .get, "/v1/orders/{id}", .read),
+        APIRoute(.placeOrder, .post, "/v1/orders/{id}/place", .place, .change),
+        APIRoute(.advanceOrder, .post, "/v1/orders/{id}/advance", .advance, .change),
+        APIRoute(.cancelOrder, .post, "/v1/orders/{id}/cancel", .cancel, .change),
+        APIRoute(.watchEvents, .get, "/v1/events", .events),
+    ]
+
+    /// The methods a route at this path takes (a `GET` takes `HEAD` too).
+    var methods: [HTTPRequest.Method] { method == .get ? [.get, .head] : [method] }
+
+    /// A request matched to its route, and the `{id}` of its path when it is a positive whole number.
+    struct Match: Sendable {
+        let route: APIRoute
+        let id: Int64?
+    }
+
+    /// The routes whose path is `path` (any method; `{id}` any one segment), and the id there; none when no route
+    /// has that path (the router's 404). Read byte by byte in place: it is asked of every request.
+    static func routes(at path: String) -> (routes: [APIRoute], id: Int64?) {
+        var found: [APIRoute] = []
+        var id: Int64?
+        for route in all {
+            if let match = route.match(path.utf8) {
+                found.append(route)
+                id = match
+            }
+        }
+        return (found, id)
+    }
+
+    /// The route for `method` at `path`, with its id; nil when none takes it.
+    static func match(_ method: HTTPRequest.Method, _ path: String) -> Match? {
+        let method = method == .head ? .get : method
+        for route in all where route.method == method {
+            if let id = route.match(path.utf8) { return Match(route: route, id: id) }
+        }
+        return nil
+    }
+
+    /// Whether `path` is this route's (nil if not), and its `{id}` (nil inside when the segment is no positive whole
+    /// number: the handler answers 404 for it).
+    func match(_ path: String.UTF8View) -> Int64?? {
+        var index = path.startIndex
+        var id: Int64?
+        for segment in segments {
+            guard index != path.endIndex, path[index] == UInt8(ascii: "/") else { return nil }
+            index = path.index(after: index)
+            let start = index
+            while index != path.endIndex, path[index] != UInt8(ascii: "/") { index = path.index(after: index) }
+            let part = path[start..<index]
+            switch segment {
+            case .literal(let name): guard part.elementsEqual(name) else { return nil }
+            case .id:
+                guard start != index else { return nil }
+                id = Self.positiveID(part)
+            }
+        }
+        guard index == path.endIndex else { return nil }
+        return .some(id)
+    }
+
+    /// `digits` as a positive Int64, or nil (a sign, a letter, zero, or past Int64.max).
+    static func positiveID(_ digits: Substring.UTF8View) -> Int64? {
+        var id: Int64 = 0
+        for byte in digits {
+            guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
+            let (times10, overflow) = id.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(Int64(byte - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { return nil }
+            id = sum
+        }
+        return id > 0 ? id : nil
+    }
+
+    /// The one role check: the device `identity` may use this route, or 401 (none) / 403 (its role may not).
+    func permit(_ identity: DeviceIdentity?) throws {
+        guard let right else { return }
+        guard let identity else { throw Problem.unauthenticated("no device authenticated") }
+        guard identity.may(right) else {
+            throw Problem.denied(
+                "device \(identity.name) is a \(identity.role.rawValue), which may not \(right.rawValue)")
+        }
+    }
+}
