@@ -1,3 +1,4 @@
+public import PizzaCore
 public import SQLite
 
 /// Why the database cannot be used, each with what to do about it.
@@ -88,6 +89,33 @@ public enum StorageError: Error, CustomStringConvertible, Sendable {
             "a backup to \(path) is being written now; wait for it to finish or choose another path"
         case .backupDamaged(let path): "the copy at \(path) fails integrity_check and was removed; nothing was kept"
         case .backupFolderUnusable(let folder, let reason): "cannot write a backup into \(folder): \(reason)"
+        }
+    }
+}
+
+extension StorageError: DomainFailure {
+    /// A storage error is `storage` (1006, 503): the disk or the file refused, nothing was written. A backup's
+    /// target is the caller's choice; `db.backup` answers those as `validation` naming its `path`.
+    public var kind: FailureKind { .storage }
+    public var details: FailureDetails { .none }
+}
+
+extension SQLiteError: DomainFailure {
+    /// A full disk, an I/O error or a lock is `storage`; a value the schema's CHECKs refuse is the caller's
+    /// (`validation`: nothing was written); anything else is pizzad's own fault.
+    public var kind: FailureKind {
+        if isStorageFailure { return .storage }
+        if code == .constraint { return .validation }
+        return .internal
+    }
+
+    public var details: FailureDetails { .none }
+
+    public var explanation: String {
+        switch kind {
+        case .storage: "\(StorageError.unavailable(self))"
+        case .validation: "the database refused the change: \(self.message)"
+        default: "\(self)"
         }
     }
 }

@@ -6,7 +6,6 @@ import PizzaCore
 import PizzaProtocol
 import PizzaStorage
 import PizzaWire
-import SQLite
 
 /// An order API error as RFC 9457 problem details (`application/problem+json`), whose `type` ends in the error's
 /// name: the control socket's (`not_found`, `conflict`, …) or the API's own (`unauthenticated`, `rate_limited`,
@@ -92,15 +91,9 @@ public struct Problem: Error, Sendable, Equatable {
             // The runtime's own status for it (406 for an Accept it cannot answer, 400 for a malformed request).
             let status = error.httpStatus.code >= 500 ? HTTPResponse.Status.badRequest : error.httpStatus
             return Problem(status, "validation", "\(error.causeDescription): \(error.underlyingError)")
-        case let error as OrderError: return from(RPCError(error))
-        case let error as PizzaError: return from(RPCError(error))
-        case let error as RPCError: return from(error)
-        case let error as StorageError: return Problem(.serviceUnavailable, "storage", "\(error)")
-        case let error as SQLiteError where error.isStorageFailure:
-            return Problem(.serviceUnavailable, "storage", "\(StorageError.unavailable(error))")
-        case let error as SQLiteError where error.code == .constraint:
-            // As on the socket: a value the schema's CHECKs refuse is the caller's, and nothing was written.
-            return Problem(.badRequest, "validation", "the database refused the change: \(error.message)")
+        // The domain's errors, storage's and the parameters' (an order's, a pizza's, the disk's, a value the
+        // schema's CHECKs refuse): each says its kind once.
+        case let error as any DomainFailure: return from(error)
         case let error as HTTPError where error.status == .contentTooLarge:
             return tooLarge
         case is NIOTooManyBytesError: return tooLarge
@@ -115,26 +108,19 @@ public struct Problem: Error, Sendable, Equatable {
     static let tooLarge = Problem(
         .contentTooLarge, "validation", "the body is larger than \(APISettings.maximumBodyBytes) bytes")
 
-    /// The socket's error as the API answers it: the same name, the HTTP status the contract gives it.
-    static func from(_ error: RPCError) -> Problem {
+    /// A domain error as the API answers it: its kind's name, the HTTP status the contract gives that kind.
+    static func from(_ failure: any DomainFailure) -> Problem {
         let status: HTTPResponse.Status =
-            switch error.code {
+            switch failure.kind {
             case .notFound: .notFound
             case .invalidTransition, .conflict: .conflict
-            case .validation, .invalidParams, .parseError, .invalidRequest: .badRequest
+            case .validation: .badRequest
             case .permissionDenied: .forbidden
             case .storage, .overloaded: .serviceUnavailable
-            case .methodNotFound: .notFound
-            case .unsupportedVersion: .badRequest
-            case .internalError: .internalServerError
+            case .internal: .internalServerError
             }
-        if error.code == .internalError { return .internal(error.message) }
-        let name =
-            switch error.code {
-            case .invalidParams, .parseError, .invalidRequest, .unsupportedVersion: "validation"
-            default: error.code.name
-            }
-        return Problem(status, name, error.message)
+        if failure.kind == .internal { return .internal(failure.explanation) }
+        return Problem(status, failure.kind.rawValue, failure.explanation)
     }
 }
 

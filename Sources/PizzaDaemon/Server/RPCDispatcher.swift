@@ -169,15 +169,8 @@ final class RPCDispatcher: Sendable {
     static func rpcError(_ error: any Error, logger: Logger, method: String) -> RPCError {
         switch error {
         case let error as RPCError: return error
-        case let error as OrderError: return RPCError(error)
-        case let error as PizzaError: return RPCError(error)
-        case let error as StorageError: return RPCError(.storage, "\(error)")
-        case DeviceError.exists(let name): return RPCError(.conflict, "\(DeviceError.exists(name))")
-        case DeviceError.notFound(let name): return RPCError(.notFound, "\(DeviceError.notFound(name))")
-        case let error as SQLiteError where error.isStorageFailure:
-            return RPCError(.storage, "\(StorageError.unavailable(error))")
-        case let error as SQLiteError where error.code == .constraint:
-            return RPCError(.validation, "the database refused the change: \(error.message)")
+        // The domain's and storage's errors each say their kind once (``DomainFailure``).
+        case let error as any DomainFailure where error.kind != .internal: return RPCError(error)
         default:
             logger.error("\(method) failed unexpectedly: \(error)")
             return RPCError(.internalError, "internal error: \(error)")

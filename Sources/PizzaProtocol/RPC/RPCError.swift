@@ -49,30 +49,55 @@ public struct RPCError: Error, Sendable, Equatable, CustomStringConvertible {
 }
 
 extension RPCError {
-    /// The socket's form of a domain error.
-    public init(_ error: OrderError) {
-        switch error {
-        case .notFound, .itemNotFound: self.init(.notFound, error.description)
-        case .invalidTransition(_, let invalid):
-            self.init(
-                .invalidTransition, error.description,
-                data: [
-                    "status": .string(invalid.from.rawValue),
-                    "allowed": .array(invalid.allowed.map { .string($0.rawValue) }),
-                ])
-        case .notOpen(_, let status):
-            self.init(.invalidTransition, error.description, data: ["status": .string(status.rawValue)])
-        case .emptyCart: self.init(.invalidTransition, error.description, data: ["field": "items"])
-        case .conflict(_, let expected, let actual):
-            self.init(
-                .conflict, error.description,
-                data: ["expected": .string(expected.rawValue), "status": .string(actual.rawValue)])
-        case .validation(let field, let allowed, let message): self = .validation(field, message, allowed: allowed)
-        }
+    /// The socket's form of a domain error: its kind's code, its sentence, its details as `data` (`field` and
+    /// `allowed` for a validation, `status` and `allowed` for a transition, `expected` and `status` for a conflict).
+    public init(_ failure: any DomainFailure) {
+        let code: RPCErrorCode =
+            switch failure.kind {
+            case .notFound: .notFound
+            case .invalidTransition: .invalidTransition
+            case .conflict: .conflict
+            case .validation: .validation
+            case .permissionDenied: .permissionDenied
+            case .storage: .storage
+            case .overloaded: .overloaded
+            case .internal: .internalError
+            }
+        let details = failure.details
+        var data: [(String, JSONValue)] = []
+        if let field = details.field { data.append(("field", .string(field))) }
+        if let expected = details.expected { data.append(("expected", .string(expected))) }
+        if let status = details.status { data.append(("status", .string(status))) }
+        if let allowed = details.allowed { data.append(("allowed", .array(allowed.map(JSONValue.string)))) }
+        self.init(code, failure.explanation, data: data.isEmpty ? nil : .object(data))
     }
 
     /// The socket's form of a pizza that could not be made; `path` prefixes the field (`items[1].size`).
     public init(_ error: PizzaError, path: String = "") {
         self = .validation(path + error.field, error.description, allowed: error.allowed)
+    }
+}
+
+extension RPCError: DomainFailure {
+    /// The kind of a socket error: a request the socket could not read is the caller's (`validation`).
+    public var kind: FailureKind {
+        switch code {
+        case .notFound, .methodNotFound: .notFound
+        case .invalidTransition: .invalidTransition
+        case .conflict: .conflict
+        case .validation, .invalidParams, .parseError, .invalidRequest, .unsupportedVersion: .validation
+        case .permissionDenied: .permissionDenied
+        case .storage: .storage
+        case .overloaded: .overloaded
+        case .internalError: .internal
+        }
+    }
+
+    public var explanation: String { message }
+
+    public var details: FailureDetails {
+        FailureDetails(
+            field: data?["field"]?.stringValue, status: data?["status"]?.stringValue,
+            expected: data?["expected"]?.stringValue, allowed: data?["allowed"]?.arrayValue?.compactMap(\.stringValue))
     }
 }

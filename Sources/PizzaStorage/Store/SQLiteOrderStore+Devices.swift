@@ -165,3 +165,14 @@ extension SQLiteOrderStore {
         }
     }
 }
+
+extension DeviceError: DomainFailure {
+    public var kind: FailureKind {
+        switch self {
+        case .exists: .conflict
+        case .notFound: .notFound
+        }
+    }
+
+    public var details: FailureDetails { .none }
+}
