@@ -97,6 +97,7 @@ extension StorageError: DomainFailure {
     /// A storage error is `storage` (1006, 503): the disk or the file refused, nothing was written. A backup's
     /// target is the caller's choice; `db.backup` answers those as `validation` naming its `path`.
     public var kind: FailureKind { .storage }
+    /// None: the sentence says what to do.
     public var details: FailureDetails { .none }
 }
 
@@ -109,8 +110,10 @@ extension SQLiteError: DomainFailure {
         return .internal
     }
 
+    /// None.
     public var details: FailureDetails { .none }
 
+    /// For a storage failure, what it means for the database; for a refused value, what the schema refused.
     public var explanation: String {
         switch kind {
         case .storage: "\(StorageError.unavailable(self))"

@@ -31,6 +31,7 @@ public protocol DomainFailure: Error, CustomStringConvertible {
 }
 
 extension DomainFailure {
+    /// The error's ``description``.
     public var explanation: String { description }
 }
 
@@ -58,6 +59,7 @@ public struct FailureDetails: Sendable, Equatable {
 }
 
 extension OrderError: DomainFailure {
+    /// Not found, an invalid transition, a conflict or a validation.
     public var kind: FailureKind {
         switch self {
         case .notFound, .itemNotFound: .notFound
@@ -67,6 +69,7 @@ extension OrderError: DomainFailure {
         }
     }
 
+    /// The order's status and what it allows, or the field at fault.
     public var details: FailureDetails {
         switch self {
         case .notFound, .itemNotFound: .none
@@ -82,6 +85,8 @@ extension OrderError: DomainFailure {
 }
 
 extension PizzaError: DomainFailure {
+    /// Always `validation`: a pizza the menu cannot make.
     public var kind: FailureKind { .validation }
+    /// The field and what the menu allows there.
     public var details: FailureDetails { FailureDetails(field: field, allowed: allowed) }
 }

@@ -43,6 +43,7 @@ public struct AnswerError: Error, CustomStringConvertible, Sendable {
         keys.isEmpty ? "(the result)" : keys.map(\.stringValue).joined(separator: ".")
     }
 
+    /// The method, the member, and the likely cause.
     public var description: String {
         "the daemon's answer to \(method) is not what this client reads (\(problem)); a newer or older pizzad?"
     }

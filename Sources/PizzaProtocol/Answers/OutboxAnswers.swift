@@ -107,6 +107,7 @@ public struct PrintAnswer: Answer, Equatable {
 
         enum CodingKeys: String, CodingKey { case printer, skipped, text, printed, error }
 
+        /// Reads the outcome from whichever of `skipped`, `text` or `printed` is there.
         public init(from decoder: any Decoder) throws {
             let container = try decoder.container(keyedBy: CodingKeys.self)
             printer = try container.decode(String.self, forKey: .printer)
@@ -121,6 +122,7 @@ public struct PrintAnswer: Answer, Equatable {
             }
         }
 
+        /// Writes `printer` and the outcome's own members.
         public func encode(to encoder: any Encoder) throws {
             var container = encoder.container(keyedBy: CodingKeys.self)
             try container.encode(printer, forKey: .printer)

@@ -63,11 +63,13 @@ public struct ReplicationStatusAnswer: Answer, Equatable {
 
     enum CodingKeys: String, CodingKey { case enabled }
 
+    /// Reads `enabled`, and the shipping figures beside it when it is true.
     public init(from decoder: any Decoder) throws {
         let enabled = try decoder.container(keyedBy: CodingKeys.self).decode(Bool.self, forKey: .enabled)
         shipping = enabled ? try Shipping(from: decoder) : nil
     }
 
+    /// Writes `enabled`, and the shipping figures beside it while on.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(shipping != nil, forKey: .enabled)

@@ -93,8 +93,10 @@ extension RPCError: DomainFailure {
         }
     }
 
+    /// The message, without the code's name.
     public var explanation: String { message }
 
+    /// `field`, `status`, `expected` and `allowed` from `data`.
     public var details: FailureDetails {
         FailureDetails(
             field: data?["field"]?.stringValue, status: data?["status"]?.stringValue,

@@ -167,6 +167,7 @@ extension SQLiteOrderStore {
 }
 
 extension DeviceError: DomainFailure {
+    /// A name taken is a conflict; a name unknown, not found.
     public var kind: FailureKind {
         switch self {
         case .exists: .conflict
@@ -174,5 +175,6 @@ extension DeviceError: DomainFailure {
         }
     }
 
+    /// None: the sentence names the device.
     public var details: FailureDetails { .none }
 }
