@@ -93,14 +93,20 @@ enum Output {
 
     /// Who made a change: `alice (pid 42)`, or for the order API `device till-1 from 192.0.2.7:53122`.
     static func actor(_ actor: ChangeActor) -> String {
-        if let device = actor.device { return "device \(device)" + (actor.address.map { " from \($0)" } ?? "") }
-        return "\(actor.name) (pid \(actor.pid))"
+        if let device = actor.device {
+            return "device \(safe(device))" + (actor.address.map { " from \(safe($0))" } ?? "")
+        }
+        return "\(safe(actor.name)) (pid \(actor.pid))"
     }
+
+    /// Text that came from the daemon, anything unprintable in it shown as an escape (`\u{1B}`): the daemon refuses
+    /// such text now, but an entry written before, or a damaged copy, must not drive the terminal.
+    static func safe(_ text: String) -> String { ShopText.escaped(text) }
 
     /// Who made a change: `alice (uid 1000, pid 42)`, or for the order API `device till-1 from 192.0.2.7:53122`.
     static func actor(_ actor: ChangeActor, uid: Bool) -> String {
         if actor.device != nil { return self.actor(actor) }
-        return "\(actor.name) (\(uid ? "uid \(actor.uid), " : "")pid \(actor.pid))"
+        return "\(safe(actor.name)) (\(uid ? "uid \(actor.uid), " : "")pid \(actor.pid))"
     }
 
     /// The whole order: header, items, total, history, read with `Cart(wire:)` as the daemon wrote it. An answer
@@ -115,10 +121,10 @@ enum Output {
             return
         }
         var header = "Order \(order.id): \(status(order.status))"
-        if let customer = order.customer { header += " for \(customer)" }
-        if let ref = order.ref { header += " (ref \(ref))" }
+        if let customer = order.customer { header += " for \(safe(customer))" }
+        if let ref = order.ref { header += " (ref \(safe(ref)))" }
         print(header)
-        if let note = order.note { print("Note: \(note)") }
+        if let note = order.note { print("Note: \(ShopText.escaped(note, lineFeeds: true))") }
         if order.items.isEmpty {
             print("No pizzas yet.")
         } else {
@@ -139,7 +145,7 @@ enum Output {
                 order.history.map { entry in
                     [
                         time(entry.at), entry.from.map { "\($0.rawValue) → \(entry.to.rawValue)" } ?? "created",
-                        actor(entry.actor), entry.reason ?? "-",
+                        actor(entry.actor), entry.reason.map(safe) ?? "-",
                     ]
                 })
         }

@@ -91,3 +91,39 @@ struct OutboxUnitTests {
             ])
     }
 }
+
+/// A ticket cannot be longer or wider than the paper allows, whatever an order holds.
+@Suite("Kitchen tickets are bounded")
+struct TicketBoundsTests {
+    @Test("the longest allowed order prints under a metre, no line wider than the printer", arguments: [32, 42, 48])
+    func longestOrder(columns: Int) throws {
+        let pizza = Pizza(
+            kind: "chicken", size: .large, crust: "stuffed", chiliSauce: true, ketchup: true,
+            extras: Array(repeating: "mushrooms", count: 20), quantity: 50, unitPrice: 1250)
+        let long = String(repeating: "Ünïcödé ", count: 125)  // 1,000 characters
+        let cart = Cart(
+            id: 9_223_372_036_854_775_807, ref: String(repeating: "R", count: 200), customer: long,
+            note: String(repeating: "line\n", count: 200), status: .placed,
+            items: (1...100).map { CartItem(id: Int64($0), pizza: pizza) }, currency: "EUR",
+            createdAt: Timestamp(millisecondsSince1970: 0), updatedAt: Timestamp(millisecondsSince1970: 0), history: [])
+        for event in [OutboxEvent.placed, .cancelled] {
+            let ticket = try #require(
+                KitchenTicket(
+                    cart: cart, event: event, at: .now(), reason: long, columns: columns, kinds: nil, reprint: true))
+            #expect(ticket.lines.count <= KitchenTicket.maximumLines)
+            #expect(Double(ticket.lines.count + 4) * 3.75 < 1000, "\(ticket.lines.count) lines")
+            for line in ticket.lines {
+                let width = line.style == .large ? columns / 2 : columns
+                #expect(EscPos.encode(line.text).count <= width, "\(line.text.debugDescription)")
+            }
+            #expect(ticket.lines.last?.text.contains("more lines") == true)
+        }
+    }
+
+    @Test("combining marks print as their letter: one byte a character, never a line of '?'")
+    func marks() throws {
+        #expect(EscPos.encode("Zoe\u{308}") == EscPos.encode("Zoë"))
+        #expect(EscPos.encode("a" + String(repeating: "\u{301}", count: 3000)).count == 1)
+        #expect(EscPos.encode("Nguye\u{302}\u{303}n").count == 6)
+    }
+}

@@ -105,10 +105,10 @@ extension Cart {
                 field: "ref", allowed: [allowed],
                 message: "ref must be \(refLength.lowerBound) to \(refLength.upperBound) characters")
         }
-        // SQLite's length() stops at a NUL, and a control character in a ref is a till's bug, not a reference.
-        guard !ref.unicodeScalars.contains(where: { $0.value < 0x20 || $0.value == 0x7F }) else {
-            throw OrderError.validation(
-                field: "ref", allowed: ["printable characters"], message: "ref must not hold control characters")
+        // SQLite's length() stops at a NUL, and a control character or a bidirectional override in a ref is a till's
+        // bug, not a reference. A ref is kept as sent (not normalised): a retry finds its order by the same bytes.
+        if let refusal = ShopText.refusal(ref, field: "ref", characters: refLength, bytes: refLength.upperBound * 4) {
+            throw refusal
         }
     }
 }

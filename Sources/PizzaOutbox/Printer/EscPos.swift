@@ -1,3 +1,5 @@
+import PizzaCore
+
 /// ESC/POS, the command language of kitchen and receipt printers (Epson's, and nearly every other's), in text mode:
 /// some printers have no raster images. Text goes out in code page 858 (Latin-1 letters and €), so Zoë prints as
 /// Zoë; a letter the page lacks becomes its nearest ASCII (Łukasz: Lukasz).
@@ -94,7 +96,10 @@ public enum EscPos {
     public static func encode(_ text: String) -> [UInt8] {
         var bytes: [UInt8] = []
         bytes.reserveCapacity(text.utf8.count)
-        for scalar in text.unicodeScalars {
+        for character in text {
+            // One character is one byte (or a transliteration): composed where the code page has the letter with
+            // its accent, else its base letter without the marks (a name of "a" and 3,000 accents prints "a").
+            guard let scalar = Self.printedScalar(of: character) else { continue }
             if scalar.value >= 0x20 && scalar.value < 0x7F {
                 bytes.append(UInt8(scalar.value))
             } else if let byte = upperHalf[scalar] {
@@ -106,6 +111,15 @@ public enum EscPos {
             }
         }
         return bytes
+    }
+
+    /// The one scalar a character prints as: itself, its NFC composition, or its base letter.
+    static func printedScalar(of character: Character) -> Unicode.Scalar? {
+        let scalars = character.unicodeScalars
+        if scalars.count == 1 { return scalars.first }
+        let composed = ShopText.normalized(String(character)).unicodeScalars
+        if composed.count == 1 { return composed.first }
+        return composed.first
     }
 
     /// `text` as the printer shows it: ``encode(_:)`` read back.

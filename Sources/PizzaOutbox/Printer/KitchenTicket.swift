@@ -35,9 +35,16 @@ public struct KitchenTicket: Sendable, Equatable {
         let items = cart.items.filter { kinds?.contains($0.pizza.kind) ?? true }
         guard !items.isEmpty || (kinds == nil && event != .placed) else { return nil }
         var lines: [Line] = []
-        func add(_ text: String, _ style: Style = .normal, indent: Int = 0) {
+        // Each line is wrapped as it prints (a transliteration may be wider than its letter), so that none is wider
+        // than the printer; a long field keeps its first lines and says it was cut.
+        func add(_ text: String, _ style: Style = .normal, indent: Int = 0, atMost: Int = Self.linesPerField) {
             let width = (style == .large ? columns / 2 : columns) - indent
-            for piece in Self.wrap(text, width: width) {
+            var pieces = Self.wrap(EscPos.printable(text), width: width)
+            if pieces.count > atMost {
+                pieces = Array(pieces.prefix(atMost))
+                pieces[atMost - 1] = String(pieces[atMost - 1].prefix(width - 3)) + "..."
+            }
+            for piece in pieces {
                 lines.append(Line(text: String(repeating: " ", count: indent) + piece, style: style))
             }
         }
@@ -47,23 +54,37 @@ public struct KitchenTicket: Sendable, Equatable {
         if event != .placed && event != .cancelled { add(event.rawValue.uppercased(), .bold) }
         add(Self.time(at, timeZone: timeZone))
         if let ref = cart.ref { add("Ref \(ref)") }
-        if showCustomer, let customer = cart.customer, !customer.isEmpty { add(customer, .bold) }
+        if showCustomer, let customer = cart.customer, !customer.isEmpty { add(customer, .bold, atMost: 3) }
         add(String(repeating: "-", count: columns))
         for item in items {
             let pizza = item.pizza
             add("\(pizza.quantity) x \(pizza.kind) \(pizza.size.rawValue)", .bold)
-            add(pizza.details.joined(separator: ", "), indent: 4)
+            add(pizza.details.joined(separator: ", "), indent: 4, atMost: 2)
         }
         if let note = cart.note, !note.isEmpty {
             add(String(repeating: "-", count: columns))
-            add("Note: \(note)", .bold)
+            add("Note: \(note)", .bold, atMost: 8)
         }
         if event == .cancelled {
             add(String(repeating: "-", count: columns))
-            add("Reason: \(reason ?? "none given")")
+            add("Reason: \(reason ?? "none given")", atMost: 4)
+        }
+        if lines.count > Self.maximumLines {
+            // The longest order (100 items) stays under a metre of paper; the rest is on the screen.
+            let cut = lines.count - Self.maximumLines + 1
+            lines = Array(lines.prefix(Self.maximumLines - 1))
+            lines.append(
+                Line(
+                    text: String("... \(cut) more lines: pizzactl order show \(cart.id)".prefix(columns)), style: .bold)
+            )
         }
         self.lines = lines
     }
+
+    /// The most lines a field takes unless told otherwise.
+    static let linesPerField = 4
+    /// The most lines a ticket has: under 95 cm at the 3.75 mm of a line of font A, its few large lines included.
+    public static let maximumLines = 240
 
     /// The ticket as plain text, as the printer prints it (a letter its code page lacks as its transliteration),
     /// large lines marked as such: what `--preview` shows.

@@ -17,15 +17,8 @@ extension ChangeRequest {
             pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
         }
         let ref = try params.string("ref")  // checked by the repository (Cart.checkRef)
-        let customer = try params.string("customer")
-        let note = try params.string("note")
-        // Each checked by itself: an array of the two was made on every request.
-        func checkLength(_ field: String, _ value: String?) throws(RPCError) {
-            guard value?.isLonger(than: 1000) == true else { return }
-            throw RPCError.validation(field, "\(field) is longer than 1000 characters", allowed: ["0..1000 characters"])
-        }
-        try checkLength("customer", customer)
-        try checkLength("note", note)
+        let customer = try params.string("customer").map { try Self.shopText($0, field: "customer") }
+        let note = try params.string("note").map { try Self.shopText($0, field: "note", lineFeeds: true) }
         return .create(
             customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
             currency: factory.menu.currency)
@@ -34,19 +27,28 @@ extension ChangeRequest {
     /// `order.cancel`'s and `POST /v1/orders/{id}/cancel`'s reason: 1 to 1000 characters, white space trimmed.
     public static func cancel(order id: Int64, _ params: Params) throws -> ChangeRequest {
         let reason = try params.requiredString("reason").trimmingWhitespace
-        guard !reason.isEmpty, reason.count <= 1000 else {
+        guard !reason.isEmpty else {
             throw RPCError.validation(
                 "reason", "a cancellation needs a reason (1 to 1000 characters)", allowed: ["1..1000 characters"])
         }
-        return .cancel(order: id, reason: reason)
+        return .cancel(order: id, reason: try shopText(reason, field: "reason", characters: 1...1000))
+    }
+
+    /// Text a person typed (CONTRACT: at most 1000 characters and 4000 bytes, printable, few combining marks),
+    /// checked by ``ShopText`` and stored NFC-normalised.
+    static func shopText(
+        _ text: String, field: String, characters: ClosedRange<Int> = 0...1000, lineFeeds: Bool = false
+    ) throws -> String {
+        if let refusal = ShopText.refusal(
+            text, field: field, characters: characters, bytes: characters.upperBound * 4, lineFeeds: lineFeeds)
+        {
+            throw RPCError(refusal)
+        }
+        return ShopText.normalized(text)
     }
 }
 
 extension String {
-    /// Whether the text has more than `limit` characters. No text has more characters than UTF-8 bytes, so most
-    /// are answered without counting characters, which walks the whole text.
-    fileprivate func isLonger(than limit: Int) -> Bool { utf8.count > limit && count > limit }
-
     /// The text without white space at either end.
     fileprivate var trimmingWhitespace: String {
         var text = Substring(self)

@@ -108,8 +108,9 @@ struct OrderCreateReader {
                 return true
             }
         }
-        // Longer texts are refused by the general path, with its message.
-        guard read, (customer?.utf8.count ?? 0) <= 1000, (note?.utf8.count ?? 0) <= 1000 else { return nil }
+        // Longer texts, and any but printable ASCII (checked and normalised there), are the general path's, with its
+        // message.
+        guard read, Self.plain(customer, lineFeeds: false), Self.plain(note, lineFeeds: true) else { return nil }
         return Self.order(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, factory: factory)
     }
 
@@ -163,5 +164,15 @@ struct OrderCreateReader {
         if let extras { builder = builder.extras(extras) }
         if let quantity { builder = builder.quantity(Int(clamping: quantity)) }
         return try? builder.build()
+    }
+}
+
+extension OrderCreateReader {
+    /// Whether `text` is at most 1000 bytes of printable ASCII (and line feeds where allowed): nothing for
+    /// ``ShopText`` to refuse or normalise.
+    static func plain(_ text: String?, lineFeeds: Bool) -> Bool {
+        guard let text else { return true }
+        return text.utf8.count <= 1000
+            && text.utf8.allSatisfy { ($0 >= 0x20 && $0 < 0x7F) || ($0 == 0x0A && lineFeeds) }
     }
 }

@@ -88,7 +88,7 @@ enum BoardScreen {
         var lines = [pad(head, width - age.count - 1) + " " + age]
         lines.append(" " + minutes(now - BoardModel.placed(order)) + " since placed")
         lines += wrap(BoardModel.items(order), width - 1).map { " " + $0 }
-        if let note = order.note { lines.append(" “" + note + "”") }
+        if let note = order.note { lines.append(" “" + Output.safe(note) + "”") }
         return lines.map { pad($0, width) }
     }
 
@@ -101,12 +101,12 @@ enum BoardScreen {
             text += order.status.rawValue + "  "
         }
         text += BoardModel.items(order)
-        if let note = order.note { text += "  “\(note)”" }
+        if let note = order.note { text += "  “\(Output.safe(note))”" }
         return text
     }
 
     private static func customer(_ order: Cart, _ model: BoardModel) -> String {
-        model.showCustomer ? order.customer ?? "" : ""
+        model.showCustomer ? order.customer.map(Output.safe) ?? "" : ""
     }
 
     private static func colour(_ order: Cart, model: BoardModel, now: Double) -> String {

@@ -193,7 +193,8 @@ extension OrderCommand {
                     ["ID", "STATUS", "CUSTOMER", "PIZZAS", "TOTAL", "CREATED"],
                     page.orders.map { order in
                         [
-                            String(order.id), order.status.rawValue, order.customer ?? "-", String(order.pizzaCount),
+                            String(order.id), order.status.rawValue, order.customer.map(Output.safe) ?? "-",
+                            String(order.pizzaCount),
                             Output.money(order.total, order.currency), Output.time(order.createdAt),
                         ]
                     }, right: [0, 3, 4])

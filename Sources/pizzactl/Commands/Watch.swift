@@ -30,13 +30,13 @@ struct Watch: AsyncParsableCommand, PizzactlCommand {
                     continue
                 }
                 switch try WatchNotification(message: message) {
-                case .dropped(let dropped): print("The daemon dropped this watcher: \(dropped.reason)")
+                case .dropped(let dropped): print("The daemon dropped this watcher: \(Output.safe(dropped.reason))")
                 case .event(let event):
                     let order = event.order
                     let count = order.pizzaCount
                     print(
                         "\(Output.time(event.at))  #\(event.seq)  order \(order.id) \(event.kind) → \(Output.status(order.status))  "
-                            + "\(order.customer ?? "-"), \(count) pizza\(count == 1 ? "" : "s"), "
+                            + "\(order.customer.map(Output.safe) ?? "-"), \(count) pizza\(count == 1 ? "" : "s"), "
                             + Output.money(order.total, order.currency))
                 }
                 Output.flush()
