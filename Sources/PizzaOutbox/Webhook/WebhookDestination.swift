@@ -36,15 +36,17 @@ final class WebhookDestination: Destination {
 
     func wants(_ entry: AuditEntry) -> Bool { !OutboxEvent.events(of: entry).isDisjoint(with: settings.events) }
 
-    /// `webhook-id`: the same for this webhook and `seq` on every attempt.
-    func messageID(seq: Int64) -> String { "\(idPrefix)_\(settings.name)_\(seq)" }
+    /// `webhook-id`: the same for this webhook and this audit entry on every attempt, and never another entry's
+    /// (CONTRACT section 16): a restore from an older copy makes `seq` again for another change, so the entry's own
+    /// hash (over its time, actor and order) is part of it.
+    func messageID(seq: Int64, hash: String) -> String { "\(idPrefix)_\(settings.name)_\(seq)_\(hash.prefix(16))" }
 
     func deliver(_ entry: AuditEntry, again: Bool) async -> DeliveryOutcome {
         if !settings.allowPrivate, let refused = await PrivateAddresses.refusal(url: settings.url) {
             return .failed(refused)
         }
         let body = RPCResponse.eventParams(seq: entry.seq, at: entry.at, kind: entry.action, orderText: entry.after)
-        let id = messageID(seq: entry.seq)
+        let id = messageID(seq: entry.seq, hash: entry.hash)
         let timestamp = Timestamp.now().millisecondsSince1970 / 1000
         var request = HTTPClientRequest(url: settings.url)
         request.method = .POST
