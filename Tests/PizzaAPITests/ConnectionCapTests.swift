@@ -121,3 +121,50 @@ struct ConnectionCapTests {
         }
     }
 }
+
+/// A kept-alive connection's next request has the header deadline from its first byte, as the first request has
+/// (slowloris after one honest request), not the idle time.
+@Suite("Order API: the header deadline on every request of a connection")
+struct KeepAliveHeaderDeadlineTests {
+    @Test("a second request dribbled a byte a second is closed within the header deadline, not the idle time")
+    func dribbledSecondRequest() async throws {
+        // Idle 30 s: a head must arrive within 3 s of its first byte.
+        let settings = APISettings(host: "127.0.0.1", port: 0, idleTimeoutSeconds: 30)
+        #expect(settings.headerTimeoutSeconds == 3)
+        let fixture = try await APIFixture(settings: settings)
+        try await fixture.live { port in
+            try await RawHTTP.onThread {
+                let socket = try RawHTTP.connection(port: port)
+                defer { close(socket) }
+                let first = RawHTTP.request(["GET /v1/openapi.yaml HTTP/1.1", "Host: shop"])
+                #expect(first.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) } == first.count)
+                var received: [UInt8] = []
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while !String(decoding: received, as: UTF8.self).contains("openapi: 3.1.0") {
+                    let count = recv(socket, &buffer, buffer.count, 0)
+                    guard count > 0 else { break }
+                    received += buffer[0..<count]
+                }
+                #expect(String(decoding: received, as: UTF8.self).hasPrefix("HTTP/1.1 200"))
+                // Then a byte a second of the next request's head.
+                let began = ContinuousClock.now
+                var closed = false
+                for byte in "GET /v1/menu HTTP/1.1\r\nHost: shop\r\nX-Slow: ".utf8 {
+                    var one = byte
+                    if send(socket, &one, 1, Int32(MSG_NOSIGNAL)) < 0 {
+                        closed = true
+                        break
+                    }
+                    Thread.sleep(forTimeInterval: 1)
+                    if RawHTTP.closedByServer(socket) {
+                        closed = true
+                        break
+                    }
+                }
+                let waited = ContinuousClock.now - began
+                #expect(closed, "the dribbled head was still being read after \(waited)")
+                #expect(waited < .seconds(10), "closed after \(waited): the idle time (30 s), not the header deadline")
+            }
+        }
+    }
+}

@@ -45,6 +45,13 @@ enum RawHTTP {
         }
     }
 
+    /// Runs `body` (blocking socket calls) on a thread of its own, off the pool the server's handlers share.
+    static func onThread<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            Thread { continuation.resume(with: Result { try body() }) }.start()
+        }
+    }
+
     /// `head` (CRLFs added) and `body` as a request's bytes.
     static func request(_ head: [String], body: String = "") -> [UInt8] {
         Array((head.joined(separator: "\r\n") + "\r\n\r\n" + body).utf8)

@@ -153,9 +153,13 @@ public final class APIServer: Service {
                 if !connections.hasRequested(channel) { channel.close(promise: nil) }
             }
             let value = child.setup(channel: channel, logger: logger)
-            // The TLS handler is the setup's first, added at once; each answer leaves it as one record.
+            // The TLS handler is the setup's first, added at once; each answer leaves it as one record. The byte
+            // watch goes before the HTTP decoder: after TLS, or first for plain HTTP.
             if let tls = try? channel.pipeline.syncOperations.handler(type: NIOSSLServerHandler.self) {
+                try? channel.pipeline.syncOperations.addHandler(RequestBytesWatch(), position: .after(tls))
                 try? channel.pipeline.syncOperations.addHandler(WriteCoalescer(), position: .after(tls))
+            } else {
+                try? channel.pipeline.syncOperations.addHandler(RequestBytesWatch(), position: .first)
             }
             return value
         }

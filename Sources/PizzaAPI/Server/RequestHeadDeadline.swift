@@ -3,8 +3,9 @@ import NIOHTTPTypes
 
 /// Closes a connection whose next request head does not arrive in time: the first within `first` of the
 /// connection (a slow client dribbling its headers, slowloris), each later one within `next` of the last answer
-/// (a keep-alive connection left idle); and one whose request body does not arrive within `body` of its head.
-/// Added after the HTTP/1 decoder, so it sees whole heads, TLS or not.
+/// (a keep-alive connection left idle) and within `first` of its first byte (slowloris on a kept-alive
+/// connection: ``RequestBytesWatch`` says when it begins); and one whose request body does not arrive within `body`
+/// of its head. Added after the HTTP/1 decoder, so it sees whole heads, TLS or not.
 ///
 /// A request moves the deadline, not a timer: one timer per connection fires at the deadline it was set for and, if
 /// the deadline has moved on since, is set again for the new one, so a connection answering thousands of requests a
@@ -29,16 +30,24 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         self.body = body
     }
 
+    /// The connection's byte watch, before the decoder (none on an HTTP/2 stream: HTTP/2 has its own limits),
+    /// looked up at the first answer (it is added after the setup that adds this handler).
+    private var watch: RequestBytesWatch?
+    private var lookedForWatch = false
+
     func handlerAdded(context: ChannelHandlerContext) { arm(context, first) }
 
     func handlerRemoved(context: ChannelHandlerContext) {
         timer?.task.cancel()
         timer = nil
+        watch?.onBytes = nil
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         switch unwrapInboundIn(data) {
-        case .head: arm(context, body)
+        case .head:
+            watch?.onBytes = nil
+            arm(context, body)
         case .end: deadline = nil
         case .body: break
         }
@@ -46,8 +55,21 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
-        if case .end = unwrapOutboundIn(data) { arm(context, next) }
+        if case .end = unwrapOutboundIn(data) { answered(context) }
         context.write(data, promise: promise)
+    }
+
+    /// An answer ended: the next head within `next`, and within `first` of its first byte.
+    private func answered(_ context: ChannelHandlerContext) {
+        arm(context, next)
+        if !lookedForWatch {
+            lookedForWatch = true
+            watch = try? context.pipeline.syncOperations.handler(type: RequestBytesWatch.self)
+        }
+        watch?.onBytes = { [weak self] in
+            guard let self, self.deadline != nil else { return }
+            self.arm(context, self.first)
+        }
     }
 
     /// Said by a handler after this one that wrote an answer's bytes itself, past the HTTP parts this one sees
@@ -56,7 +78,7 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
 
     func triggerUserOutboundEvent(context: ChannelHandlerContext, event: Any, promise: EventLoopPromise<Void>?) {
         guard event is AnswerWritten else { return context.triggerUserOutboundEvent(event, promise: promise) }
-        arm(context, next)
+        answered(context)
         promise?.succeed()
     }
 
@@ -64,7 +86,7 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
         let deadline = NIODeadline.now() + delay
         self.deadline = deadline
         // A timer already set for no later than this fires first and sets itself again; one set for later (a
-        // shorter delay now: the body's after the idle's) is replaced.
+        // shorter delay now: the head's after the idle's, the body's after the idle's) is replaced.
         if let timer, timer.at <= deadline { return }
         timer?.task.cancel()
         schedule(context, at: deadline)
@@ -83,5 +105,24 @@ final class RequestHeadDeadline: ChannelDuplexHandler, RemovableChannelHandler {
             }
         }
         timer = (task, deadline)
+    }
+}
+
+/// Sees a connection's bytes before the HTTP/1 decoder (after TLS), so that ``RequestHeadDeadline`` knows when a
+/// kept-alive connection's next request begins: it then has `first` for its head, not the idle time. Costs a nil
+/// check per read between requests' first bytes.
+final class RequestBytesWatch: ChannelInboundHandler, RemovableChannelHandler {
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+
+    /// Called once, at the next bytes, then cleared; set by the deadline after each answer.
+    var onBytes: (() -> Void)?
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if let onBytes {
+            self.onBytes = nil
+            onBytes()
+        }
+        context.fireChannelRead(data)
     }
 }
