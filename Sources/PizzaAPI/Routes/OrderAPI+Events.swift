@@ -24,12 +24,15 @@ extension OrderAPI {
         let reader = self.events.subscribe(device: device.name)
         let store = self.store
         let events = self.events
+        let directory = self.directory
         let body = ResponseBody { writer in
             do {
                 try await writer.write(ByteBuffer(string: "retry: 1000\n\n"))
                 if let after {
                     var cursor = after
-                    while true {
+                    // A device revoked while its replay is read gets no more of it: the live stream ends for it
+                    // (EventFanOut.revalidate), and the replay stops at the next page.
+                    while directory.isActive(device.name) {
                         let entries = try store.auditEntries(after: cursor, limit: 500)
                         if entries.isEmpty { break }
                         var chunk = ByteBuffer()

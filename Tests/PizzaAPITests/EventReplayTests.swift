@@ -1,0 +1,61 @@
+import Foundation
+import PizzaCore
+import PizzaTesting
+import Testing
+
+@testable import PizzaAPI
+
+/// `GET /v1/events` with `Last-Event-ID` replays from the audit log, a page at a time; a device revoked while its
+/// replay is read gets no more of it (issue 79, item 10).
+@Suite("Order API: a revoked device's replay ends")
+struct EventReplayTests {
+    @Test("revoked during a Last-Event-ID replay of 5,000 events: the stream ends before the rest is sent")
+    func revokedDuringReplay() async throws {
+        let fixture = try await APIFixture()
+        let actor = ChangeActor(uid: 1, name: "test", pid: 1)
+        let factory = PizzaFactory(menu: .standard)
+        try await withThrowingTaskGroup(of: Void.self) { group in
+            for _ in 0..<5000 {
+                group.addTask {
+                    _ = try await fixture.orders.repository.create(
+                        pizzas: [try factory.makePizza("cheese")], currency: "EUR", by: actor)
+                }
+            }
+            try await group.waitForAll()
+        }
+        try await fixture.live { port in
+            let token = fixture.tokens[.kitchen]!
+            // Connected, asked, and the first bytes read, on a thread of its own.
+            let (socket, first) = try await RawHTTP.onThread { () throws -> (Int32, String) in
+                let socket = try RawHTTP.connection(port: port)
+                var small: Int32 = 4096
+                setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+                let request = RawHTTP.request([
+                    "GET /v1/events HTTP/1.1", "Host: shop", "Authorization: Bearer \(token)", "Last-Event-ID: 0",
+                ])
+                _ = request.withUnsafeBytes { send(socket, $0.baseAddress, $0.count, 0) }
+                var buffer = [UInt8](repeating: 0, count: 4096)
+                let received = recv(socket, &buffer, buffer.count, 0)
+                return (socket, String(decoding: buffer[0..<max(0, received)], as: UTF8.self))
+            }
+            defer { close(socket) }
+            #expect(first.hasPrefix("HTTP/1.1 200"), "\(first)")
+            try await fixture.orders.store.revokeDevice(name: "kitchen-1")
+            try fixture.api.reloadDevices()
+            // What was already on its way, read to the end of the stream.
+            let (rest, ended) = try await RawHTTP.onThread { () -> (String, Bool) in
+                var text = ""
+                var buffer = [UInt8](repeating: 0, count: 65536)
+                while true {
+                    let received = recv(socket, &buffer, buffer.count, 0)
+                    guard received > 0 else { return (text, received == 0 || text.hasSuffix("0\r\n\r\n")) }
+                    text += String(decoding: buffer[0..<received], as: UTF8.self)
+                    if text.hasSuffix("0\r\n\r\n") { return (text, true) }
+                }
+            }
+            let events = (first + rest).components(separatedBy: "id: ").count - 1
+            #expect(ended, "the stream ended")
+            #expect(events < 5000, "\(events) of 5,000 events after the revocation")
+        }
+    }
+}
