@@ -36,7 +36,7 @@ struct WireFormTests {
         _ = try live.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
         let connection = try RawConnection(path: daemon.socket)
         let created = try connection.request(
-            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"customer":"Zoë \"Z\"\n","ref":"w-1","items":[{"kind":"chicken","size":"L","extras":["olives"],"quantity":2},{"kind":"cheese"}],"place":true}}"#
+            #"{"jsonrpc":"2.0","id":2,"method":"order.create","params":{"customer":"Zoë \"Z\" \\","note":"ring\ntwice","ref":"w-1","items":[{"kind":"chicken","size":"L","extras":["olives"],"quantity":2},{"kind":"cheese"}],"place":true}}"#
         )
         let order = try #require(created.result)
         #expect(Set(order.keys) == Self.orderKeys)
