@@ -27,9 +27,7 @@ struct EventReplayTests {
             let token = fixture.tokens[.kitchen]!
             // Connected, asked, and the first bytes read, on a thread of its own.
             let (socket, first) = try await RawHTTP.onThread { () throws -> (Int32, String) in
-                let socket = try RawHTTP.connection(port: port)
-                var small: Int32 = 4096
-                setsockopt(socket, SOL_SOCKET, SO_RCVBUF, &small, socklen_t(MemoryLayout<Int32>.size))
+                let socket = try RawHTTP.connection(port: port, receiveBuffer: 4096)
                 let request = RawHTTP.request([
                     "GET /v1/events HTTP/1.1", "Host: shop", "Authorization: Bearer \(token)", "Last-Event-ID: 0",
                 ])

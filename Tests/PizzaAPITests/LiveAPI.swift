@@ -66,11 +66,16 @@ enum RawHTTP {
 
     /// A TCP connection to 127.0.0.1:`port` from the loopback address `source` (any of 127.0.0.0/8 is this
     /// machine's: another host, as the server sees it), its descriptor; the caller closes it.
-    static func connection(port: Int, from source: String = "127.0.0.1", timeout: Duration = .seconds(10)) throws
-        -> Int32
-    {
+    /// With `receiveBuffer`, the socket's receive buffer is set before it connects (so the window it offers stays
+    /// that small: a client that reads slowly, with little in flight).
+    static func connection(
+        port: Int, from source: String = "127.0.0.1", timeout: Duration = .seconds(10), receiveBuffer: Int32? = nil
+    ) throws -> Int32 {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw Failed(description: "socket: errno \(errno)") }
+        if var receiveBuffer {
+            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
+        }
         var wait = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
         var local = sockaddr_in()
