@@ -155,7 +155,7 @@ let package = Package(
         .target(
             name: "PizzaAPI",
             dependencies: [
-                "PizzaCore", "PizzaStorage", "PizzaWire", "PizzaProtocol", "SQLite",
+                "PizzaCore", "PizzaStorage", "PizzaWire", "PizzaProtocol",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -54,6 +54,16 @@ public final class OrderAPI: Sendable {
         }
     }
 
+    /// The certificate and key served, set by ``APIServer`` when it serves TLS.
+    let servedCertificate = Locked<ServedCertificate?>(nil)
+
+    /// Reads the API's certificate and key again (`systemctl reload`): new connections get them, open ones keep
+    /// theirs. Throws, serving the old pair, when they cannot be read or do not belong together; does nothing
+    /// without TLS.
+    public func reloadCertificate() throws {
+        try servedCertificate.withLock { $0 }?.reload()
+    }
+
     /// Reads the devices again (after `device add` and `device revoke`) and ends the event streams of revoked ones.
     public func reloadDevices() throws {
         try directory.reload()

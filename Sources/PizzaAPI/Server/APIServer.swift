@@ -48,7 +48,11 @@ public final class APIServer: Service {
     /// Binds the listener; the connections are served once ``run()`` runs.
     public init(api: OrderAPI, listener: Listener, logger: Logger) async throws {
         let settings = api.settings
-        let tls = try Self.tlsConfiguration(settings)
+        if let certificatePath = settings.certificatePath, let keyPath = settings.keyPath {
+            let served = try ServedCertificate(certificatePath: certificatePath, keyPath: keyPath)
+            api.servedCertificate.withLock { $0 = served }
+        }
+        let tls = try Self.tlsConfiguration(settings, api.servedCertificate.withLock { $0 })
         if tls == nil {
             guard case .address(let host, _) = listener, Self.isLoopback(host) else {
                 throw StartError(
@@ -191,24 +195,16 @@ public final class APIServer: Service {
         return (address, serve, { try? await server.channel.close() })
     }
 
-    /// TLS 1.2 or newer with forward-secret AEAD ciphers only, from the configured PEM files; nil without them.
-    static func tlsConfiguration(_ settings: APISettings) throws -> TLSConfiguration? {
-        guard let certificatePath = settings.certificatePath else { return nil }
-        guard let keyPath = settings.keyPath else {
+    /// TLS 1.2 or newer with forward-secret AEAD ciphers only, from the configured PEM files (re-read on reload:
+    /// ``ServedCertificate``); nil without them.
+    static func tlsConfiguration(_ settings: APISettings, _ served: ServedCertificate?) throws -> TLSConfiguration? {
+        guard settings.certificatePath != nil else { return nil }
+        guard let served else {
             throw StartError(description: "api.tls.certificate is set but api.tls.key is not")
         }
-        let chain: [NIOSSLCertificate]
-        let key: NIOSSLPrivateKey
-        do {
-            chain = try NIOSSLCertificate.fromPEMFile(certificatePath)
-            key = try NIOSSLPrivateKey(file: keyPath, format: .pem)
-        } catch {
-            throw StartError(
-                description: "cannot read the order API's certificate \(certificatePath) or key \(keyPath): \(error)")
-        }
-        guard !chain.isEmpty else { throw StartError(description: "\(certificatePath) holds no PEM certificate") }
         var configuration = TLSConfiguration.makeServerConfiguration(
-            certificateChain: chain.map { .certificate($0) }, privateKey: .privateKey(key))
+            certificateChain: served.chain.map { .certificate($0) }, privateKey: .privateKey(served.key))
+        configuration.sslContextCallback = served.callback
         configuration.minimumTLSVersion = .tlsv12
         configuration.cipherSuites = [
             "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",

@@ -49,6 +49,16 @@ final class ReloadService: Service {
         let change = ConfigurationChange(from: previous, to: next)
         state.apply(next)
         DaemonLogHandler.sharedLevel = next.logLevel
+        // A renewed certificate for the order API: served from the next connection on.
+        if let api = state.api.withLock({ $0 }), next.api.certificatePath != nil {
+            do {
+                try api.reloadCertificate()
+                logger.notice(
+                    "order API certificate read again", metadata: ["certificate": "\(next.api.certificatePath ?? "")"])
+            } catch {
+                logger.error("order API certificate not replaced, the one served is kept: \(error)")
+            }
+        }
         current.withLock { $0 = next }
         logger.notice(
             "configuration reloaded",
