@@ -117,6 +117,31 @@ struct AccessTests {
         #expect(devices.first { $0.name == "till-1" }?.revokedAt != nil)
     }
 
+    @Test("a revoked device is added again under its name (a lost token): the new token works, the old one never")
+    func addedAgain() async throws {
+        let fixture = try await APIFixture()
+        let old = fixture.headers(.till)
+        try await fixture.orders.store.revokeDevice(name: "till-1")
+        let token = DeviceTokens.make()
+        try await fixture.orders.store.addDevice(
+            name: "till-1", role: .till, tokenSHA256: DeviceTokens.sha256(of: token), signingSecret: nil)
+        try fixture.api.reloadDevices()
+        try await fixture.test { client in
+            let renewed = try await client.execute(
+                uri: "/v1/menu", method: .get, headers: [.authorization: "Bearer \(token)"])
+            #expect(renewed.status == .ok)
+            #expect(try await client.execute(uri: "/v1/menu", method: .get, headers: old).status == .unauthorized)
+        }
+        let device = try #require(try fixture.orders.store.devices().first { $0.name == "till-1" })
+        #expect(device.revokedAt == nil && device.role == .till)
+        // An active device's name stays taken.
+        await #expect(throws: DeviceError.exists("till-1")) {
+            try await fixture.orders.store.addDevice(
+                name: "till-1", role: .reader, tokenSHA256: DeviceTokens.sha256(of: DeviceTokens.make()),
+                signingSecret: nil)
+        }
+    }
+
     @Test("failed authentications past the allowance answer 429 with Retry-After; a valid token is still served")
     func lockout() async throws {
         let fixture = try await APIFixture(

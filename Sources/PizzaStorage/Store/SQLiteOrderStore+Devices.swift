@@ -11,7 +11,8 @@ public enum DeviceError: Error, Equatable, Sendable, CustomStringConvertible {
     /// The error in a sentence, naming the device.
     public var description: String {
         switch self {
-        case .exists(let name): "a device named \(name) exists; revoke it or choose another name"
+        case .exists(let name):
+            "a device named \(name) exists; revoke it first (then add it again) or choose another name"
         case .notFound(let name): "no device named \(name)"
         }
     }
@@ -38,14 +39,27 @@ extension SQLiteOrderStore {
         name: String, role: DeviceRole, tokenSHA256: String?, signingSecret: String?, at time: Timestamp = .now()
     ) async throws {
         try await withWriter { db in
-            let taken = try db.statement("SELECT count(*) FROM api_devices WHERE name = ?").first([name]) {
-                $0.int64(0)
+            // A revoked device's name may be given again (a lost token is revoked and the device added again): the
+            // row is its new self, its old token gone with it; the history keeps naming the device as it was.
+            let revoked = try db.statement("SELECT revoked_at IS NOT NULL FROM api_devices WHERE name = ?").first([
+                name
+            ]) { $0.int64(0) }
+            switch revoked {
+            case nil:
+                try db.execute(
+                    literal: """
+                        INSERT INTO api_devices (name, role, token_sha256, signing_secret, created_at)
+                        VALUES (?, ?, ?, ?, ?)
+                        """, [name, role.rawValue, tokenSHA256, signingSecret, time.description])
+            case 1?:
+                try db.execute(
+                    literal: """
+                        UPDATE api_devices SET role = ?, token_sha256 = ?, signing_secret = ?, created_at = ?,
+                            revoked_at = NULL, last_seen_at = NULL, last_address = NULL
+                        WHERE name = ?
+                        """, [role.rawValue, tokenSHA256, signingSecret, time.description, name])
+            default: throw DeviceError.exists(name)
             }
-            guard taken == 0 else { throw DeviceError.exists(name) }
-            try db.execute(
-                literal: """
-                    INSERT INTO api_devices (name, role, token_sha256, signing_secret, created_at) VALUES (?, ?, ?, ?, ?)
-                    """, [name, role.rawValue, tokenSHA256, signingSecret, time.description])
         }
     }
 
