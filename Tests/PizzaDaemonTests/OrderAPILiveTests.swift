@@ -317,5 +317,30 @@ struct OrderAPILiveTests {
             let checked = try run(Binaries.pizzad, ["check-config", "--config", file])
             #expect(checked.status == 78 && checked.stderr.contains(key), "\(checked)")
         }
+        // Files the configuration names that a start cannot use: found by check-config, and a start exits 78 (which
+        // systemd does not restart), not 1 again and again.
+        let other = folder.path + "/other"
+        try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
+        let (_, otherKey) = try Self.certificate(in: other)
+        for (config, named) in [
+            (
+                "api:\n  listen: 127.0.0.1:8443\n  tls:\n    certificate: \(folder.path)/missing.pem\n    key: \(otherKey)\n",
+                "missing.pem"
+            ),
+            (
+                "api:\n  listen: 127.0.0.1:8443\n  tls:\n    certificate: \(certificate)\n    key: \(otherKey)\n",
+                "does not belong"
+            ),
+        ] {
+            let file = folder.path + "/bad.yaml"
+            try Data(config.utf8).write(to: URL(fileURLWithPath: file))
+            let checked = try run(Binaries.pizzad, ["check-config", "--config", file])
+            #expect(checked.status == 78 && checked.stderr.contains(named), "\(checked)")
+            let started = try run(
+                Binaries.pizzad,
+                ["--config", file, "--database", folder.path + "/p.sqlite", "--socket", folder.path + "/p.sock"],
+                timeout: 60)
+            #expect(started.status == 78 && started.stderr.contains(named), "\(started)")
+        }
     }
 }

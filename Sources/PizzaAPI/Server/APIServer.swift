@@ -32,9 +32,26 @@ public final class APIServer: Service {
     public struct StartError: Error, CustomStringConvertible {
         /// What went wrong, naming the key or the file.
         public let description: String
+        /// Whether the configuration is at fault (exit 78, which systemd does not restart), not the moment (a port
+        /// taken).
+        public let isConfiguration: Bool
 
         /// An error saying `description`.
-        public init(description: String) { self.description = description }
+        public init(description: String, isConfiguration: Bool = true) {
+            self.description = description
+            self.isConfiguration = isConfiguration
+        }
+    }
+
+    /// Checks what the API's configuration names on disk, as a start would read it: the certificate and key read and
+    /// belonging together. `pizzad check-config` and the start ask it before anything else, so a missing or wrong
+    /// file is exit 78 (systemd does not restart it), not a start that fails again and again.
+    public static func checkFiles(_ settings: APISettings) throws(StartError) {
+        guard let certificatePath = settings.certificatePath else { return }
+        guard let keyPath = settings.keyPath else {
+            throw StartError(description: "api.tls.certificate is set but api.tls.key is not")
+        }
+        _ = try ServedCertificate(certificatePath: certificatePath, keyPath: keyPath)
     }
 
     private let group: MultiThreadedEventLoopGroup
@@ -114,7 +131,7 @@ public final class APIServer: Service {
                     .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             }
         } catch {
-            throw StartError(description: "cannot listen for the order API: \(error)")
+            throw StartError(description: "cannot listen for the order API: \(error)", isConfiguration: false)
         }
         address = bound.address
         serve = bound.serve

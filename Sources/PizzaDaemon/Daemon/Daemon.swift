@@ -34,7 +34,8 @@ public enum Daemon {
     static func checkConfiguration(_ loader: ConfigurationLoader) async -> Int32 {
         let file = (try? loader.configurationFile()).flatMap { $0 } ?? "built-in defaults"
         do {
-            _ = try await loader.load()
+            let configuration = try await loader.load()
+            try APIServer.checkFiles(configuration.api)
             print("pizzad: configuration OK (\(file))")
             return ExitCode.ok
         } catch {
@@ -95,6 +96,13 @@ public enum Daemon {
             return ExitCode.badConfiguration
         }
         DaemonLogHandler.sharedLevel = configuration.logLevel  // every logger's, as SIGHUP changes it
+        do {
+            try APIServer.checkFiles(configuration.api)
+        } catch {
+            logger.critical("bad configuration: \(error)")
+            notifier.notify("STATUS=bad configuration: \(error)")
+            return ExitCode.badConfiguration
+        }
 
         // From here a SIGTERM waits for the services, and stops them gracefully, rather than killing a start.
         let earlyStop = await EarlyStop()
@@ -152,6 +160,8 @@ public enum Daemon {
         } catch {
             logger.critical("cannot start: \(error)")
             notifier.notify("STATUS=cannot start: \(error)")
+            // The API's configuration at fault (plain HTTP on a socket beyond loopback, say): restarting cannot help.
+            if let error = error as? APIServer.StartError, error.isConfiguration { return ExitCode.badConfiguration }
             return ExitCode.failure
         }
 
