@@ -59,8 +59,11 @@ enum DaemonText {
     static let systemd = """
         pizzad.service runs it as Type=notify: READY=1 only after the migrations ran and the socket listens, STATUS= \
         lines, WATCHDOG=1 while the writer and the socket loop answer, and more start time asked for while a migration \
-        runs. pizzad.socket creates /run/pizzad/pizzad.sock before it starts; pizzad-metrics.socket (off until enabled) \
-        passes the HTTP metrics endpoint on 127.0.0.1:9464. systemctl reload pizzad first runs pizzad check-config, \
-        so a file that would be refused fails the reload itself.
+        runs. pizzad.socket creates /run/pizzad/pizzad.sock before it starts. Off until enabled, each passing its \
+        listener to pizzad: pizzad-metrics.socket the HTTP metrics endpoint on 127.0.0.1:9464, pizzad-board.socket \
+        the kitchen board's page on 127.0.0.1:9465, pizzad-api.socket the order API on port 8443 of every address \
+        (TLS: api.tls.certificate and api.tls.key). systemctl reload pizzad first runs pizzad check-config, so a file \
+        that would be refused fails the reload itself; the reload also reads the order API's certificate and key \
+        again.
         """
 }
