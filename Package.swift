@@ -304,7 +304,8 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        .testTarget(name: "PizzaOutboxTests", dependencies: ["PizzaOutbox", "PizzaCore"], swiftSettings: strict),
+        .testTarget(
+            name: "PizzaOutboxTests", dependencies: ["PizzaOutbox", "PizzaCore", "PizzaStorage"], swiftSettings: strict),
         .testTarget(
             name: "PizzaDaemonUnitTests",
             dependencies: [

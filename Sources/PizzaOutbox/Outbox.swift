@@ -15,7 +15,7 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
     private let store: SQLiteOrderStore
     private let deliverers: [Deliverer]
     private let printers: [String: PrinterDestination]
-    private let client: HTTPClient?
+    private let clients: PinnedClients?
     private let metrics: OutboxMetrics
     private let logger: Logger
 
@@ -38,7 +38,7 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
             printers[printer.name] = destination
             destinations.append(destination)
         }
-        var client: HTTPClient?
+        var clients: PinnedClients?
         if !settings.webhooks.isEmpty {
             var configuration = HTTPClient.Configuration(
                 redirectConfiguration: .disallow,
@@ -46,17 +46,17 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
                     connect: .seconds(Int64(min(5, settings.webhookTimeoutSeconds))),
                     read: .seconds(Int64(settings.webhookTimeoutSeconds))))
             configuration.connectionPool.idleTimeout = .seconds(30)
-            let made = HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
-            client = made
+            let made = PinnedClients(configuration: configuration)
+            clients = made
             let schedule = RetrySchedule(scale: settings.retryScale)
             for webhook in settings.webhooks {
                 destinations.append(
                     WebhookDestination(
-                        settings: webhook, client: made, schedule: schedule,
+                        settings: webhook, clients: made, schedule: schedule,
                         timeout: .seconds(settings.webhookTimeoutSeconds), shopKey: shopKey))
             }
         }
-        self.client = client
+        self.clients = clients
         self.printers = printers
         deliverers = destinations.map { Deliverer(destination: $0, store: store, logger: logger) }
         self.metrics = OutboxMetrics(factory: metrics, names: destinations.map { ($0.name, $0.kind) })
@@ -88,7 +88,7 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
                 for deliverer in deliverers { group.addTask { await deliverer.run() } }
             }
         }
-        try? await client?.shutdown()
+        await clients?.shutdown()
     }
 
     // MARK: Operating

@@ -1,5 +1,6 @@
 import Foundation
 import PizzaCore
+import PizzaStorage
 import Testing
 
 @testable import PizzaOutbox
@@ -125,5 +126,98 @@ struct TicketBoundsTests {
         #expect(EscPos.encode("Zoe\u{308}") == EscPos.encode("Zoë"))
         #expect(EscPos.encode("a" + String(repeating: "\u{301}", count: 3000)).count == 1)
         #expect(EscPos.encode("Nguye\u{302}\u{303}n").count == 6)
+    }
+}
+
+/// A listener on 127.0.0.1 that answers one request 204 and keeps its head.
+final class OneShotServer: @unchecked Sendable {
+    let port: Int
+    private let fd: Int32
+    private let lock = NSLock()
+    private var head = ""
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        listen(fd, 4)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread { [self] in
+            let client = accept(fd, nil, nil)
+            guard client >= 0 else { return }
+            var buffer = [UInt8](repeating: 0, count: 65536)
+            var received: [UInt8] = []
+            while !String(decoding: received, as: UTF8.self).contains("\r\n\r\n") {
+                let count = recv(client, &buffer, buffer.count, 0)
+                guard count > 0 else { break }
+                received += buffer[0..<count]
+            }
+            lock.withLock { head = String(decoding: received, as: UTF8.self) }
+            let answer = Array("HTTP/1.1 204 No Content\r\nConnection: close\r\n\r\n".utf8)
+            _ = answer.withUnsafeBytes { send(client, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
+            close(client)
+        }.start()
+    }
+
+    deinit { close(fd) }
+
+    var requestHead: String { lock.withLock { head } }
+}
+
+/// A webhook's host is looked up once, off the event loops, checked, and the delivery connects to that address: the
+/// HTTP client never looks the name up again (issue 79, item 7: DNS rebinding).
+@Suite("Webhooks connect to the address that was checked")
+struct PinnedWebhookTests {
+    static func entry() -> AuditEntry {
+        AuditEntry(
+            seq: 1, at: "2026-12-06T10:00:00.000Z", actor: ChangeActor(uid: 0, name: "root", pid: 1), action: "placed",
+            orderID: 1, statusAfter: "placed", reason: nil, before: nil, after: #"{"id":1}"#, prevHash: "0",
+            hash: "abcdef0123456789abcdef")
+    }
+
+    @Test("a name only the checked lookup knows is reached at the address it gave, looked up once per delivery")
+    func pinned() async throws {
+        let server = try OneShotServer()
+        let lookups = Locked(0)
+        let clients = PinnedClients(configuration: .init(redirectConfiguration: .disallow))
+        let destination = WebhookDestination(
+            settings: WebhookSettings(
+                name: "shop", url: "http://orders.shop.invalid:\(server.port)/hook", secretFile: "-",
+                secrets: [Array(repeating: 7, count: 32)], allowPrivate: true),
+            clients: clients, schedule: RetrySchedule(scale: 0.001), timeout: .seconds(5), shopKey: "k",
+            resolve: { name in
+                lookups.withLock { $0 += 1 }
+                return name == "orders.shop.invalid" ? ["127.0.0.1"] : []
+            })
+        let outcome = await destination.deliver(Self.entry(), again: false)
+        await clients.shutdown()
+        #expect(outcome.error == nil, "\(outcome)")
+        #expect(lookups.withLock { $0 } == 1)
+        #expect(
+            server.requestHead.lowercased().contains("host: orders.shop.invalid:\(server.port)"),
+            "\(server.requestHead)")
+    }
+
+    @Test("a name with any private address is refused unless allowPrivate, naming the address")
+    func refused() async throws {
+        let pinned = await PrivateAddresses.pin(
+            url: "https://orders.example/hook", allowPrivate: false, resolve: { _ in ["203.0.113.7", "10.0.0.5"] })
+        #expect(
+            pinned == .refused("orders.example is 10.0.0.5, a private address (set allowPrivate: true to allow it)"))
+        let allowed = await PrivateAddresses.pin(
+            url: "https://orders.example/hook", allowPrivate: false, resolve: { _ in ["203.0.113.7"] })
+        #expect(allowed == .address(host: "orders.example", address: "203.0.113.7"))
+        #expect(
+            await PrivateAddresses.pin(url: "https://[::1]:8443/x", allowPrivate: false, resolve: { _ in [] })
+                == .refused("[::1] is ::1, a private address (set allowPrivate: true to allow it)"))
     }
 }

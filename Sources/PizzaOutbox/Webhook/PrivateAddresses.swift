@@ -1,5 +1,6 @@
 import Foundation
 import NIOCore
+import NIOPosix
 
 #if canImport(Glibc)
     import Glibc
@@ -8,22 +9,38 @@ import NIOCore
 /// The addresses a webhook may not reach unless its entry says `allowPrivate: true`: loopback, link-local, private
 /// and unique-local, so that a webhook's URL cannot be pointed at the shop's own network.
 enum PrivateAddresses {
-    /// Why `url` is refused, or nil when every address its host has is public. The name is looked up here and again
-    /// by the HTTP client.
-    static func refusal(url: String) async -> String? {
-        guard let host = URLComponents(string: url)?.host, !host.isEmpty else { return "\(url) has no host" }
+    /// Where a delivery to `url` connects: its host, and the one address checked for it.
+    enum Pinned: Sendable, Equatable {
+        /// Connect to `address` for `host` (the certificate is checked for `host`).
+        case address(host: String, address: String)
+        /// Refused, in words.
+        case refused(String)
+    }
+
+    /// Resolves `url`'s host once, off the event loops (NIO's thread pool: a slow DNS server holds none of the
+    /// connections), refuses it when any of its addresses is private and `allowPrivate` is not set, and names the
+    /// address the delivery then connects to: the HTTP client does not look the name up again, so the address
+    /// checked is the address reached (a name that rebinds to the shop's network between the two gains nothing).
+    static func pin(
+        url: String, allowPrivate: Bool, resolve: @escaping @Sendable (String) -> [String] = lookUp
+    ) async -> Pinned {
+        guard let host = URLComponents(string: url)?.host, !host.isEmpty else { return .refused("\(url) has no host") }
         let bare = host.hasPrefix("[") ? String(host.dropFirst().dropLast()) : host
         let addresses: [String]
         if isLiteral(bare) {
             addresses = [bare]
         } else {
-            addresses = await Task.detached { lookUp(bare) }.value
+            do {
+                addresses = try await NIOThreadPool.singleton.runIfActive { resolve(bare) }
+            } catch {
+                return .refused("\(host) could not be looked up: \(error)")
+            }
         }
-        guard !addresses.isEmpty else { return "\(host) has no address" }
-        if let address = addresses.first(where: isPrivate) {
-            return "\(host) is \(address), a private address (set allowPrivate: true to allow it)"
+        guard let first = addresses.first else { return .refused("\(host) has no address") }
+        if !allowPrivate, let address = addresses.first(where: isPrivate) {
+            return .refused("\(host) is \(address), a private address (set allowPrivate: true to allow it)")
         }
-        return nil
+        return .address(host: bare, address: first)
     }
 
     static func isLiteral(_ host: String) -> Bool { (try? SocketAddress(ipAddress: host, port: 0)) != nil }
@@ -53,7 +70,8 @@ enum PrivateAddresses {
         return false
     }
 
-    private static func lookUp(_ host: String) -> [String] {
+    /// The addresses `host` has, from the system's resolver (blocking: run it off the event loops).
+    static func lookUp(_ host: String) -> [String] {
         var hints = addrinfo()
         hints.ai_socktype = Int32(SOCK_STREAM.rawValue)
         var list: UnsafeMutablePointer<addrinfo>?

@@ -12,15 +12,21 @@ import PizzaStorage
 /// ``RetrySchedule`` (a 429's or 503's `Retry-After` honoured).
 final class WebhookDestination: Destination {
     let settings: WebhookSettings
-    private let client: HTTPClient
+    private let clients: PinnedClients
+    /// Looks a host's name up (the system's resolver; a test's own).
+    private let resolve: @Sendable (String) -> [String]
     private let schedule: RetrySchedule
     private let timeout: Duration
     /// What makes the ids of this database's messages its own: its shop key's first characters.
     private let idPrefix: String
 
-    init(settings: WebhookSettings, client: HTTPClient, schedule: RetrySchedule, timeout: Duration, shopKey: String) {
+    init(
+        settings: WebhookSettings, clients: PinnedClients, schedule: RetrySchedule, timeout: Duration, shopKey: String,
+        resolve: @escaping @Sendable (String) -> [String] = PrivateAddresses.lookUp
+    ) {
         self.settings = settings
-        self.client = client
+        self.clients = clients
+        self.resolve = resolve
         self.schedule = schedule
         self.timeout = timeout
         idPrefix = "msg_" + shopKey.prefix(12)
@@ -42,8 +48,10 @@ final class WebhookDestination: Destination {
     func messageID(seq: Int64, hash: String) -> String { "\(idPrefix)_\(settings.name)_\(seq)_\(hash.prefix(16))" }
 
     func deliver(_ entry: AuditEntry, again: Bool) async -> DeliveryOutcome {
-        if !settings.allowPrivate, let refused = await PrivateAddresses.refusal(url: settings.url) {
-            return .failed(refused)
+        let client: HTTPClient
+        switch await PrivateAddresses.pin(url: settings.url, allowPrivate: settings.allowPrivate, resolve: resolve) {
+        case .refused(let why): return .failed(why)
+        case .address(let host, let address): client = clients.client(host: host, address: address)
         }
         let body = RPCResponse.eventParams(seq: entry.seq, at: entry.at, kind: entry.action, orderText: entry.after)
         let id = messageID(seq: entry.seq, hash: entry.hash)
