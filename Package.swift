@@ -33,6 +33,8 @@ let package = Package(
         .library(name: "PizzaCore", targets: ["PizzaCore"]),
         // For Tests/Fuzz/: the request decoder and what it needs, as one product the fuzzing package depends on.
         .library(name: "PizzaProtocolForFuzzing", targets: ["PizzaProtocol", "PizzaWire", "PizzaCore"]),
+        // For Tests/Fuzz/: the order API's HTTP edges (HTTPEdges, an SPI), for the second fuzzing target.
+        .library(name: "PizzaAPIForFuzzing", targets: ["PizzaAPI"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),

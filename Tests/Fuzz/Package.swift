@@ -1,7 +1,9 @@
 // swift-tools-version: 6.2
-// The fuzzer for pizzad's request decoder: libFuzzer over RPCRequest.parse, the JSON parser and the PIZZA shorthand.
-// Run it with Tests/Fuzz/run.sh SECONDS (it passes -sanitize=fuzzer,address to every module it builds, so the decoder
-// itself is instrumented for coverage).
+// The fuzzers for pizzad's edges: pizzafuzz, libFuzzer over the control socket's request decoder (RPCRequest.parse,
+// the JSON parser, the PIZZA shorthand), and pizzafuzz-http, over the order API's HTTP edges (NIO's HTTP/1.1
+// decoder, then the route table, the headers and the changes' bodies as PizzaAPI reads them). Run them with
+// Tests/Fuzz/run.sh SECONDS (each for SECONDS; it passes -sanitize=fuzzer,address to every module it builds, so
+// pizzad's own code is instrumented for coverage).
 import Foundation
 import PackageDescription
 
@@ -11,12 +13,27 @@ let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingL
 
 let package = Package(
     name: "pizzafuzz",
-    dependencies: [.package(path: root.path)],
+    dependencies: [
+        .package(path: root.path),
+        // The versions pizzad's own Package.swift names.
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-http-types", from: "1.8.0"),
+    ],
     targets: [
         .target(name: "CFuzzer"),
         .executableTarget(
             name: "pizzafuzz",
             dependencies: ["CFuzzer", .product(name: "PizzaProtocolForFuzzing", package: root.lastPathComponent)],
+            swiftSettings: [.swiftLanguageMode(.v6)]
+        ),
+        .executableTarget(
+            name: "pizzafuzz-http",
+            dependencies: [
+                "CFuzzer", .product(name: "PizzaAPIForFuzzing", package: root.lastPathComponent),
+                .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
             swiftSettings: [.swiftLanguageMode(.v6)]
         ),
     ]

@@ -70,16 +70,21 @@ extension OrderAPI {
         try checkOwner(device, id)
         let text = try repository.cart(id: id).wireText
         let tag = "\"" + InFlightKeys.fingerprint(method: "GET", path: "", body: Array(text.utf8)).prefix(32) + "\""
-        if let match = request.headers[.ifNoneMatch],
-            match.split(separator: ",").contains(where: {
-                $0.trimmingCharacters(in: .whitespaces) == tag || $0.trimmingCharacters(in: .whitespaces) == "*"
-            })
-        {
+        if Self.matches(ifNoneMatch: request.headers[.ifNoneMatch], tag: tag) {
             return Response(status: .notModified, headers: [.eTag: tag])
         }
         var response = Self.json(.ok, Array(text.utf8))
         response.headers[.eTag] = tag
         return response
+    }
+
+    /// Whether an `If-None-Match` header names `tag` (or `*`).
+    static func matches(ifNoneMatch header: String?, tag: String) -> Bool {
+        guard let header else { return false }
+        return header.split(separator: ",").contains {
+            let candidate = $0.trimmingCharacters(in: .whitespaces)
+            return candidate == tag || candidate == "*"
+        }
     }
 
     /// A platform reads and cancels only the orders it created: another's answers as if it did not exist.
