@@ -64,5 +64,10 @@ struct RouteTableTests {
         #expect(APIRoute.match(.delete, "/v1/menu") == nil)
         #expect(APIRoute.all.first { $0.operation == .getDocument }?.right == nil)
         #expect(APIRoute.all.filter { $0.right == nil }.count == 1, "only the document is open to anyone")
+        // A parameter other than an order's id (a menu item's name) is any one segment.
+        let item = APIRoute(.getMenu, .put, "/v1/menu/items/{item}/availability", .menu)
+        #expect(item.segments.contains(.parameter))
+        #expect(item.match("/v1/menu/items/cola-033/availability".utf8) != nil)
+        #expect(item.match("/v1/menu/items//availability".utf8) == nil)
     }
 }

@@ -22,10 +22,11 @@ struct APIRoute: Sendable {
         case generated
     }
 
-    /// A part of a path: a name as it is, or `{id}`.
+    /// A part of a path: a name as it is, `{id}` (an order's id), or another `{parameter}` (any one segment).
     enum Segment: Sendable, Equatable {
         case literal([UInt8])
         case id
+        case parameter
     }
 
     /// Its operation.
@@ -50,7 +51,11 @@ struct APIRoute: Sendable {
         self.path = path
         self.right = right
         self.answered = answered
-        segments = path.split(separator: "/").map { $0 == "{id}" ? .id : .literal(Array($0.utf8)) }
+        segments = path.split(separator: "/").map { part in
+            if part == "{id}" { return .id }
+            if part.hasPrefix("{") && part.hasSuffix("}") { return .parameter }
+            return .literal(Array(part.utf8))
+        }
     }
 
     /// The table.
@@ -114,6 +119,8 @@ struct APIRoute: Sendable {
             case .id:
                 guard start != index else { return nil }
                 id = Self.positiveID(part)
+            case .parameter:
+                guard start != index else { return nil }
             }
         }
         guard index == path.endIndex else { return nil }

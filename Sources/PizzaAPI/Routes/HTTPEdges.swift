@@ -1,5 +1,5 @@
 public import HTTPTypes
-public import PizzaCore
+import PizzaCore
 import PizzaProtocol
 import PizzaWire
 
