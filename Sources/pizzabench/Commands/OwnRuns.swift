@@ -122,6 +122,20 @@ struct API: AsyncParsableCommand {
     }
 }
 
+struct Hostile: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "hostile",
+        abstract:
+            "A till's p99 while the shop's network attacks pizzad (HTTP/2 floods, connections, slowloris, tokens).")
+    @OptionGroup var step: StepOptions
+
+    func run() async throws {
+        let run = try BenchRun(seconds: step.seconds)
+        let held = try await HostileBench.report(pizzad: run.pizzad, work: run.work + "/hostile", seconds: step.seconds)
+        try run.finish(held: held)
+    }
+}
+
 struct Outbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outbox",
