@@ -16,6 +16,13 @@ final class HealthService: Service {
     private let checkpointLag: Gauge
     private let checkpointStarved: CoreMetrics.Counter
 
+    /// The `# HELP` text of the metrics it keeps.
+    static let help: [String: String] = [
+        "pizzad_wal_frames": "Frames in the write-ahead log after the last checkpoint attempt.",
+        "pizzad_wal_checkpoint_lag_frames": "WAL frames a checkpoint could not copy back (a reader holds them).",
+        "pizzad_wal_checkpoint_starved_total": "Checkpoint attempts that could not finish because of a long reader.",
+    ]
+
     init(
         state: DaemonState, server: ControlSocketServer, notifier: SystemdNotifier, logger: Logger,
         onStart: @escaping @Sendable () async -> Void
@@ -24,12 +31,7 @@ final class HealthService: Service {
         walFrames = Gauge(label: "pizzad_wal_frames", factory: factory)
         checkpointLag = Gauge(label: "pizzad_wal_checkpoint_lag_frames", factory: factory)
         checkpointStarved = CoreMetrics.Counter(label: "pizzad_wal_checkpoint_starved_total", factory: factory)
-        state.metricsBackend.describe([
-            "pizzad_wal_frames": "Frames in the write-ahead log after the last checkpoint attempt.",
-            "pizzad_wal_checkpoint_lag_frames": "WAL frames a checkpoint could not copy back (a reader holds them).",
-            "pizzad_wal_checkpoint_starved_total":
-                "Checkpoint attempts that could not finish because of a long reader.",
-        ])
+        state.metricsBackend.describe(Self.help)
         self.onStart = onStart
         self.state = state
         self.server = server
