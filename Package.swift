@@ -312,7 +312,8 @@ let package = Package(
             name: "PizzaDaemonUnitTests",
             dependencies: [
                 "PizzaDaemon", "PizzaReplication", "PizzaStorage", "PizzaProtocol", "PizzaWire", "PizzaCore", "SQLite",
-                "PizzaTesting", "Locking", "PizzaMetrics", "PizzaOutbox", .product(name: "NIOCore", package: "swift-nio"),
+                "PizzaTesting", "Locking", "PizzaMetrics", "PizzaOutbox",
+                .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: strict
