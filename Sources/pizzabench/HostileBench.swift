@@ -3,7 +3,7 @@ import Glibc
 import PizzaCore
 import PizzaTesting
 
-/// What a till feels while the shop's network attacks pizzad (`pizzabench hostile`, issue 79): one till ordering over
+/// What a till feels while the shop's network attacks pizzad (`pizzabench hostile`): one till ordering over
 /// HTTP/1.1 and TLS on one keep-alive connection (wrk, each order its own key), first with nothing else, then during
 /// each attack in turn: the HTTP/2 floods (h2flood.py, looped), 1,100 idle connections from another address, 200
 /// slowloris connections, and a client trying wrong tokens as fast as it can. Its p99 beside the quiet run's, each
