@@ -125,27 +125,32 @@ struct ProtocolErrorTests {
 
     @Test("1007 overloaded past socket.maxConnections")
     func overloaded() throws {
-        // Wait until only this probe is open (the harness's readiness probe may not be closed yet). Up to 10 s: on a
-        // loaded CI machine 2 s were once not enough, and the test went on to count one connection too many.
-        let probe = try connection()
-        var open = 0
-        for _ in 0..<1000 {
-            let status = try probe.request(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#)
-            open = status.result?["connections"] as? Int ?? -1
-            if open == 1 { break }
-            usleep(10_000)
+        // The four of the limit are served and a fifth is refused. A connection closed just before (the harness's
+        // readiness probe, a round before) can still be counted for a moment under a loaded machine: then the round
+        // is done again from no connection, at most three times; the property is each round's, never loosened.
+        for round in 1...3 {
+            let probe = try connection()
+            var open = 0
+            for _ in 0..<1000 {
+                let status = try probe.request(#"{"jsonrpc":"2.0","id":1,"method":"daemon.status"}"#)
+                open = status.result?["connections"] as? Int ?? -1
+                if open == 1 { break }
+                usleep(10_000)
+            }
+            try #require(open == 1, "pizzad still counts \(open) connections open; the test needs only its probe")
+            let held = try [probe] + (0..<3).map { _ in try connection() }
+            let served = try held.map { try $0.request(#"{"jsonrpc":"2.0","id":1,"method":"menu.list"}"#) }
+            if served.contains(where: { $0.errorCode != nil }), round < 3 { continue }
+            for (index, answer) in served.enumerated() {
+                #expect(answer.errorCode == nil, "connection \(index + 1) of the limit of 4: \(answer)")
+            }
+            let extra = try connection()
+            let line = try #require(try extra.readLine())
+            #expect(line.contains("1007"), "\(line)")
+            #expect(try extra.readLine() == nil, "the connection is closed")
+            _ = held
+            return
         }
-        try #require(open == 1, "pizzad still counts \(open) connections open; the test needs only its probe")
-        let held = try [probe] + (0..<3).map { _ in try connection() }
-        for (index, connection) in held.enumerated() {
-            let served = try connection.request(#"{"jsonrpc":"2.0","id":1,"method":"menu.list"}"#)
-            #expect(served.errorCode == nil, "connection \(index + 1) of the limit of 4: \(served)")
-        }
-        let extra = try connection()
-        let line = try #require(try extra.readLine())
-        #expect(line.contains("1007"), "\(line)")
-        #expect(try extra.readLine() == nil, "the connection is closed")
-        _ = held
     }
 
     @Test("1008 unsupported_version for another protocol major")
