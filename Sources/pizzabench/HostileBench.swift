@@ -13,34 +13,6 @@ enum HostileBench {
     static let repository = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .deletingLastPathComponent().path
 
-    /// A TCP connection to 127.0.0.1:`port` from `source`, or nil.
-    static func connect(port: Int, from source: String) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = in_port_t(UInt16(port).bigEndian)
-        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &local) { local in
-            withUnsafePointer(to: &remote) { remote in
-                local.withMemoryRebound(to: sockaddr.self, capacity: 1) { local in
-                    remote.withMemoryRebound(to: sockaddr.self, capacity: 1) { remote in
-                        bind(fd, local, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                            && Glibc.connect(fd, remote, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                    }
-                }
-            }
-        }
-        guard connected else {
-            close(fd)
-            return nil
-        }
-        return fd
-    }
-
     /// An attack running beside the till: started, then stopped after the till's run.
     struct Attack {
         let name: String
@@ -81,12 +53,12 @@ enum HostileBench {
                 }
             },
             Attack(name: "1,100 idle connections from another address") { shop in
-                let held = (0..<1100).compactMap { _ in connect(port: shop.port, from: "127.0.0.2") }
+                let held = (0..<1100).compactMap { _ in LoopbackTCP.connect(port: shop.port, from: "127.0.0.2") }
                 return { held.forEach { close($0) } }
             },
             Attack(name: "200 slowloris connections (a byte of a TLS hello each)") { shop in
                 return looping {
-                    let slow = (0..<200).compactMap { _ in connect(port: shop.port, from: "127.0.0.3") }
+                    let slow = (0..<200).compactMap { _ in LoopbackTCP.connect(port: shop.port, from: "127.0.0.3") }
                     for fd in slow { _ = send(fd, "\u{16}", 1, Int32(MSG_NOSIGNAL)) }
                     Thread.sleep(forTimeInterval: 5)
                     slow.forEach { close($0) }

@@ -71,44 +71,16 @@ enum RawHTTP {
     static func connection(
         port: Int, from source: String = "127.0.0.1", timeout: Duration = .seconds(10), receiveBuffer: Int32? = nil
     ) throws -> Int32 {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw Failed(description: "socket: errno \(errno)") }
-        if var receiveBuffer {
-            setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &receiveBuffer, socklen_t(MemoryLayout<Int32>.size))
-        }
-        var wait = timeval(tv_sec: Int(timeout.components.seconds), tv_usec: 0)
-        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &wait, socklen_t(MemoryLayout<timeval>.size))
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_port = in_port_t(UInt16(port).bigEndian)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &local) { local in
-            withUnsafePointer(to: &address) { address in
-                local.withMemoryRebound(to: sockaddr.self, capacity: 1) { local in
-                    address.withMemoryRebound(to: sockaddr.self, capacity: 1) { address in
-                        bind(fd, local, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                            && connect(fd, address, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                    }
-                }
-            }
-        }
-        guard connected else {
-            let error = errno
-            close(fd)
-            throw Failed(description: "connect from \(source): errno \(error)")
-        }
+        guard
+            let fd = LoopbackTCP.connect(
+                port: port, from: source, receiveTimeoutSeconds: Int(timeout.components.seconds),
+                receiveBuffer: receiveBuffer)
+        else { throw Failed(description: "connect from \(source): errno \(errno)") }
         return fd
     }
 
     /// Whether the server has closed `fd` (a read finds its end) without waiting for it.
-    static func closedByServer(_ fd: Int32) -> Bool {
-        var byte: UInt8 = 0
-        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
-        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
-    }
+    static func closedByServer(_ fd: Int32) -> Bool { LoopbackTCP.closedByServer(fd) }
 
     private static func blockingExchange(port: Int, _ request: [UInt8], timeout: Duration) throws -> String {
         let fd = try connection(port: port, timeout: timeout)

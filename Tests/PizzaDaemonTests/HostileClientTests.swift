@@ -68,34 +68,6 @@ struct HostileClientTests {
 }
 
 extension HostileClientTests {
-    /// A TCP connection to 127.0.0.1:`port` from the loopback address `source` (another host, as pizzad sees it).
-    static func connect(port: Int, from source: String) -> Int32? {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { return nil }
-        var local = sockaddr_in()
-        local.sin_family = sa_family_t(AF_INET)
-        local.sin_addr.s_addr = inet_addr(source)
-        var remote = sockaddr_in()
-        remote.sin_family = sa_family_t(AF_INET)
-        remote.sin_port = in_port_t(UInt16(port).bigEndian)
-        remote.sin_addr.s_addr = inet_addr("127.0.0.1")
-        let connected = withUnsafePointer(to: &local) { local in
-            withUnsafePointer(to: &remote) { remote in
-                local.withMemoryRebound(to: sockaddr.self, capacity: 1) { local in
-                    remote.withMemoryRebound(to: sockaddr.self, capacity: 1) { remote in
-                        bind(fd, local, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                            && Glibc.connect(fd, remote, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0
-                    }
-                }
-            }
-        }
-        if !connected {
-            close(fd)
-            return nil
-        }
-        return fd
-    }
-
     @Test("HTTP/1.1: a trap header, 1,100 idle connections, slowloris, wrong tokens, hostile text, while a till orders")
     func http1Attacks() async throws {
         // The connection flood needs more descriptors than a shell's default 1,024.
@@ -126,15 +98,15 @@ extension HostileClientTests {
         // 1,100 idle connections from another address: pizzad keeps a few (api.maxUnansweredPerAddress), the till is
         // served meanwhile.
         var held: [Int32] = []
-        for _ in 0..<1100 { if let fd = Self.connect(port: shop.port, from: "127.0.0.2") { held.append(fd) } }
+        for _ in 0..<1100 { if let fd = LoopbackTCP.connect(port: shop.port, from: "127.0.0.2") { held.append(fd) } }
         #expect(held.count > 64, "the flood could not even connect: \(held.count)")
         try order("during-flood")
         try await Task.sleep(for: .milliseconds(500))
-        let open = held.filter { !Self.closedByServer($0) }.count
+        let open = held.filter { !LoopbackTCP.closedByServer($0) }.count
         #expect(open <= 64, "\(open) of 1,100 idle connections from one address still open")
         held.forEach { close($0) }
         // Slowloris from a third address: heads a byte at a time.
-        let slow = (0..<20).compactMap { _ in Self.connect(port: shop.port, from: "127.0.0.3") }
+        let slow = (0..<20).compactMap { _ in LoopbackTCP.connect(port: shop.port, from: "127.0.0.3") }
         for fd in slow { _ = send(fd, "\u{16}", 1, Int32(MSG_NOSIGNAL)) }  // a TLS record's first byte, and no more
         try order("during-slowloris")
         slow.forEach { close($0) }
@@ -155,12 +127,5 @@ extension HostileClientTests {
         let committed = try sqlite3(shop.daemon.database, "SELECT count(*) FROM carts")
         #expect(Int(committed) == statuses.count, "every order answered 201 committed exactly once")
         _ = try shop.daemon.stop()
-    }
-
-    /// Whether the server has closed `fd` (a read finds its end), without waiting.
-    static func closedByServer(_ fd: Int32) -> Bool {
-        var byte: UInt8 = 0
-        let n = recv(fd, &byte, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
-        return n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)
     }
 }

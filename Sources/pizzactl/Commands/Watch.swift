@@ -24,12 +24,17 @@ struct Watch: AsyncParsableCommand, PizzactlCommand {
             if !global.json { print("Watching\(status.map { " \($0)" } ?? "") orders; Ctrl-C stops.") }
             Output.flush()
             while let message = try await client.nextNotification() {
+                let notification = try WatchNotification(message: message)
                 if global.json {
-                    print(message["params"]?.jsonText ?? message.jsonText)
+                    // The notification's params, as the daemon sent them (read as their type, written again).
+                    switch notification {
+                    case .event(let event): print(try event.json.jsonText)
+                    case .dropped(let dropped): print(try dropped.json.jsonText)
+                    }
                     Output.flush()
                     continue
                 }
-                switch try WatchNotification(message: message) {
+                switch notification {
                 case .dropped(let dropped): print("The daemon dropped this watcher: \(Output.safe(dropped.reason))")
                 case .event(let event):
                     let order = event.order
