@@ -19,6 +19,9 @@ public final class MetricsCollector: OrderRepositoryDelegate {
     private let batchSize: Recorder
     private let batchDuration: Timer
     private let counts: Locked<[OrderStatus: Int]>
+    private let payments: [Tender: Counter]
+    private let refunds: [Tender: Counter]
+    private let discounted: Counter
 
     private struct FailureKey: Hashable {
         var operation: OrderOperation
@@ -81,6 +84,17 @@ public final class MetricsCollector: OrderRepositoryDelegate {
                 label: "pizzad_orders_cancelled_total", dimensions: [("from", status.rawValue)], factory: factory)
         }
         self.cancelled = cancelled
+        var payments: [Tender: Counter] = [:]
+        var refunds: [Tender: Counter] = [:]
+        for tender in Tender.allCases {
+            payments[tender] = Counter(
+                label: "pizzad_payments_cents_total", dimensions: [("tender", tender.rawValue)], factory: factory)
+            refunds[tender] = Counter(
+                label: "pizzad_refunds_cents_total", dimensions: [("tender", tender.rawValue)], factory: factory)
+        }
+        self.payments = payments
+        self.refunds = refunds
+        discounted = Counter(label: "pizzad_discounts_cents_total", factory: factory)
         batchSize = Recorder(label: "pizzad_group_commit_changes", aggregate: true, factory: factory)
         batchDuration = Timer(label: "pizzad_group_commit_duration_seconds", factory: factory)
         // Storage failures exist from the start, so rate() and the alert on them see a zero rather than no series;
@@ -110,7 +124,17 @@ public final class MetricsCollector: OrderRepositoryDelegate {
 
     public func repository(didCommit change: OrderChange, latency: Duration) {
         commitLatency.recordNanoseconds(latency.nanoseconds)
-        if change.kind == .created { created.increment() }
+        switch change.kind {
+        case .created: created.increment()
+        case .paid, .refunded:
+            if let payment = change.after.payments.last, payment.amount > 0 {
+                payments[payment.tender]?.increment(by: payment.amount)
+            } else if let refund = change.after.payments.last {
+                refunds[refund.tender]?.increment(by: -refund.amount)
+            }
+        case .discounted: discounted.increment(by: change.after.discounts.last?.amount ?? 0)
+        default: break
+        }
         let before = change.before?.status
         let after = change.after.status
         if let before = change.before, before.status != after {
@@ -154,13 +178,7 @@ public final class MetricsCollector: OrderRepositoryDelegate {
     /// The name the control socket gives `error` (`not_found`, `validation`, …; `storage` for the rest).
     static func errorName(_ error: any Error) -> String {
         switch error {
-        case let error as OrderError:
-            switch error {
-            case .notFound, .itemNotFound: "not_found"
-            case .invalidTransition, .notOpen, .emptyCart: "invalid_transition"
-            case .conflict: "conflict"
-            case .validation: "validation"
-            }
+        case let error as OrderError: error.kind.rawValue
         case is PizzaError: "validation"
         default: "storage"
         }
@@ -180,6 +198,9 @@ public final class MetricsCollector: OrderRepositoryDelegate {
         "pizzad_changes_failed_total":
             "Changes refused or not stored, by operation and error name (as the socket names it).",
         "pizzad_group_commit_changes": "Changes written by one group commit (one SQLite transaction).",
+        "pizzad_payments_cents_total": "Payments recorded since the daemon started, in cents, by tender.",
+        "pizzad_refunds_cents_total": "Refunds recorded since the daemon started, in cents, by the refunded tender.",
+        "pizzad_discounts_cents_total": "Discounts given since the daemon started, in cents.",
         "pizzad_group_commit_duration_seconds":
             "Time one group commit took, from BEGIN to a durable COMMIT (fsync included).",
     ]

@@ -22,10 +22,23 @@ struct AnswerTests {
         var testDescription: String { method }
     }
 
+    /// An order of CONTRACT section 17: a delivery with a pizza at 7% and two colas at 19%, 1.00 off the order
+    /// (64.28 -> 64 food, 35.71 -> 35 drinks, the cent left to food: 65 and 35), the delivery fee at 19%, paid by
+    /// card. Food 900 - 65 = 835, VAT 835 x 7/107 = 54.63 -> 55; drinks 500 - 35 + 250 = 715, VAT 715 x 19/119 =
+    /// 114.16 -> 114. Total 1400 - 100 + 250 = 1550.
     static let order = #"""
-        {"id":7,"ref":null,"customer":"Ada","note":null,"status":"placed","items":[{"id":1,"kind":"cheese","size":"M",\#
-        "crust":"classic","chiliSauce":false,"ketchup":false,"extras":[],"quantity":1,"unitPrice":900,"price":900}],\#
-        "total":900,"currency":"EUR","createdAt":"2026-12-06T10:00:00.000Z","updatedAt":"2026-12-06T10:01:00.000Z",\#
+        {"id":7,"ref":null,"customer":"Ada","note":null,"status":"placed","fulfilment":{"type":"delivery",\#
+        "phone":"030 1234567","address":{"street":"Hauptstr. 5","postcode":"10115","city":"Berlin"},\#
+        "dueAt":"2026-12-06T19:30:00.000Z"},"items":[{"id":1,"kind":"cheese","size":"M",\#
+        "crust":"classic","chiliSauce":false,"ketchup":false,"extras":[],"quantity":1,"unitPrice":900,"price":900,\#
+        "tax":"food","basisPoints":700},{"id":2,"product":"cola-033","name":"Cola 0.33 l","category":"drinks",\#
+        "quantity":2,"options":[],"unitPrice":250,"price":500,"tax":"drinks","basisPoints":1900}],"subtotal":1400,\#
+        "discounts":[{"id":3,"amount":100,"reason":"regular","by":{"uid":1000,"name":"ada","pid":42},\#
+        "at":"2026-12-06T10:01:00.000Z"}],"fees":[{"kind":"delivery","amount":250,"tax":"drinks","basisPoints":1900}],\#
+        "total":1550,"taxes":[{"rate":"drinks","basisPoints":1900,"gross":715,"net":601,"tax":114},{"rate":"food",\#
+        "basisPoints":700,"gross":835,"net":780,"tax":55}],"payments":[{"id":4,"tender":"card","amount":1550,\#
+        "at":"2026-12-06T10:01:00.000Z","by":{"uid":1000,"name":"ada","pid":42},"ref":"terminal-7"}],"paid":1550,\#
+        "balance":0,"currency":"EUR","createdAt":"2026-12-06T10:00:00.000Z","updatedAt":"2026-12-06T10:01:00.000Z",\#
         "history":[{"from":null,"to":"open","at":"2026-12-06T10:00:00.000Z","actor":{"uid":1000,"name":"ada",\#
         "pid":42},"reason":null},{"from":"open","to":"placed","at":"2026-12-06T10:01:00.000Z","actor":{"uid":1000,\#
         "name":"ada","pid":42},"reason":null}]}

@@ -14,11 +14,9 @@ private struct Read: Equatable, CustomStringConvertible {
     var currency: String
 
     init?(id: JSONValue?, _ change: ChangeRequest) {
-        guard case .create(let customer, let ref, let note, let pizzas, let place, let currency) = change else {
-            return nil
-        }
-        (self.id, self.customer, self.ref, self.note) = (id, customer, ref, note)
-        (self.pizzas, self.place, self.currency) = (pizzas, place, currency)
+        guard case .create(let order) = change, order.products.isEmpty, order.fulfilment == .pickup else { return nil }
+        (self.id, self.customer, self.ref, self.note) = (id, order.customer, order.ref, order.note)
+        (self.pizzas, self.place, self.currency) = (order.pizzas, order.place, order.currency)
     }
 
     var description: String { "id \(String(describing: id)) ref \(ref ?? "-") \(pizzas.count) pizzas place \(place)" }

@@ -29,9 +29,9 @@ struct MigrationTests {
         #expect(
             rows
                 == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64"
-                + "\n5|0005_devices_and_requests.sql|64\n6|0006_outbox.sql|64"
+                + "\n5|0005_devices_and_requests.sql|64\n6|0006_outbox.sql|64\n7|0007_whole_order.sql|64"
         )
-        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "6")
+        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "7")
         // Each checksum is the file's SHA-256 as sha256sum prints it.
         for migration in Fixtures.migrations {
             let stored = try Fixtures.sqlite3(
@@ -40,7 +40,7 @@ struct MigrationTests {
         }
         // Opening again applies nothing new.
         _ = try open(path)
-        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "6")
+        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "7")
     }
 
     @Test(
@@ -49,21 +49,27 @@ struct MigrationTests {
     func upgradeToSchema2() async throws {
         let directory = try TemporaryFolder("pizzad-test")
         let path = directory.path + "/db.sqlite"
+        // Schema 1 with the rows of a real shop's orders: those of the 0.4.0 fixture, in the columns schema 1 had
+        // (every change in it came over the socket, so its audit hashes are those schema 1 computed).
         let first = Array(Fixtures.migrations.prefix(1))
         do {
             let store = try SQLiteOrderStore(path: path, migrations: first)
-            let orders = OrderBook(store: store)
-            let repository = orders.repository
-            for index in 0..<20 {
-                let pizzas = [try Fixtures.factory.makePizza("cheese"), try Fixtures.factory.makePizza("chicken")]
-                let cart = try await repository.create(
-                    customer: "guest \(index)", pizzas: pizzas, place: true, currency: "EUR", by: Fixtures.actor
-                ).cart
-                if index % 3 == 0 { _ = try await repository.advance(cart.id, by: Fixtures.actor) }
-                if index % 5 == 0 { _ = try await repository.cancel(cart.id, reason: "no show", by: Fixtures.actor) }
-            }
             await store.close()
         }
+        let old = try Fixtures.schema6Database(in: directory)
+        _ = try Fixtures.sqlite3(
+            path,
+            """
+            ATTACH '\(old)' AS old;
+            INSERT INTO carts SELECT id, ref, customer, note, status, currency, total, created_at, updated_at
+                FROM old.carts;
+            INSERT INTO pizzas SELECT id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price
+                FROM old.pizzas;
+            INSERT INTO status_history SELECT id, cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid,
+                reason FROM old.status_history;
+            INSERT INTO audit_log SELECT seq, at, actor_uid, actor_name, actor_pid, action, order_id, status_after,
+                reason, before, after, prev_hash, hash FROM old.audit_log;
+            """)
         // The columns schema 1 had (schema 5 adds the device columns, NULL for every row from before).
         let dump =
             "SELECT * FROM carts; SELECT * FROM pizzas; "
@@ -73,7 +79,7 @@ struct MigrationTests {
         let before = try Fixtures.sqlite3(path, dump)
         #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "1")
 
-        let store = try open(path)
+        let store = try open(path, Array(Fixtures.migrations.prefix(6)))
         #expect(store.schemaVersion == 6)
         #expect(try Fixtures.sqlite3(path, dump) == before, "the rebuilt tables hold exactly the rows they held")
         #expect(try store.verifyAudit().ok)

@@ -10,7 +10,7 @@ import Testing
 @Suite("Repository over SQLite")
 struct RepositoryTests {
     @Test(
-        "a database the code created: the contract's five tables and replication_state, WAL, clean foreign keys (checked with sqlite3)"
+        "a database the code created: the contract's tables, WAL, clean foreign keys (checked with sqlite3)"
     )
     func inspectWithSQLite3() async throws {
         let kitchen = try Kitchen()
@@ -20,8 +20,8 @@ struct RepositoryTests {
             kitchen.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(
             tables.split(separator: "\n") == [
-                "api_devices", "api_requests", "audit_log", "carts", "outbox_destinations", "pizzas",
-                "replication_state", "schema_migrations", "status_history",
+                "api_devices", "api_requests", "audit_log", "carts", "discounts", "fees", "order_items",
+                "outbox_destinations", "payments", "pizzas", "replication_state", "schema_migrations", "status_history",
             ])
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA journal_mode") == "wal")
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA foreign_key_check") == "")
@@ -29,7 +29,7 @@ struct RepositoryTests {
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT status FROM carts WHERE id = \(cart.id)") == "preparing")
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM status_history") == "3")
         let strict = try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM pragma_table_list WHERE strict = 1")
-        #expect(strict == "9")
+        #expect(strict == "13")
         let createdAt = try Fixtures.sqlite3(kitchen.path, "SELECT created_at FROM carts")
         #expect(Timestamp(iso8601: createdAt) != nil, "created_at reads as ISO-8601: \(createdAt)")
     }
@@ -40,7 +40,7 @@ struct RepositoryTests {
         let info = try kitchen.store.info()
         #expect(info.journalMode == "wal")
         #expect(info.synchronous == "FULL")
-        #expect(info.schemaVersion == 6)
+        #expect(info.schemaVersion == 7)
     }
 
     @Test("a change whose audit write throws leaves no row in any table")
@@ -276,9 +276,7 @@ struct RepositoryTests {
             }
         }
         func create(customer: String) throws -> ChangeRequest {
-            .create(
-                customer: customer, ref: nil, note: nil, pizzas: [try Fixtures.factory.makePizza("cheese")],
-                place: false, currency: "EUR")
+            .create(NewOrder(customer: customer, pizzas: [try Fixtures.factory.makePizza("cheese")], currency: "EUR"))
         }
         let commits = Locked([Int]())
         kitchen.store.observeGroupCommits { changes, _ in commits.withLock { $0.append(changes) } }

@@ -33,13 +33,14 @@ struct WireTextTests {
         #expect(
             parsed.objectValue?.map(\.0)
                 == [
-                    "id", "ref", "customer", "note", "status", "items", "total", "currency", "createdAt", "updatedAt",
-                    "history",
+                    "id", "ref", "customer", "note", "status", "fulfilment", "items", "subtotal", "discounts", "fees",
+                    "total", "taxes", "payments", "paid", "balance", "currency", "createdAt", "updatedAt", "history",
                 ])
         #expect(
             parsed["items"]?[0]?.objectValue?.map(\.0)
                 == [
                     "id", "kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity", "unitPrice", "price",
+                    "tax", "basisPoints",
                 ])
         #expect(parsed["history"]?[1]?.objectValue?.map(\.0) == ["from", "to", "at", "actor", "reason"])
         #expect(parsed["history"]?[1]?["actor"] == ["uid": 1000, "name": "ann \"the till\"", "pid": 42])

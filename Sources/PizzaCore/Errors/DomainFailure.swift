@@ -63,8 +63,8 @@ extension OrderError: DomainFailure {
     public var kind: FailureKind {
         switch self {
         case .notFound, .itemNotFound: .notFound
-        case .invalidTransition, .notOpen, .emptyCart: .invalidTransition
-        case .conflict: .conflict
+        case .invalidTransition, .notOpen, .emptyCart, .tooLate: .invalidTransition
+        case .conflict, .refConflict: .conflict
         case .validation: .validation
         }
     }
@@ -75,7 +75,8 @@ extension OrderError: DomainFailure {
         case .notFound, .itemNotFound: .none
         case .invalidTransition(_, let invalid):
             FailureDetails(status: invalid.from.rawValue, allowed: invalid.allowed.map(\.rawValue))
-        case .notOpen(_, let status): FailureDetails(status: status.rawValue)
+        case .notOpen(_, let status), .tooLate(_, let status, _): FailureDetails(status: status.rawValue)
+        case .refConflict: FailureDetails(field: "ref")
         case .emptyCart: FailureDetails(field: "items")
         case .conflict(_, let expected, let actual):
             FailureDetails(status: actual.rawValue, expected: expected.rawValue)

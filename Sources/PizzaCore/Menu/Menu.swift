@@ -11,12 +11,38 @@ public struct Menu: Sendable, Equatable {
     /// The extras a pizza may have, with the price each adds to one pizza, in minor units.
     public var extras: [String: Int64]
 
-    /// A menu of these kinds, crusts and extras, priced in `currency`.
-    public init(currency: String, kinds: [PizzaKind], crusts: [String], extras: [String: Int64]) {
+    /// What else the shop sells (drinks, sides, desserts), in menu order.
+    public var products: [MenuProduct]
+    /// The VAT rates by name, in basis points (`food: 700`); `none: 0` when the menu names none.
+    public var taxes: [String: Int64]
+    /// The rate pizzas and their extras are sold at.
+    public var pizzaTax: String
+    /// The fee added to every delivery order, if any.
+    public var deliveryFee: Fee?
+
+    /// A menu of these kinds, crusts and extras, priced in `currency`, and of these products, taxes and fee.
+    public init(
+        currency: String, kinds: [PizzaKind], crusts: [String], extras: [String: Int64],
+        products: [MenuProduct] = [], taxes: [String: Int64] = [TaxRate.none.name: 0],
+        pizzaTax: String = TaxRate.none.name, deliveryFee: Fee? = nil
+    ) {
         self.currency = currency
         self.kinds = kinds
         self.crusts = crusts
         self.extras = extras
+        self.products = products
+        self.taxes = taxes.isEmpty ? [TaxRate.none.name: 0] : taxes
+        self.pizzaTax = pizzaTax
+        self.deliveryFee = deliveryFee
+    }
+
+    /// The product `id`, if the menu has it.
+    public func product(id: String) -> MenuProduct? { products.first { $0.id == id } }
+
+    /// The rate called `name` with its basis points now (``TaxRate/none`` for a name the menu lacks: configuration
+    /// refuses such a menu before it is used).
+    public func rate(named name: String) -> TaxRate {
+        taxes[name].map { TaxRate(name: name, basisPoints: $0) } ?? .none
     }
 
     /// The kind called `name`, if the menu has it.

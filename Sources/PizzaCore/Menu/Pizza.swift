@@ -16,8 +16,12 @@ public struct Pizza: Sendable, Equatable {
     public var extras: [String]
     /// How many of this pizza, 1…50.
     public var quantity: Int
-    /// Price of one pizza (kind at size plus extras), in minor units.
+    /// Price of one pizza (kind at size plus extras), in minor units, VAT included.
     public var unitPrice: Int64
+    /// The VAT rate it is sold at (`menu.pizzaTax` when it was made; ``TaxRate/none`` before taxes existed).
+    public var tax: TaxRate
+    /// A note for the kitchen ("well done"), at most ``Cart/noteBytes`` bytes.
+    public var note: String?
 
     /// What is made beside the kind and size, as the kitchen reads it: the crust, the sauces, each extra with a
     /// `+` (`thin`, `chili`, `+olives`).
@@ -59,7 +63,7 @@ public struct Pizza: Sendable, Equatable {
     /// Builds a pizza from stored fields without validating them (for storage reading what it wrote).
     public init(
         kind: String, size: Size, crust: String, chiliSauce: Bool, ketchup: Bool, extras: [String], quantity: Int,
-        unitPrice: Int64
+        unitPrice: Int64, tax: TaxRate = .none, note: String? = nil
     ) {
         self.kind = kind
         self.size = size
@@ -69,5 +73,7 @@ public struct Pizza: Sendable, Equatable {
         self.extras = extras
         self.quantity = quantity
         self.unitPrice = unitPrice
+        self.tax = tax
+        self.note = note
     }
 }

@@ -10,6 +10,8 @@ public struct PizzaBuilder: Sendable {
     final class Kind: Sendable {
         let kind: PizzaKind
         let menu: Menu
+        /// `menu.pizzaTax`, looked up once.
+        let tax: TaxRate
         /// The kind's price in each size (nil where it is not offered), read by a switch on the size where the
         /// dictionary hashed the size for every pizza.
         private let prices: (small: Int64?, medium: Int64?, large: Int64?, extraLarge: Int64?)
@@ -17,6 +19,7 @@ public struct PizzaBuilder: Sendable {
         init(_ kind: PizzaKind, menu: Menu) {
             self.kind = kind
             self.menu = menu
+            tax = menu.rate(named: menu.pizzaTax)
             prices = (kind.prices[.small], kind.prices[.medium], kind.prices[.large], kind.prices[.extraLarge])
         }
 
@@ -40,6 +43,7 @@ public struct PizzaBuilder: Sendable {
     private var ketchup: Bool
     private var extras: [String]
     private var quantity: Int
+    private var note: String?
 
     init(_ definition: Kind) {
         self.definition = definition
@@ -68,6 +72,8 @@ public struct PizzaBuilder: Sendable {
     public func extra(_ extra: String) -> Self { with { $0.extras.append(extra) } }
     /// Sets how many of this pizza.
     public func quantity(_ quantity: Int) -> Self { with { $0.quantity = quantity } }
+    /// Sets a note for the kitchen (checked where the pizza joins a cart).
+    public func note(_ note: String?) -> Self { with { $0.note = note } }
 
     private func with(_ change: (inout Self) -> Void) -> Self {
         var copy = self
@@ -98,6 +104,6 @@ public struct PizzaBuilder: Sendable {
         }
         return Pizza(
             kind: kind.name, size: size, crust: crust, chiliSauce: chiliSauce, ketchup: ketchup,
-            extras: uniqueExtras, quantity: quantity, unitPrice: unitPrice)
+            extras: uniqueExtras, quantity: quantity, unitPrice: unitPrice, tax: definition.tax, note: note)
     }
 }

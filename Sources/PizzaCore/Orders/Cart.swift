@@ -23,11 +23,23 @@ public struct Cart: Sendable, Equatable {
     public var updatedAt: Timestamp
     /// Every status change, oldest first; the first entry is the creation as `open`.
     public var history: [StatusChange]
+    /// The product lines (drinks, sides, desserts), each with its item id, in the order they were added.
+    public var products: [CartProduct]
+    /// How the order reaches its customer and when (a pickup as soon as possible unless said).
+    public var fulfilment: Fulfilment
+    /// The discounts given, oldest first.
+    public var discounts: [Discount]
+    /// The fees charged (a delivery's).
+    public var fees: [Fee]
+    /// The payments and refunds, oldest first.
+    public var payments: [Payment]
 
     /// An order from its fields, as storage reads it.
     public init(
         id: Int64, ref: String?, customer: String?, note: String?, status: OrderStatus, items: [CartItem],
-        currency: String, createdAt: Timestamp, updatedAt: Timestamp, history: [StatusChange]
+        currency: String, createdAt: Timestamp, updatedAt: Timestamp, history: [StatusChange],
+        products: [CartProduct] = [], fulfilment: Fulfilment = .pickup, discounts: [Discount] = [], fees: [Fee] = [],
+        payments: [Payment] = []
     ) {
         self.id = id
         self.ref = ref
@@ -39,14 +51,35 @@ public struct Cart: Sendable, Equatable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.history = history
+        self.products = products
+        self.fulfilment = fulfilment
+        self.discounts = discounts
+        self.fees = fees
+        self.payments = payments
     }
 
-    /// The sum of the items' prices, in minor units.
-    public var total: Int64 {
-        items.reduce(0) { total, item in
+    /// The sum of the items' prices (pizzas and products), in minor units.
+    public var subtotal: Int64 {
+        var total: Int64 = 0
+        for item in items {
             let (sum, overflow) = total.addingReportingOverflow(item.pizza.price)
-            return overflow ? .max : sum  // only a database edited by hand gets here (Pizza.price)
+            total = overflow ? .max : sum  // only a database edited by hand gets here (Pizza.price)
         }
+        for line in products {
+            let (sum, overflow) = total.addingReportingOverflow(line.product.price)
+            total = overflow ? .max : sum
+        }
+        return total
+    }
+
+    /// What the customer owes: subtotal - discounts + fees; 0 once cancelled (CONTRACT section 17).
+    public var total: Int64 {
+        if status == .cancelled { return 0 }
+        // A pizza-only order (every order before products) has nothing else to add up.
+        if discounts.isEmpty && fees.isEmpty { return subtotal }
+        let (total, overflow) = subtotal.subtractingReportingOverflow(discountTotal)
+        let (withFees, overflow2) = total.addingReportingOverflow(feeTotal)
+        return overflow || overflow2 ? .max : withFees
     }
 
     /// How many pizzas the order holds (each item's quantity, added up).
@@ -55,17 +88,38 @@ public struct Cart: Sendable, Equatable {
     /// Adds a pizza as a new item; only while `open`.
     public mutating func add(_ pizza: Pizza, itemID: Int64, at time: Timestamp) throws(OrderError) {
         guard status.acceptsItems else { throw .notOpen(id: id, status: status) }
+        if let note = pizza.note { try Self.checkNote(note) }
         items.append(CartItem(id: itemID, pizza: pizza))
         updatedAt = time
     }
 
-    /// Removes an item; only while `open`.
+    /// Adds a product line as a new item; only while `open`.
+    public mutating func add(_ product: Product, itemID: Int64, at time: Timestamp) throws(OrderError) {
+        guard status.acceptsItems else { throw .notOpen(id: id, status: status) }
+        if let note = product.note { try Self.checkNote(note) }
+        products.append(CartProduct(id: itemID, product: product))
+        updatedAt = time
+    }
+
+    /// Removes an item (a pizza or a product) and the discounts given on it; only while `open`, and not when the
+    /// order's own discounts would then take off more than is left.
     public mutating func remove(itemID: Int64, at time: Timestamp) throws(OrderError) {
         guard status.acceptsItems else { throw .notOpen(id: id, status: status) }
-        guard let index = items.firstIndex(where: { $0.id == itemID }) else {
+        if let index = items.firstIndex(where: { $0.id == itemID }) {
+            items.remove(at: index)
+        } else if let index = products.firstIndex(where: { $0.id == itemID }) {
+            products.remove(at: index)
+        } else {
             throw .itemNotFound(orderID: id, itemID: itemID)
         }
-        items.remove(at: index)
+        if !discounts.isEmpty {
+            discounts.removeAll { $0.item == itemID }
+            if subtotal < discountTotal {
+                throw .validation(
+                    field: "item", allowed: ["an item whose removal leaves the order's discounts covered"],
+                    message: "removing item \(itemID) would leave order \(id)'s discounts above its items")
+            }
+        }
         updatedAt = time
     }
 
@@ -76,7 +130,7 @@ public struct Cart: Sendable, Equatable {
         at time: Timestamp
     ) throws(OrderError) {
         if let expected, expected != status { throw .conflict(id: id, expected: expected, actual: status) }
-        if transition == .place, items.isEmpty { throw .emptyCart(id: id) }
+        if transition == .place, items.isEmpty, products.isEmpty { throw .emptyCart(id: id) }
         switch status.applying(transition) {
         case .failure(let invalid): throw .invalidTransition(id: id, invalid)
         case .success(let target):

@@ -14,6 +14,10 @@ public enum OrderError: Error, Equatable, Sendable, CustomStringConvertible {
     case conflict(id: Int64, expected: OrderStatus, actual: OrderStatus)
     /// A field's value is not allowed (`validation`).
     case validation(field: String, allowed: [String], message: String)
+    /// The change is no longer possible in the order's status, e.g. a discount once shipped (`invalid_transition`).
+    case tooLate(id: Int64, status: OrderStatus, change: String)
+    /// A payment's `ref` is already the order's for another amount or tender (`conflict`).
+    case refConflict(id: Int64, ref: String)
 
     public var description: String {
         switch self {
@@ -25,6 +29,10 @@ public enum OrderError: Error, Equatable, Sendable, CustomStringConvertible {
         case .conflict(let id, let expected, let actual):
             "order \(id) is \(actual.rawValue), not \(expected.rawValue); someone else moved it"
         case .validation(_, _, let message): message
+        case .tooLate(let id, let status, let change):
+            "order \(id) is \(status.rawValue); \(change) only before it is shipped"
+        case .refConflict(let id, let ref):
+            "order \(id) already has a payment with ref '\(ref)' of another amount or tender"
         }
     }
 }

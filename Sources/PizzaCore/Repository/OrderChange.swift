@@ -11,6 +11,8 @@ public final class OrderChange: Sendable, Equatable {
         case itemAdded = "item_added"
         case itemRemoved = "item_removed"
         case placed, advanced, cancelled
+        case fulfilmentChanged = "fulfilment_changed"
+        case discounted, paid, refunded
     }
 
     /// The change's sequence number: the audit entry's and the event stream's, gapless and increasing.

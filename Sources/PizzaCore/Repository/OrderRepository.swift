@@ -35,13 +35,38 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         completion: @escaping @Sendable (Result<OrderOutcome, any Error>) -> Void
     ) {
         switch consume request {
-        case .create(let customer, let ref, let note, let pizzas, let place, let currency):
-            create(
-                customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
-                key: key, completion)
+        case .create(let order):
+            create(order, by: actor, key: key, completion)
         case .addItem(let pizza, let id):
             modify(.addItem, id: id, kind: .itemAdded, by: actor, key: key, completion) { cart, tx, now in
                 try cart.add(pizza, itemID: try tx.nextItemIDs(count: 1), at: now)
+            }
+        case .addProduct(let product, let id):
+            modify(.addItem, id: id, kind: .itemAdded, by: actor, key: key, completion) { cart, tx, now in
+                try cart.add(product, itemID: try tx.nextItemIDs(count: 1), at: now)
+            }
+        case .setFulfilment(let fulfilment, let fee, let id):
+            modify(.setFulfilment, id: id, kind: .fulfilmentChanged, by: actor, key: key, completion) {
+                cart, _, now in
+                try cart.setFulfilment(fulfilment, deliveryFee: fee, at: now)
+            }
+        case .discount(let size, let item, let reason, let id):
+            modify(.discount, id: id, kind: .discounted, reason: reason, by: actor, key: key, completion) {
+                cart, tx, now in
+                try cart.discount(
+                    size, item: item, reason: reason, discountID: try tx.nextItemIDs(count: 1), by: actor, at: now)
+            }
+        case .pay(let tender, let amount, let ref, let id):
+            modify(.pay, id: id, kind: .paid, by: actor, key: key, completion) { cart, tx, now in
+                try cart.pay(
+                    tender, amount: amount, ref: ref, paymentID: try tx.nextItemIDs(count: 1), by: actor, at: now)
+            }
+        case .refund(let payment, let amount, let reason, let id):
+            modify(.refund, id: id, kind: .refunded, reason: reason, by: actor, key: key, completion) {
+                cart, tx, now in
+                try cart.refund(
+                    payment: payment, amount: amount, reason: reason, refundID: try tx.nextItemIDs(count: 1),
+                    by: actor, at: now)
             }
         case .removeItem(let itemID, let id):
             modify(.removeItem, id: id, kind: .itemRemoved, by: actor, key: key, completion) { cart, _, now in
@@ -78,7 +103,8 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         currency: String, by actor: ChangeActor
     ) async throws -> OrderOutcome {
         try await perform(
-            .create(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency),
+            .create(
+                NewOrder(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency)),
             by: actor)
     }
 
@@ -111,21 +137,23 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
 
     @inlinable
     func create(
-        customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String,
-        by actor: ChangeActor, key: RequestKey? = nil, _ completion: @escaping Completion
+        _ order: NewOrder, by actor: ChangeActor, key: RequestKey? = nil, _ completion: @escaping Completion
     ) {
         do {
-            if let ref { try Cart.checkRef(ref) }
+            if let ref = order.ref { try Cart.checkRef(ref) }
+            try order.fulfilment.check()
+            for pizza in order.pizzas { if let note = pizza.note { try Cart.checkNote(note) } }
+            for product in order.products { if let note = product.note { try Cart.checkNote(note) } }
         } catch {
             return completion(.failure(error))
         }
-        if place, pizzas.isEmpty {
-            let message = "an order placed at creation needs a pizza"
+        if order.place, order.itemCount == 0 {
+            let message = "an order placed at creation needs an item"
             return completion(
-                .failure(OrderError.validation(field: "items", allowed: ["at least one pizza"], message: message)))
+                .failure(OrderError.validation(field: "items", allowed: ["at least one item"], message: message)))
         }
         // A retry of a recent order: answered as it is now, from memory or the read pool, without a write.
-        if let ref, let known = recentRefs.known(ref) {
+        if let ref = order.ref, let known = recentRefs.known(ref) {
             if let existing = known.order {
                 return completion(.success(OrderOutcome(cart: existing, change: nil)))
             }
@@ -133,22 +161,10 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
                 return completion(.success(OrderOutcome(cart: existing, change: nil)))
             }
         }
-        createChange(
-            customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency, by: actor,
-            key: key, completion)
-    }
-
-    /// The create's change. Its `ref` is not looked up first: the store's unique index refuses a taken one
-    /// (``RefInUse``, nothing written), and the create runs again, looking it up, to answer with the order that has
-    /// it (``PendingChange/failed(_:)``).
-    @inlinable
-    func createChange(
-        customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String,
-        by actor: ChangeActor, key: RequestKey?, _ completion: @escaping Completion
-    ) {
-        let work = PendingChange<Store>.Work.create(
-            customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: currency)
-        store.submit(PendingChange(self, .create, work, by: actor, key: key, completion: completion))
+        // Its `ref` is not looked up first: the store's unique index refuses a taken one (``RefInUse``, nothing
+        // written), and the create runs again, looking it up, to answer with the order that has it
+        // (``PendingChange/failed(_:)``).
+        store.submit(PendingChange(self, .create, .create(order), by: actor, key: key, completion: completion))
     }
 
     /// A change to an existing order: `mutate` changes it as the transaction sees it (see ``PendingChange``).

@@ -11,8 +11,7 @@ public final class PendingChange<Store: OrderStore>: Sendable {
     /// What the change does to the order, given the transaction.
     @usableFromInline enum Work: Sendable {
         /// A new order (`order.create`).
-        case create(
-            customer: String?, ref: String?, note: String?, pizzas: [Pizza], place: Bool, currency: String)
+        case create(NewOrder)
         /// An existing order, changed by `mutate`.
         case modify(
             id: Int64, kind: OrderChange.Kind, reason: String?,
@@ -89,20 +88,30 @@ public final class PendingChange<Store: OrderStore>: Sendable {
     func made(in tx: Store.Transaction) throws -> (Cart, OrderChange?) {
         let now: Timestamp
         switch work {
-        case .create(let customer, let ref, let note, let pizzas, let place, let currency):
-            if lookUp, let ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
+        case .create(let order):
+            if lookUp, let ref = order.ref, let existing = try tx.cart(ref: ref) { return (existing, nil) }
             now = repository.clock()
             let id = try tx.nextCartID()
-            let firstItemID = try tx.nextItemIDs(count: pizzas.count)
+            let firstItemID = try tx.nextItemIDs(count: order.itemCount)
+            let pizzas = order.pizzas
             let items = pizzas.indices.map { CartItem(id: firstItemID + Int64($0), pizza: pizzas[$0]) }
             // Room for the entry placing it too, so that placing does not copy the history.
             var history: [StatusChange] = []
-            history.reserveCapacity(place ? 2 : 1)
+            history.reserveCapacity(order.place ? 2 : 1)
             history.append(StatusChange(from: nil, to: .open, at: now, actor: actor))
             var cart = Cart(
-                id: id, ref: ref, customer: customer, note: note, status: .open, items: items, currency: currency,
-                createdAt: now, updatedAt: now, history: consume history)
-            if place { try cart.apply(.place, by: actor, at: now) }
+                id: id, ref: order.ref, customer: order.customer, note: order.note, status: .open, items: items,
+                currency: order.currency, createdAt: now, updatedAt: now, history: consume history)
+            if !order.products.isEmpty {
+                let first = firstItemID + Int64(pizzas.count)
+                for (offset, product) in order.products.enumerated() {
+                    try cart.add(product, itemID: first + Int64(offset), at: now)
+                }
+            }
+            if order.fulfilment != .pickup || order.deliveryFee != nil {
+                try cart.setFulfilment(order.fulfilment, deliveryFee: order.deliveryFee, at: now)
+            }
+            if order.place { try cart.apply(.place, by: actor, at: now) }
             let change = OrderChange(
                 sequence: try tx.nextSequence(), kind: .created, at: now, actor: actor, before: nil, after: cart,
                 requestKey: key)
@@ -112,6 +121,8 @@ public final class PendingChange<Store: OrderStore>: Sendable {
             now = repository.clock()
             var after = before
             try mutate(&after, tx, now)
+            // A change that found nothing to do (a payment's ref again): the order as it is, no change.
+            if after.updatedAt == before.updatedAt, after == before { return (before, nil) }
             let change = OrderChange(
                 sequence: try tx.nextSequence(), kind: kind, at: now, actor: actor, before: before, after: after,
                 reason: reason, requestKey: key)

@@ -4,24 +4,33 @@ import PizzaWire
 /// The order changes as the control socket's `order.*` parameters and the order API's bodies spell them (the same
 /// fields, CONTRACT sections 4 and 15): each checked once, here, for both.
 extension ChangeRequest {
-    /// `order.create` and `POST /v1/orders`: `{customer?, ref?, note?, items?: [pizza], place?}`.
+    /// `order.create` and `POST /v1/orders`: `{customer?, ref?, note?, items?: [pizza | product], fulfilment?,
+    /// place?}` (CONTRACT sections 4 and 17).
     public static func create(_ params: Params, factory: PizzaFactory) throws -> ChangeRequest {
-        try params.onlyKnown(["customer", "ref", "note", "items", "place"])
+        try params.onlyKnown(["customer", "ref", "note", "items", "place", "fulfilment"])
         let items = try params.array("items") ?? []
         guard items.count <= 100 else {
             throw RPCError.validation("items", "at most 100 items per order", allowed: ["0..100 items"])
         }
         var pizzas: [Pizza] = []
+        var products: [Product] = []
         pizzas.reserveCapacity(items.count)
         for (index, item) in items.enumerated() {
-            pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
+            if item["product"] != nil {
+                products.append(try factory.product(fromWire: item, path: "items[\(index)]."))
+            } else {
+                pizzas.append(try factory.pizza(fromWire: item, path: "items[\(index)]."))
+            }
         }
         let ref = try params.string("ref")  // checked by the repository (Cart.checkRef)
         let customer = try params.string("customer").map { try Self.shopText($0, field: "customer") }
         let note = try params.string("note").map { try Self.shopText($0, field: "note", lineFeeds: true) }
+        let fulfilment = try params["fulfilment"].map { try Self.fulfilment($0) } ?? .pickup
         return .create(
-            customer: customer, ref: ref, note: note, pizzas: pizzas, place: try params.bool("place") ?? false,
-            currency: factory.menu.currency)
+            NewOrder(
+                customer: customer, ref: ref, note: note, pizzas: pizzas, products: products, fulfilment: fulfilment,
+                deliveryFee: factory.menu.deliveryFee, place: try params.bool("place") ?? false,
+                currency: factory.menu.currency))
     }
 
     /// `order.cancel`'s and `POST /v1/orders/{id}/cancel`'s reason: 1 to 1000 characters, white space trimmed.

@@ -78,7 +78,10 @@ struct OrderCreateReader {
         customer: String? = nil, ref: String? = nil, note: String? = nil, pizzas: [Pizza] = [], place: Bool = false,
         factory: PizzaFactory
     ) -> ChangeRequest {
-        .create(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, currency: factory.menu.currency)
+        .create(
+            NewOrder(
+                customer: customer, ref: ref, note: note, pizzas: pizzas, deliveryFee: factory.menu.deliveryFee,
+                place: place, currency: factory.menu.currency))
     }
 
     /// The params object: `{customer?, ref?, note?, items?, place?}`, checked as ``ChangeRequest/create(_:factory:)``

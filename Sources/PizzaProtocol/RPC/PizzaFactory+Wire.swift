@@ -3,7 +3,9 @@ public import PizzaWire
 
 extension PizzaFactory {
     /// The fields a pizza's wire form may have; made once, not per pizza.
-    static let pizzaFields: Set<String> = ["kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity"]
+    static let pizzaFields: Set<String> = [
+        "kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity", "note",
+    ]
 
     /// Makes a pizza from its wire form: only `kind` is required, the rest default from the menu. `path` names
     /// the pizza in errors (`items[1].`); it is only made for an error.
@@ -56,6 +58,13 @@ extension PizzaFactory {
         }
         if let quantity = try field({ () throws(RPCError) in try params.int("quantity") }) {
             builder = builder.quantity(Int(clamping: quantity))
+        }
+        if let note = try field({ () throws(RPCError) in try params.string("note") }) {
+            let limit = Cart.noteBytes
+            if let refusal = ShopText.refusal(note, field: path() + "note", characters: 1...limit, bytes: limit) {
+                throw RPCError(refusal)
+            }
+            builder = builder.note(ShopText.normalized(note))
         }
         do { return try builder.build() } catch { throw RPCError(error, path: path()) }
     }

@@ -6,18 +6,27 @@ extension Database {
     /// The columns ``cartHeader(_:)`` reads, in its order (the two lookups by id and by ref spell them out, so that
     /// their SQL is a literal: see ``Database/statement(literal:)``).
     static let cartColumns =
-        "id, ref, customer, note, status, currency, created_at, updated_at"
+        "id, ref, customer, note, status, currency, created_at, updated_at, fulfilment, phone, street, postcode, city, "
+        + "address_notes, dine_table, due_at, parts"
 
     func loadCart(id: Int64) throws -> Cart? {
         try statement(
-            literal: "SELECT id, ref, customer, note, status, currency, created_at, updated_at FROM carts WHERE id = ?"
+            literal: """
+                SELECT id, ref, customer, note, status, currency, created_at, updated_at, fulfilment, phone, street,
+                       postcode, city, address_notes, dine_table, due_at, parts
+                FROM carts WHERE id = ?
+                """
         )
         .first([id]) { try cartHeader($0) }.map { try complete($0) }
     }
 
     func loadCart(ref: String) throws -> Cart? {
         try statement(
-            literal: "SELECT id, ref, customer, note, status, currency, created_at, updated_at FROM carts WHERE ref = ?"
+            literal: """
+                SELECT id, ref, customer, note, status, currency, created_at, updated_at, fulfilment, phone, street,
+                       postcode, city, address_notes, dine_table, due_at, parts
+                FROM carts WHERE ref = ?
+                """
         )
         .first([ref]) { try cartHeader($0) }.map { try complete($0) }
     }
@@ -42,7 +51,7 @@ extension Database {
         let headers = try statement("SELECT \(Self.cartColumns) FROM carts \(filter) ORDER BY id DESC LIMIT ?")
             .map(arguments) { try cartHeader($0) }
         let page = Array(headers.prefix(query.limit))
-        return OrderPage(orders: try complete(page), next: headers.count > query.limit ? page.last?.id : nil)
+        return OrderPage(orders: try complete(page), next: headers.count > query.limit ? page.last?.cart.id : nil)
     }
 
     /// How many orders are in each status, as one snapshot (the caller's read transaction).
@@ -65,30 +74,38 @@ extension Database {
         return counts
     }
 
-    private func cartHeader(_ row: Row) throws -> Cart {
+    /// An order's `carts` row: the order without its lines, and which of the whole order's tables hold rows for it.
+    struct Header {
+        var cart: Cart
+        var parts: Int64
+    }
+
+    private func cartHeader(_ row: Row) throws -> Header {
         guard let status = OrderStatus(rawValue: row.string(4)) else {
             throw StorageError.damaged(
                 path: path, message: "carts.status of order \(row.int64(0)) holds '\(row.string(4))'")
         }
-        return Cart(
+        var cart = Cart(
             id: row.int64(0), ref: row.optionalString(1), customer: row.optionalString(2),
             note: row.optionalString(3), status: status, items: [], currency: row.string(5),
             createdAt: Timestamp(iso8601: row.string(6)) ?? Timestamp(millisecondsSince1970: 0),
             updatedAt: Timestamp(iso8601: row.string(7)) ?? Timestamp(millisecondsSince1970: 0), history: [])
+        cart.fulfilment = Self.fulfilment(row, from: 8)
+        return Header(cart: cart, parts: row.int64(16))
     }
 
     /// Fills in the items and history of many orders with one query each (`json_each` over the ids), instead of
     /// two queries per order.
-    private func complete(_ headers: [Cart]) throws -> [Cart] {
+    private func complete(_ headers: [Header]) throws -> [Cart] {
         guard headers.count > 1 else { return try headers.map(complete) }
-        let ids = "[" + headers.map { String($0.id) }.joined(separator: ",") + "]"
+        let ids = "[" + headers.map { String($0.cart.id) }.joined(separator: ",") + "]"
         var items: [Int64: [CartItem]] = [:]
         try statement(
             """
-            SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price, cart_id
+            SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price, tax, tax_bp, note, cart_id
             FROM pizzas WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
             """
-        ).forEach([ids]) { row in items[row.int64(9), default: []].append(Self.item(row)) }
+        ).forEach([ids]) { row in items[row.int64(12), default: []].append(Self.item(row)) }
         var history: [Int64: [StatusChange]] = [:]
         try historyStatement(
             """
@@ -101,10 +118,12 @@ extension Database {
                 FROM status_history WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
                 """
         ).forEach([ids]) { row in history[row.int64(9), default: []].append(Self.change(row)) }
+        let whole = try wholeParts(of: headers)
         return headers.map { header in
-            var cart = header
+            var cart = header.cart
             cart.items = items[cart.id] ?? []
             cart.history = history[cart.id] ?? []
+            if let parts = whole[cart.id] { parts.fill(&cart) }
             return cart
         }
     }
@@ -117,7 +136,8 @@ extension Database {
                 kind: row.string(1), size: Size(rawValue: row.string(2)) ?? .medium, crust: row.string(3),
                 chiliSauce: row.bool(4), ketchup: row.bool(5),
                 extras: extras.isEmpty ? [] : extras.split(separator: ",").map(String.init),
-                quantity: row.int(7), unitPrice: row.int64(8)))
+                quantity: row.int(7), unitPrice: row.int64(8),
+                tax: TaxRate(name: row.string(9), basisPoints: row.int64(10)), note: row.optionalString(11)))
     }
 
     private static func change(_ row: Row) -> StatusChange {
@@ -132,11 +152,11 @@ extension Database {
             reason: row.optionalString(6))
     }
 
-    private func complete(_ header: Cart) throws -> Cart {
-        var cart = header
+    private func complete(_ header: Header) throws -> Cart {
+        var cart = header.cart
         cart.items = try statement(
             literal: """
-                SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price
+                SELECT id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price, tax, tax_bp, note
                 FROM pizzas WHERE cart_id = ? ORDER BY id
                 """
         ).map([cart.id], Self.item)
@@ -150,6 +170,7 @@ extension Database {
                 FROM status_history WHERE cart_id = ? ORDER BY id
                 """
         ).map([cart.id], Self.change)
+        if header.parts != 0, let parts = try wholeParts(of: [header])[cart.id] { parts.fill(&cart) }
         return cart
     }
 

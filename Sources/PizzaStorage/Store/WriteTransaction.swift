@@ -27,9 +27,15 @@ public struct WriteTransaction: OrderTransaction {
         try take(1, from: &numbers.next.cart, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM carts")
     }
 
-    /// The first of `count` consecutive item ids, taken for this transaction.
+    /// The first of `count` consecutive ids for an order's lines (pizzas, products, discounts, payments: one
+    /// numbering, so an id names one line), taken for this transaction.
     public func nextItemIDs(count: Int) throws -> Int64 {
-        try take(Int64(count), from: &numbers.next.item, firstFree: "SELECT coalesce(max(id), 0) + 1 FROM pizzas")
+        try take(
+            Int64(count), from: &numbers.next.item,
+            firstFree: """
+                SELECT max((SELECT coalesce(max(id), 0) FROM pizzas), (SELECT coalesce(max(id), 0) FROM order_items),
+                           (SELECT coalesce(max(id), 0) FROM discounts), (SELECT coalesce(max(id), 0) FROM payments)) + 1
+                """)
     }
 
     /// The next change's sequence number (its audit entry's), taken for this transaction.

@@ -1,7 +1,8 @@
 public import PizzaCore
 import SQLite
 
-/// Writes each change's rows (`carts`, `pizzas`, `status_history`) inside the change's transaction.
+/// Writes each change's rows (`carts`, `pizzas`, `order_items`, `status_history`, `discounts`, `fees`, `payments`)
+/// inside the change's transaction.
 ///
 /// A repository subscriber: it writes the order's state after the change through the transaction the
 /// repository hands it (the store's own write handle, typed), so the tables always hold what the repository acknowledged. ``OrderBook`` owns it.
@@ -17,16 +18,23 @@ public final class PersistenceLayer: OrderChangeWriter {
             try insertCart(cart, db: db, created: text(cart.createdAt), updated: text(cart.updatedAt))
         } else {
             try db.execute(
-                literal: "UPDATE carts SET customer = ?, note = ?, status = ?, total = ?, updated_at = ? WHERE id = ?"
+                literal: """
+                    UPDATE carts SET customer = ?, note = ?, status = ?, total = ?, updated_at = ?, fulfilment = ?,
+                        phone = ?, street = ?, postcode = ?, city = ?, address_notes = ?, dine_table = ?, due_at = ?,
+                        subtotal = ?, paid = ?, parts = ?
+                    WHERE id = ?
+                    """
             ) { row in
                 row.bind(cart.customer)
                 row.bind(cart.note)
                 row.bind(cart.status.rawValue)
                 row.bind(cart.total)
                 row.bind(text(cart.updatedAt))
+                Self.bindWhole(cart, to: &row)
                 row.bind(cart.id)
             }
         }
+        try writeWhole(change, db: db)
         // A new order has only new items: no sets to compare.
         let beforeItems = change.before.map { Set($0.items.map(\.id)) } ?? []
         if !beforeItems.isEmpty {
@@ -54,8 +62,9 @@ public final class PersistenceLayer: OrderChangeWriter {
     private func insertItem(_ item: UnsafePointer<CartItem>, cartID: Int64, db: Database) throws {
         try db.execute(
             literal: """
-                INSERT INTO pizzas (id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO pizzas (id, cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price,
+                                    tax, tax_bp, note)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """
         ) { row in
             row.bind(item.pointee.id)
@@ -68,6 +77,9 @@ public final class PersistenceLayer: OrderChangeWriter {
             row.bind(item.pointee.pizza.extras.joined(separator: ","))
             row.bind(item.pointee.pizza.quantity)
             row.bind(item.pointee.pizza.unitPrice)
+            row.bind(item.pointee.pizza.tax.name)
+            row.bind(item.pointee.pizza.tax.basisPoints)
+            row.bind(item.pointee.pizza.note)
         }
     }
 
@@ -106,8 +118,10 @@ public final class PersistenceLayer: OrderChangeWriter {
         do {
             try db.execute(
                 literal: """
-                    INSERT INTO carts (id, ref, customer, note, status, currency, total, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO carts (id, ref, customer, note, status, currency, total, created_at, updated_at,
+                                       fulfilment, phone, street, postcode, city, address_notes, dine_table, due_at,
+                                       subtotal, paid, parts)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """
             ) { row in
                 row.bind(cart.id)
@@ -119,6 +133,7 @@ public final class PersistenceLayer: OrderChangeWriter {
                 row.bind(cart.total)
                 row.bind(created)
                 row.bind(updated)
+                Self.bindWhole(cart, to: &row)
             }
         } catch {
             guard let ref = cart.ref, error.isUniqueConstraint, error.message.contains("carts.ref") else { throw error }

@@ -28,9 +28,15 @@ extension Cart {
         w.member("customer", customer)
         w.member("note", note)
         w.member("status", status.rawValue)
+        w.key("fulfilment")
+        fulfilment.writeWire(to: &w)
         w.key("items")
-        w.array(items) { w, item in item.writeWire(to: &w) }
-        w.member("total", total)
+        if products.isEmpty {
+            w.array(items) { w, item in item.writeWire(to: &w) }
+        } else {
+            writeLines(to: &w)
+        }
+        writeFigures(to: &w)
         w.member("currency", currency)
         w.member("createdAt", createdAt)
         w.member("updatedAt", updatedAt)
@@ -53,8 +59,11 @@ extension CartItem {
         w.key("extras")
         w.array(pizza.extras) { w, extra in w.string(extra) }
         w.member("quantity", Int64(pizza.quantity))
+        if let note = pizza.note { w.member("note", note) }
         w.member("unitPrice", pizza.unitPrice)
         w.member("price", pizza.price)
+        w.member("tax", pizza.tax.name)
+        w.member("basisPoints", pizza.tax.basisPoints)
         w.close()
     }
 }
@@ -118,7 +127,7 @@ extension Cart {
         // A damaged or foreign copy may hold any numbers: the lines must add up to a total that fits, or every
         // reading of this order's total would trap.
         var total: Int64 = 0
-        for item in try field("items", \.arrayValue) {
+        for item in try field("items", \.arrayValue) where item["product"] == nil {
             let item = try CartItem(wire: item)
             let (sum, overflow) = total.addingReportingOverflow(item.pizza.price)
             guard !overflow else {
@@ -132,8 +141,9 @@ extension Cart {
         self.init(
             id: try field("id", \.intValue), ref: value["ref"]?.stringValue, customer: value["customer"]?.stringValue,
             note: value["note"]?.stringValue, status: try field("status") { $0.stringValue.flatMap(OrderStatus.init) },
-            items: items, currency: try field("currency", \.stringValue), createdAt: try timestamp("createdAt"),
+            items: [], currency: try field("currency", \.stringValue), createdAt: try timestamp("createdAt"),
             updatedAt: try timestamp("updatedAt"), history: history)
+        try readWhole(value, pizzas: items)
     }
 }
 
@@ -155,11 +165,17 @@ extension CartItem {
         guard (0...Pizza.maximumUnitPrice).contains(unitPrice) else {
             throw WireFormError(description: "an order item's unitPrice \(unitPrice) is not a price")
         }
+        let tax = TaxRate(
+            name: pizza["tax"]?.stringValue ?? TaxRate.none.name, basisPoints: pizza["basisPoints"]?.intValue ?? 0)
+        guard (0...TaxRate.maximumBasisPoints).contains(tax.basisPoints) else {
+            throw WireFormError(description: "an order item's basisPoints \(tax.basisPoints) is not a rate")
+        }
         self.init(
             id: id,
             pizza: Pizza(
                 kind: kind, size: size, crust: crust, chiliSauce: chili, ketchup: ketchup,
-                extras: extras.compactMap(\.stringValue), quantity: Int(quantity), unitPrice: unitPrice))
+                extras: extras.compactMap(\.stringValue), quantity: Int(quantity), unitPrice: unitPrice, tax: tax,
+                note: pizza["note"]?.stringValue))
     }
 }
 

@@ -9,15 +9,7 @@ extension RPCDispatcher {
     static func addOrderMethods(to table: inout MethodTable, _ state: DaemonState) {
         let repository = state.repository
         table.addChange(.create, .operator) { params in try .create(params, factory: state.factory) }
-        table.addChange(.addItem, .operator) { params in
-            try params.onlyKnown(["id", "pizza"])
-            let id = try params.requiredInt("id")
-            guard let pizzaJSON = params["pizza"] else {
-                throw RPCError.invalidParams("pizza", "pizza is required", expected: "object")
-            }
-            let pizza = try state.factory.pizza(fromWire: pizzaJSON, path: "pizza.")
-            return .addItem(pizza, order: id)
-        }
+        table.addChange(.addItem, .operator) { params in try .addItem(params, factory: state.factory) }
         table.addChange(.removeItem, .operator) { params in
             try params.onlyKnown(["id", "item"])
             return .removeItem(try params.requiredInt("item"), order: try params.requiredInt("id"))
@@ -33,6 +25,23 @@ extension RPCDispatcher {
         table.addChange(.cancel, .operator) { params in
             try params.onlyKnown(["id", "reason"])
             return try .cancel(order: try params.requiredInt("id"), params)
+        }
+        table.addChange(.setFulfilment, .operator) { params in
+            try params.onlyKnown(["id", "fulfilment"])
+            return try .setFulfilment(
+                order: try params.requiredInt("id"), params["fulfilment"], factory: state.factory)
+        }
+        table.addChange(.discount, .operator) { params in
+            try params.onlyKnown(["id", "amount", "percent", "item", "reason"])
+            return try .discount(order: try params.requiredInt("id"), params)
+        }
+        table.addChange(.pay, .operator) { params in
+            try params.onlyKnown(["id", "tender", "amount", "ref"])
+            return try .pay(order: try params.requiredInt("id"), params)
+        }
+        table.addChange(.refund, .operator) { params in
+            try params.onlyKnown(["id", "payment", "amount", "reason"])
+            return try .refund(order: try params.requiredInt("id"), params)
         }
         table.addImmediate(.get, .reader) { params, _ in
             try params.onlyKnown(["id", "ref"])
