@@ -331,7 +331,6 @@ let package = Package(
             dependencies: [
                 "PizzaStorage", "PizzaCore", "PizzaProtocol", "PizzaWire", "PizzaMetrics", "SQLite", "PizzaTesting",
             ],
-            exclude: ["Fixtures"],
             swiftSettings: strict
         ),
         // The shipper's retries, backoff and divergence, in process against a centre of the tests' own.

@@ -135,3 +135,21 @@ CREATE TRIGGER audit_log_no_update BEFORE UPDATE ON audit_log
 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
 CREATE TRIGGER audit_log_no_delete BEFORE DELETE ON audit_log
 BEGIN SELECT RAISE(ABORT, 'audit_log is append-only'); END;
+
+-- The `manager` device role (CONTRACT sections 17-18: discounts, refunds, availability, reports).
+CREATE TABLE api_devices_new (
+    name           TEXT PRIMARY KEY CHECK (length(name) BETWEEN 1 AND 64),
+    role           TEXT NOT NULL CHECK (role = 'till' OR role = 'kitchen' OR role = 'reader' OR role = 'platform'
+                       OR role = 'manager'),
+    token_sha256   TEXT UNIQUE CHECK (token_sha256 IS NULL OR length(token_sha256) = 64),
+    signing_secret TEXT,
+    created_at     TEXT NOT NULL,
+    revoked_at     TEXT,
+    last_seen_at   TEXT,
+    last_address   TEXT,
+    CHECK ((token_sha256 IS NULL) <> (signing_secret IS NULL))
+) STRICT;
+INSERT INTO api_devices_new SELECT name, role, token_sha256, signing_secret, created_at, revoked_at, last_seen_at,
+                                   last_address FROM api_devices;
+DROP TABLE api_devices;
+ALTER TABLE api_devices_new RENAME TO api_devices;

@@ -125,19 +125,13 @@ enum Output {
         if let ref = order.ref { header += " (ref \(safe(ref)))" }
         print(header)
         if let note = order.note { print("Note: \(ShopText.escaped(note, lineFeeds: true))") }
-        if order.items.isEmpty {
-            print("No pizzas yet.")
+        if let fulfilment = fulfilmentLine(order.fulfilment) { print(fulfilment) }
+        if order.items.isEmpty && order.products.isEmpty {
+            print("No items yet.")
         } else {
-            table(
-                ["ITEM", "PIZZA", "QTY", "EACH", "PRICE"],
-                order.items.map { item in
-                    [
-                        String(item.id), item.pizza.inShort, String(item.pizza.quantity),
-                        money(item.pizza.unitPrice, order.currency), money(item.pizza.price, order.currency),
-                    ]
-                }, right: [0, 2, 3, 4])
+            table(["ITEM", "WHAT", "QTY", "EACH", "PRICE", "VAT"], lines(order), right: [0, 2, 3, 4])
         }
-        print("Total: \(money(order.total, order.currency))")
+        figures(order)
         if !order.history.isEmpty {
             print("History:")
             table(

@@ -1,15 +1,16 @@
 import PizzaCore
 import Testing
 
-@Suite("A device role's rights, as CONTRACT section 15 lists them")
+@Suite("A device role's rights, as CONTRACT sections 15 and 17 list them")
 struct DeviceRoleTests {
     @Test(
         "each role has exactly its rights",
         arguments: [
-            (DeviceRole.till, "menu create place cancel read"),
-            (.kitchen, "advance read events"),
+            (DeviceRole.till, "menu create place cancel read pay fulfil"),
+            (.kitchen, "advance read events availability"),
             (.reader, "read events"),
-            (.platform, "create cancel read"),
+            (.platform, "create cancel read pay fulfil"),
+            (.manager, "menu create place cancel read events pay fulfil discount refund availability"),
         ])
     func rights(role: DeviceRole, listed: String) {
         let expected = Set(listed.split(separator: " ").map { DeviceRole.Right(rawValue: String($0))! })

@@ -35,21 +35,15 @@ struct SystemdTests {
         let directoryFolder = try TemporaryFolder("pizzad-upgrade")
         defer { directoryFolder.remove() }
         let directory = directoryFolder.path
-        try FileManager.default.createDirectory(atPath: directory + "/schema1", withIntermediateDirectories: true)
-        // An older pizzad's database: only the first migration applied, with an order in it.
-        try FileManager.default.copyItem(
-            atPath: Binaries.repository + "/migrations/0001_initial.sql",
-            toPath: directory + "/schema1/0001_initial.sql")
-        let old = try PizzadProcess(environment: ["PIZZAD_MIGRATIONS": directory + "/schema1"], directory: directory)
-        try #require(old.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
-        #expect(try old.stop(SIGTERM) == 0)
+        // An older pizzad's database (0.4.0, schema 6) with its orders, where the daemon below opens it.
+        try OldShop.database(at: directory + "/pizzad.sqlite")
 
         let listener = try NotifyListener(path: directory + "/notify.sock")
         let daemon = try PizzadProcess(environment: ["NOTIFY_SOCKET": listener.path], directory: directory)
         let messages = listener.collect(timeout: 5) { messages in messages.contains { $0.message.contains("READY=1") } }
         let upgrade = try #require(messages.firstIndex { $0.message.contains("EXTEND_TIMEOUT_USEC=") }, "\(messages)")
         #expect(
-            messages[upgrade].message.contains("STATUS=upgrading the database schema: 0002_checks_without_in_lists.sql")
+            messages[upgrade].message.contains("STATUS=upgrading the database schema: 0007_whole_order.sql")
         )
         #expect(upgrade < (messages.firstIndex { $0.message.contains("READY=1") } ?? 0))
         #expect(daemon.output.contains("upgrading the database schema"))

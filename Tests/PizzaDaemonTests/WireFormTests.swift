@@ -7,10 +7,12 @@ import Testing
 @Suite("One wire form of an order", .offThePool)
 struct WireFormTests {
     static let orderKeys: Set<String> = [
-        "id", "ref", "customer", "note", "status", "items", "total", "currency", "createdAt", "updatedAt", "history",
+        "id", "ref", "customer", "note", "status", "fulfilment", "items", "subtotal", "discounts", "fees", "total",
+        "taxes", "payments", "paid", "balance", "currency", "createdAt", "updatedAt", "history",
     ]
     static let itemKeys: Set<String> = [
-        "id", "kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity", "unitPrice", "price",
+        "id", "kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity", "unitPrice", "price", "tax",
+        "basisPoints",
     ]
 
     /// The JSON object on one line, re-serialised with sorted keys so two objects compare by content.

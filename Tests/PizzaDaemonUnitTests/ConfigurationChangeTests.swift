@@ -11,6 +11,7 @@ struct ConfigurationChangeTests {
     static let base: [String: String] = [
         "replication.shopId": "porto", "replication.postgres.host": "192.0.2.10",
         "replication.postgres.database": "pizzad", "replication.postgres.user": "shop_porto",
+        "menu.taxes": "{none: 0, food: 700}",
     ]
 
     /// A good value for each key other than its default and `base`'s. A key with none here fails the test: a new key
@@ -28,7 +29,10 @@ struct ConfigurationChangeTests {
             "replication.postgres.user": "shop_lisboa", "replication.postgres.passwordFile": "/srv/pizzad/pgpassword",
             "replication.postgres.tls": "require", "replication.postgres.caFile": certificate,
             "menu.currency": "USD", "menu.crusts": "[classic, thin, stuffed, pan]", "menu.extras": "{olives: 90}",
-            "menu.kinds": "{calzone: {prices: {M: 1000}, size: M}}", "api.listen": "127.0.0.1:8443",
+            "menu.kinds": "{calzone: {prices: {M: 1000}, size: M}}",
+            "menu.products": "{cola-033: {name: Cola, category: drinks, price: 250, tax: none}}",
+            "menu.taxes": "{none: 0, food: 700, drinks: 1900}", "menu.pizzaTax": "food",
+            "menu.fees": "{delivery: {amount: 250, tax: none}}", "api.listen": "127.0.0.1:8443",
             "api.tls.certificate": certificate,
             "api.tls.key": certificate.replacingOccurrences(of: ".pem", with: ".key"),
             "printers": "[{name: kitchen, address: \"192.0.2.50:9100\"}]",

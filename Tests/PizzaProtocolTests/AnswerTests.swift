@@ -120,7 +120,10 @@ struct AnswerTests {
             #"""
             {"currency":"EUR","kinds":[{"name":"cheese","prices":{"S":700,"M":900,"L":1100},"size":"M",\#
             "crust":"classic","chiliSauce":false,"ketchup":false,"extras":[]}],"crusts":["classic","thin"],\#
-            "extras":{"olives":100},"sizes":["S","M","L","XL"]}
+            "extras":{"olives":100},"sizes":["S","M","L","XL"],"products":[{"id":"cola-033","name":"Cola 0.33 l",\#
+            "category":"drinks","price":250,"tax":"drinks","options":{}},{"id":"garlic-bread","name":"Garlic bread",\#
+            "category":"sides","price":450,"tax":"food","options":{"extra-dip":60}}],"taxes":{"drinks":1900,\#
+            "food":700},"pizzaTax":"food","fees":{"delivery":{"amount":250,"tax":"food"}}}
             """#),
     ]
 

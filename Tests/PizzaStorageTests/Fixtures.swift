@@ -14,20 +14,13 @@ enum Fixtures {
 
     static let migrations = try! Migration.load(from: migrationsPath)
 
-    /// A pizzad 0.4.0 database (schema 6) with orders, made in `folder` from `Fixtures/schema6-orders.sql` (how it
-    /// was made is in the file's first lines); its path.
+    /// A pizzad 0.4.0 database (schema 6) with orders, made in `folder` (``OldShop``); its path.
     static func schema6Database(in folder: TemporaryFolder) throws -> String {
         let path = folder.path + "/schema6-\(UInt32.random(in: 0...UInt32.max)).sqlite"
-        let dump = URL(fileURLWithPath: #filePath).deletingLastPathComponent()
-            .appendingPathComponent("Fixtures/schema6-orders.sql").path
-        let result = try run(["sqlite3", path, ".read \(dump)"])
-        guard result.status == 0 else { throw FixtureError(description: "sqlite3 .read: \(result.output)") }
+        try OldShop.database(at: path)
         return path
     }
 
-    struct FixtureError: Error, CustomStringConvertible {
-        var description: String
-    }
     static let actor = ChangeActor(uid: 1000, name: "cook", pid: 4242)
     static let factory = PizzaFactory()
 

@@ -117,6 +117,144 @@ extension Components {
             internal var extras: Components.Schemas.Menu.ExtrasPayload
             /// - Remark: Generated from `#/components/schemas/Menu/sizes`.
             internal var sizes: [Components.Schemas.Size]
+            /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload`.
+            internal struct ProductsPayloadPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/id`.
+                internal var id: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/name`.
+                internal var name: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/category`.
+                internal var category: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/price`.
+                internal var price: Swift.Int
+                /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/tax`.
+                internal var tax: Swift.String
+                /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/options`.
+                internal struct OptionsPayload: Codable, Hashable, Sendable {
+                    /// A container of undocumented properties.
+                    internal var additionalProperties: [String: Swift.Int]
+                    /// Creates a new `OptionsPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - additionalProperties: A container of undocumented properties.
+                    internal init(additionalProperties: [String: Swift.Int] = .init()) {
+                        self.additionalProperties = additionalProperties
+                    }
+                    internal init(from decoder: any Swift.Decoder) throws {
+                        additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                    }
+                    internal func encode(to encoder: any Swift.Encoder) throws {
+                        try encoder.encodeAdditionalProperties(additionalProperties)
+                    }
+                }
+                /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/options`.
+                internal var options: Components.Schemas.Menu.ProductsPayloadPayload.OptionsPayload
+                /// Creates a new `ProductsPayloadPayload`.
+                ///
+                /// - Parameters:
+                ///   - id:
+                ///   - name:
+                ///   - category:
+                ///   - price:
+                ///   - tax:
+                ///   - options:
+                internal init(
+                    id: Swift.String,
+                    name: Swift.String,
+                    category: Swift.String,
+                    price: Swift.Int,
+                    tax: Swift.String,
+                    options: Components.Schemas.Menu.ProductsPayloadPayload.OptionsPayload
+                ) {
+                    self.id = id
+                    self.name = name
+                    self.category = category
+                    self.price = price
+                    self.tax = tax
+                    self.options = options
+                }
+                internal enum CodingKeys: String, CodingKey {
+                    case id
+                    case name
+                    case category
+                    case price
+                    case tax
+                    case options
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/Menu/products`.
+            internal typealias ProductsPayload = [Components.Schemas.Menu.ProductsPayloadPayload]
+            /// - Remark: Generated from `#/components/schemas/Menu/products`.
+            internal var products: Components.Schemas.Menu.ProductsPayload
+            /// VAT rates in basis points (700 is 7%); prices include them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Menu/taxes`.
+            internal struct TaxesPayload: Codable, Hashable, Sendable {
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Swift.Int]
+                /// Creates a new `TaxesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Swift.Int] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// VAT rates in basis points (700 is 7%); prices include them.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Menu/taxes`.
+            internal var taxes: Components.Schemas.Menu.TaxesPayload
+            /// - Remark: Generated from `#/components/schemas/Menu/pizzaTax`.
+            internal var pizzaTax: Swift.String
+            /// - Remark: Generated from `#/components/schemas/Menu/fees`.
+            internal struct FeesPayload: Codable, Hashable, Sendable {
+                /// - Remark: Generated from `#/components/schemas/Menu/fees/additionalProperties`.
+                internal struct AdditionalPropertiesPayload: Codable, Hashable, Sendable {
+                    /// - Remark: Generated from `#/components/schemas/Menu/fees/additionalProperties/amount`.
+                    internal var amount: Swift.Int
+                    /// - Remark: Generated from `#/components/schemas/Menu/fees/additionalProperties/tax`.
+                    internal var tax: Swift.String
+                    /// Creates a new `AdditionalPropertiesPayload`.
+                    ///
+                    /// - Parameters:
+                    ///   - amount:
+                    ///   - tax:
+                    internal init(
+                        amount: Swift.Int,
+                        tax: Swift.String
+                    ) {
+                        self.amount = amount
+                        self.tax = tax
+                    }
+                    internal enum CodingKeys: String, CodingKey {
+                        case amount
+                        case tax
+                    }
+                }
+                /// A container of undocumented properties.
+                internal var additionalProperties: [String: Components.Schemas.Menu.FeesPayload.AdditionalPropertiesPayload]
+                /// Creates a new `FeesPayload`.
+                ///
+                /// - Parameters:
+                ///   - additionalProperties: A container of undocumented properties.
+                internal init(additionalProperties: [String: Components.Schemas.Menu.FeesPayload.AdditionalPropertiesPayload] = .init()) {
+                    self.additionalProperties = additionalProperties
+                }
+                internal init(from decoder: any Swift.Decoder) throws {
+                    additionalProperties = try decoder.decodeAdditionalProperties(knownKeys: [])
+                }
+                internal func encode(to encoder: any Swift.Encoder) throws {
+                    try encoder.encodeAdditionalProperties(additionalProperties)
+                }
+            }
+            /// - Remark: Generated from `#/components/schemas/Menu/fees`.
+            internal var fees: Components.Schemas.Menu.FeesPayload
             /// Creates a new `Menu`.
             ///
             /// - Parameters:
@@ -125,18 +263,30 @@ extension Components {
             ///   - crusts:
             ///   - extras:
             ///   - sizes:
+            ///   - products:
+            ///   - taxes: VAT rates in basis points (700 is 7%); prices include them.
+            ///   - pizzaTax:
+            ///   - fees:
             internal init(
                 currency: Swift.String,
                 kinds: Components.Schemas.Menu.KindsPayload,
                 crusts: [Swift.String],
                 extras: Components.Schemas.Menu.ExtrasPayload,
-                sizes: [Components.Schemas.Size]
+                sizes: [Components.Schemas.Size],
+                products: Components.Schemas.Menu.ProductsPayload,
+                taxes: Components.Schemas.Menu.TaxesPayload,
+                pizzaTax: Swift.String,
+                fees: Components.Schemas.Menu.FeesPayload
             ) {
                 self.currency = currency
                 self.kinds = kinds
                 self.crusts = crusts
                 self.extras = extras
                 self.sizes = sizes
+                self.products = products
+                self.taxes = taxes
+                self.pizzaTax = pizzaTax
+                self.fees = fees
             }
             internal enum CodingKeys: String, CodingKey {
                 case currency
@@ -144,6 +294,10 @@ extension Components {
                 case crusts
                 case extras
                 case sizes
+                case products
+                case taxes
+                case pizzaTax
+                case fees
             }
         }
         /// - Remark: Generated from `#/components/schemas/Problem`.

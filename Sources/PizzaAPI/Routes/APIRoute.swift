@@ -4,6 +4,7 @@ import PizzaCore
 /// Every operation of the order API, by its `operationId` in docs/openapi.yaml.
 enum APIOperation: String, CaseIterable, Sendable {
     case getDocument, getMenu, createOrder, listOrders, getOrder, placeOrder, advanceOrder, cancelOrder, watchEvents
+    case setFulfilment, payOrder, discountOrder, refundOrder
 }
 
 /// One route of the order API (CONTRACT section 15). ``all`` is the one table: the router registers its handlers
@@ -69,6 +70,10 @@ struct APIRoute: Sendable {
         APIRoute(.advanceOrder, .post, "/v1/orders/{id}/advance", .advance, .change),
         APIRoute(.cancelOrder, .post, "/v1/orders/{id}/cancel", .cancel, .change),
         APIRoute(.watchEvents, .get, "/v1/events", .events),
+        APIRoute(.setFulfilment, .put, "/v1/orders/{id}/fulfilment", .fulfil, .change),
+        APIRoute(.payOrder, .post, "/v1/orders/{id}/payments", .pay, .change),
+        APIRoute(.discountOrder, .post, "/v1/orders/{id}/discounts", .discount, .change),
+        APIRoute(.refundOrder, .post, "/v1/orders/{id}/refunds", .refund, .change),
     ]
 
     /// The methods a route at this path takes (a `GET` takes `HEAD` too).

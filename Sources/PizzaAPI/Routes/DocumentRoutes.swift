@@ -35,6 +35,17 @@ extension Components.Schemas.Menu {
             },
             crusts: menu.crusts,
             extras: .init(additionalProperties: menu.extras.mapValues { Int($0) }),
-            sizes: Size.allCases.compactMap { Components.Schemas.Size(rawValue: $0.rawValue) })
+            sizes: Size.allCases.compactMap { Components.Schemas.Size(rawValue: $0.rawValue) },
+            products: menu.products.map { product in
+                .init(
+                    id: product.id, name: product.name, category: product.category, price: Int(product.price),
+                    tax: product.tax, options: .init(additionalProperties: product.options.mapValues { Int($0) }))
+            },
+            taxes: .init(additionalProperties: menu.taxes.mapValues { Int($0) }), pizzaTax: menu.pizzaTax,
+            fees: .init(
+                additionalProperties: menu.deliveryFee.map {
+                    [Fee.delivery: .init(amount: Int($0.amount), tax: $0.tax.name)]
+                }
+                    ?? [:]))
     }
 }

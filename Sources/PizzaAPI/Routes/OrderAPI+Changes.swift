@@ -31,8 +31,8 @@ struct APIAnswer: Sendable {
 extension APIRoute.Match {
     /// The change of a `POST` to `path` (`/v1/orders`, `/v1/orders/7/place`), for the event loop's fast path; nil
     /// for any other path, one with a query, or an id that is not a positive whole number (the router's to answer).
-    init?(change path: String) {
-        guard let match = APIRoute.match(.post, path), match.route.answered == .change, match.isComplete else {
+    init?(change path: String, method: HTTPRequest.Method = .post) {
+        guard let match = APIRoute.match(method, path), match.route.answered == .change, match.isComplete else {
             return nil
         }
         self = match
@@ -100,6 +100,25 @@ extension OrderAPI {
             let params = try Self.params(body)
             try params.onlyKnown(["reason"])
             return try .cancel(order: id, params)
+        case .setFulfilment:
+            try checkOwner(device, id)
+            return try .setFulfilment(order: id, .object(try Self.params(body).members), factory: factory())
+        case .payOrder:
+            try checkOwner(device, id)
+            let params = try Self.params(body)
+            try params.onlyKnown(["tender", "amount", "ref"])
+            if device.role == .platform, try params.string("tender") != Tender.platform.rawValue {
+                throw Problem.denied("a platform pays with tender platform")
+            }
+            return try .pay(order: id, params)
+        case .discountOrder:
+            let params = try Self.params(body)
+            try params.onlyKnown(["amount", "percent", "item", "reason"])
+            return try .discount(order: id, params)
+        case .refundOrder:
+            let params = try Self.params(body)
+            try params.onlyKnown(["payment", "amount", "reason"])
+            return try .refund(order: id, params)
         case .getDocument, .getMenu, .listOrders, .getOrder, .watchEvents:
             throw Problem.internal("\(route.route.path) is not a change")
         }

@@ -31,7 +31,8 @@ extension OrderAPI {
                     status: .ok, headers: [.contentType: "application/yaml"],
                     body: ResponseBody(byteBuffer: ByteBuffer(string: document)))
             }
-        case .createOrder, .placeOrder, .advanceOrder, .cancelOrder:
+        case .createOrder, .placeOrder, .advanceOrder, .cancelOrder, .setFulfilment, .payOrder, .discountOrder,
+            .refundOrder:
             return { request, context in try await self.change(request, context) }
         case .listOrders: return { request, context in try await self.list(request, context) }
         case .getOrder: return { request, context in try await self.order(request, context) }

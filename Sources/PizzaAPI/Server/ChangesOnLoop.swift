@@ -147,13 +147,13 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
         context.fireChannelRead(wrapInboundOut(part))
     }
 
-    /// The change a request head asks for, if it is one answered here: a `POST` to a change's path with a body of
+    /// The change a request head asks for, if it is one answered here: a `POST` (or the fulfilment's `PUT`) to a change's path with a body of
     /// known length within the limit and no `Expect` (anything else is the router's).
     private static func route(_ head: HTTPRequest) -> APIRoute.Match? {
-        guard head.method == .post, let path = head.path, head.headerFields[.expect] == nil,
+        guard head.method == .post || head.method == .put, let path = head.path, head.headerFields[.expect] == nil,
             let length = head.headerFields[.contentLength].flatMap({ Int($0) }), length <= APISettings.maximumBodyBytes
         else { return nil }
-        return APIRoute.Match(change: path)
+        return APIRoute.Match(change: path, method: head.method)
     }
 
     private func answer(_ request: Reading, _ context: ChannelHandlerContext) {

@@ -227,6 +227,10 @@ extension ConfigurationSchema {
             .menuCrusts,
             .menuExtras,
             .menuKinds,
+            .menuProducts,
+            .menuTaxes,
+            .menuPizzaTax,
+            .menuFees,
         ]
 
     /// The key at `path`, if it is one.

@@ -58,7 +58,7 @@ enum MenuConfiguration {
                 menu.kinds.append(try kind(nameNode.string ?? "", definition, menu: menu, file: file))
             }
         }
-        return menu
+        return try whole(menu, from: mapping, file: file)
     }
 
     private static func kind(_ name: String, _ node: Node, menu: Menu, file: String) throws(ConfigurationError)
@@ -134,7 +134,7 @@ enum MenuConfiguration {
         return kind
     }
 
-    private static func price(_ node: Node, key: String, file: String) throws(ConfigurationError) -> Int64 {
+    static func price(_ node: Node, key: String, file: String) throws(ConfigurationError) -> Int64 {
         guard let text = node.string, let value = Int64(text), (0...10_000_000).contains(value) else {
             throw ConfigurationError(
                 source: file, key: key, problem: "'\(node.string ?? "…")' is not a price",
@@ -143,7 +143,7 @@ enum MenuConfiguration {
         return value
     }
 
-    private static func isName(_ name: String) -> Bool {
+    static func isName(_ name: String) -> Bool {
         !name.isEmpty && name.count <= 40
             && name.allSatisfy { ($0.isLowercase && $0.isASCII) || $0.isNumber || $0 == "-" }
     }

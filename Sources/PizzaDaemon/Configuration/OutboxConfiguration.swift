@@ -6,7 +6,7 @@ import Yams
 /// `printers:` and `webhooks:` (CONTRACT section 16), read with Yams beside swift-configuration (whose YAML provider
 /// refuses lists of mappings), each entry checked field by field; an error names the entry (`printers[2].address`).
 enum OutboxConfiguration {
-    static let printerFields = ["name", "address", "columns", "kinds", "events"]
+    static let printerFields = ["name", "address", "columns", "items", "kinds", "events"]
     static let webhookFields = ["name", "url", "secretFile", "events", "allowPrivate"]
 
     /// Both lists and the `outbox.*` keys; `menu` is what `kinds` must name.
@@ -73,13 +73,20 @@ enum OutboxConfiguration {
             }
             printer.columns = count
         }
-        if entry["kinds"] != nil {
-            let kinds = try entry.names("kinds", "a list of the menu's kinds")
-            if let menu, let unknown = kinds.first(where: { kind in !menu.kinds.contains { $0.name == kind } }) {
-                throw entry.error(
-                    "kinds", "'\(unknown)' is not on the menu", menu.kinds.map(\.name).joined(separator: ", "))
+        if entry["kinds"] != nil, entry["items"] != nil {
+            throw entry.error("items", "items and kinds are both given", "items (kinds is its older name), not both")
+        }
+        // `items` names kinds, products or categories (CONTRACT section 17); `kinds`, its older name, the same.
+        for field in ["items", "kinds"] where entry[field] != nil {
+            let names = try entry.names(field, "a list of the menu's kinds, products or categories")
+            if let menu {
+                let known =
+                    menu.kinds.map(\.name) + menu.products.map(\.id) + Set(menu.products.map(\.category)).sorted()
+                if let unknown = names.first(where: { !known.contains($0) }) {
+                    throw entry.error(field, "'\(unknown)' is not on the menu", known.joined(separator: ", "))
+                }
             }
-            printer.kinds = Set(kinds)
+            printer.kinds = Set(names)
         }
         if let events = try entry.events() { printer.events = events }
         return printer

@@ -33,7 +33,11 @@ public struct KitchenTicket: Sendable, Equatable {
         showCustomer: Bool = true, reprint: Bool, timeZone: TimeZone = .current
     ) {
         let items = cart.items.filter { kinds?.contains($0.pizza.kind) ?? true }
-        guard !items.isEmpty || (kinds == nil && event != .placed) else { return nil }
+        // A product prints where its id or its category is named.
+        let products = cart.products.filter { line in
+            kinds.map { $0.contains(line.product.product) || $0.contains(line.product.category) } ?? true
+        }
+        guard !items.isEmpty || !products.isEmpty || (kinds == nil && event != .placed) else { return nil }
         var lines: [Line] = []
         // Each line is wrapped as it prints (a transliteration may be wider than its letter), so that none is wider
         // than the printer; a long field keeps its first lines and says it was cut.
@@ -55,11 +59,32 @@ public struct KitchenTicket: Sendable, Equatable {
         add(Self.time(at, timeZone: timeZone))
         if let ref = cart.ref { add("Ref \(ref)") }
         if showCustomer, let customer = cart.customer, !customer.isEmpty { add(customer, .bold, atMost: 3) }
+        let fulfilment = cart.fulfilment
+        switch fulfilment.type {
+        case .pickup: if fulfilment.dueAt != nil { add("PICKUP", .bold) }
+        case .delivery: add("DELIVERY", .bold)
+        case .dinein: add("TABLE \(fulfilment.table ?? "?")", .bold)
+        }
+        if let due = fulfilment.dueAt { add("Due \(Self.time(due, timeZone: timeZone))", .bold) }
+        if fulfilment.type == .delivery, let address = fulfilment.address {
+            add(address.street, atMost: 2)
+            add("\(address.postcode) \(address.city)", atMost: 2)
+            if let notes = address.notes { add(notes, atMost: 3) }
+            if let phone = fulfilment.phone { add("Tel. \(phone)") }
+        }
         add(String(repeating: "-", count: columns))
         for item in items {
             let pizza = item.pizza
             add("\(pizza.quantity) x \(pizza.kind) \(pizza.size.rawValue)", .bold)
             add(pizza.details.joined(separator: ", "), indent: 4, atMost: 2)
+            if let note = pizza.note { add("! \(note)", indent: 4, atMost: 3) }
+        }
+        for line in products {
+            add("\(line.product.quantity) x \(line.product.name)", .bold)
+            if !line.product.options.isEmpty {
+                add(line.product.options.map { "+" + $0 }.joined(separator: ", "), indent: 4, atMost: 2)
+            }
+            if let note = line.product.note { add("! \(note)", indent: 4, atMost: 3) }
         }
         if let note = cart.note, !note.isEmpty {
             add(String(repeating: "-", count: columns))

@@ -31,7 +31,9 @@ final class PrinterDestination: Destination {
     func wants(_ entry: AuditEntry) -> Bool {
         guard !OutboxEvent.events(of: entry).isDisjoint(with: settings.events) else { return false }
         guard let kinds = settings.kinds else { return true }
-        return (try? Self.cart(entry))?.items.contains { kinds.contains($0.pizza.kind) } ?? true
+        guard let cart = try? Self.cart(entry) else { return true }
+        return cart.items.contains { kinds.contains($0.pizza.kind) }
+            || cart.products.contains { kinds.contains($0.product.product) || kinds.contains($0.product.category) }
     }
 
     /// The ticket `entry` prints, or nil when it has none for this printer.

@@ -35,6 +35,48 @@ public struct MenuAnswer: Answer, Equatable {
         }
     }
 
+    /// A product on the menu (CONTRACT section 17).
+    public struct Product: Codable, Sendable, Equatable {
+        /// Its id on the wire (`cola-033`).
+        public var id: String
+        /// What a customer reads.
+        public var name: String
+        /// Its category (`drinks`).
+        public var category: String
+        /// The price of one, VAT included, in cents.
+        public var price: Int64
+        /// Its VAT rate's name.
+        public var tax: String
+        /// Its options and what each adds, in cents.
+        public var options: Members<Int64>
+
+        /// A product entry.
+        public init(
+            id: String, name: String, category: String, price: Int64, tax: String, options: Members<Int64>
+        ) {
+            self.id = id
+            self.name = name
+            self.category = category
+            self.price = price
+            self.tax = tax
+            self.options = options
+        }
+    }
+
+    /// A fee the menu adds (`{amount, tax}`).
+    public struct FeeEntry: Codable, Sendable, Equatable {
+        /// In cents.
+        public var amount: Int64
+        /// Its VAT rate's name.
+        public var tax: String
+
+        /// A fee entry.
+        public init(amount: Int64, tax: String) {
+            self.amount = amount
+            self.tax = tax
+        }
+    }
+
     /// The currency (ISO 4217).
     public var currency: String
     /// The kinds.
@@ -45,14 +87,30 @@ public struct MenuAnswer: Answer, Equatable {
     public var extras: Members<Int64>
     /// Every size, smallest first.
     public var sizes: [String]
+    /// What the shop sells beside pizzas.
+    public var products: [Product]
+    /// The VAT rates in basis points.
+    public var taxes: Members<Int64>
+    /// The rate pizzas are sold at.
+    public var pizzaTax: String
+    /// The fees by kind (`delivery`).
+    public var fees: Members<FeeEntry>
 
     /// An answer.
-    public init(currency: String, kinds: [Kind], crusts: [String], extras: Members<Int64>, sizes: [String]) {
+    public init(
+        currency: String, kinds: [Kind], crusts: [String], extras: Members<Int64>, sizes: [String],
+        products: [Product] = [], taxes: Members<Int64> = Members([("none", 0)]), pizzaTax: String = "none",
+        fees: Members<FeeEntry> = Members([])
+    ) {
         self.currency = currency
         self.kinds = kinds
         self.crusts = crusts
         self.extras = extras
         self.sizes = sizes
+        self.products = products
+        self.taxes = taxes
+        self.pizzaTax = pizzaTax
+        self.fees = fees
     }
 
     /// The menu's answer.
@@ -66,6 +124,15 @@ public struct MenuAnswer: Answer, Equatable {
                     ketchup: kind.ketchup, extras: kind.extras)
             },
             crusts: menu.crusts, extras: Members(menu.extras.keys.sorted().map { ($0, menu.extras[$0]!) }),
-            sizes: Size.allCases.map(\.rawValue))
+            sizes: Size.allCases.map(\.rawValue),
+            products: menu.products.map { product in
+                Product(
+                    id: product.id, name: product.name, category: product.category, price: product.price,
+                    tax: product.tax,
+                    options: Members(product.options.keys.sorted().map { ($0, product.options[$0]!) }))
+            },
+            taxes: Members(menu.taxes.keys.sorted().map { ($0, menu.taxes[$0]!) }), pizzaTax: menu.pizzaTax,
+            fees: Members(
+                menu.deliveryFee.map { [(Fee.delivery, FeeEntry(amount: $0.amount, tax: $0.tax.name))] } ?? []))
     }
 }

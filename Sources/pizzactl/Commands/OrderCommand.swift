@@ -10,12 +10,8 @@ struct OrderCommand: AsyncParsableCommand {
         commandName: "order", abstract: "Create, change and look at orders.",
         subcommands: [
             New.self, Add.self, Remove.self, Place.self, Advance.self, Cancel.self, Show.self, List.self, Print.self,
+            Fulfil.self, Discount.self, Pay.self, Refund.self,
         ])
-}
-
-/// Parses a PIZZA with the reason shown when it does not read.
-func pizza(_ text: String) throws -> JSONValue {
-    do { return try PizzaShorthand.parse(text) } catch { throw ValidationError(error.description) }
 }
 
 private let statuses = OrderStatus.allCases.map(\.rawValue)
@@ -29,23 +25,25 @@ func checkStatus(_ status: String?, option: String) throws {
 extension OrderCommand {
     struct New: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Create an order, optionally with pizzas, optionally placed.", discussion: GlobalOptions.help)
+            abstract: "Create an order, optionally with items (pizzas and products), optionally placed.",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Who the order is for.") var customer: String?
         @Option(help: "Your own reference; creating again with it returns the same order.") var ref: String?
         @Option(help: "A note for the kitchen.") var note: String?
         @Flag(help: "Place the order at once.") var place = false
-        @Argument(help: "Pizzas: KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]") var pizzas: [String] =
-            []
+        @OptionGroup var fulfilment: FulfilmentOptions
+        @Argument(help: ArgumentHelp("Items: \(PizzaShorthand.form)", valueName: "item")) var pizzas: [String] = []
 
-        func validate() throws { for text in pizzas { _ = try pizza(text) } }
+        func validate() throws { for text in pizzas { _ = try item(text) } }
 
         func run() async throws {
             var params: [(String, JSONValue)] = []
             if let customer { params.append(("customer", .string(customer))) }
             if let ref { params.append(("ref", .string(ref))) }
             if let note { params.append(("note", .string(note))) }
-            if !pizzas.isEmpty { params.append(("items", .array(try pizzas.map(pizza)))) }
+            if !pizzas.isEmpty { params.append(("items", .array(try await global.items(pizzas)))) }
+            if fulfilment.given { params.append(("fulfilment", try fulfilment.json)) }
             if place { params.append(("place", true)) }
             try await global.call(OrderOperation.create, params, render: Output.order)
         }
@@ -53,16 +51,17 @@ extension OrderCommand {
 
     struct Add: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add a pizza to an open order.", discussion: GlobalOptions.help)
+            abstract: "Add an item (a pizza or a product) to an open order.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
-        @Argument(help: "The pizza: KIND[:SIZE][,crust=C][,chili][,ketchup][,extra=X]...[,qty=N]") var pizzaText: String
+        @Argument(help: ArgumentHelp("The item: \(PizzaShorthand.form)", valueName: "item")) var pizzaText: String
 
-        func validate() throws { _ = try pizza(pizzaText) }
+        func validate() throws { _ = try item(pizzaText) }
 
         func run() async throws {
+            let item = try await global.items([pizzaText])[0]
             try await global.call(
-                OrderOperation.addItem, [("id", .int(id)), ("pizza", try pizza(pizzaText))], render: Output.order)
+                OrderOperation.addItem, [("id", .int(id)), ("item", item)], render: Output.order)
         }
     }
 

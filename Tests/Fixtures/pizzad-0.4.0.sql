@@ -1,5 +1,5 @@
--- A pizzad 0.4.0 database (schema 6) with orders in every kind of state, written by pizzad and pizzactl of schema 6
--- (the six migrations 0.4.0 shipped), then dumped with sqlite3 .dump. MigrationTests upgrades it.
+-- A pizzad 0.4.0 database (schema 6: the six migrations 0.4.0 shipped) with orders in every kind of state, written
+-- by pizzad and pizzactl of that schema, then dumped with sqlite3 .dump. PizzaTesting.OldShop makes it a file.
 PRAGMA foreign_keys=OFF;
 BEGIN TRANSACTION;
 CREATE TABLE schema_migrations (
