@@ -14,6 +14,48 @@ func json(_ result: CommandResult) throws -> [String: Any] {
 
 @Suite("pizzactl against a real pizzad", .serialized, .offThePool)
 struct PizzactlTests {
+    @Test("a whole order as an operator types it: products, a delivery due at 19:30, VAT, a discount, pay, refund")
+    func wholeOrder() throws {
+        let daemon = try PizzadProcess(
+            config: """
+                menu:
+                  taxes: {food: 700, drinks: 1900}
+                  pizzaTax: food
+                  products:
+                    cola-033: {name: Cola 0.33 l, category: drinks, price: 250, tax: drinks}
+                    garlic-bread: {name: Garlic bread, category: sides, price: 450, tax: food, options: {extra-dip: 60}}
+                  fees:
+                    delivery: {amount: 250, tax: food}
+                """)
+        let created = try daemon.pizzactl([
+            "order", "new", "--customer", "Ann", "--delivery", "--phone", "030 1234567", "--address",
+            "Hauptstr. 5, 10115 Berlin", "--due", "2026-12-06T19:30:00Z", "--place", "chicken:L",
+            "cola-033,qty=2", "garlic-bread,option=extra-dip,note=crispy, please",
+        ])
+        #expect(created.status == 0, "\(created)")
+        #expect(created.stdout.contains("Delivery to Hauptstr. 5, 10115 Berlin, phone 030 1234567"), "\(created)")
+        #expect(created.stdout.contains("Garlic bread +extra-dip (note: crispy, please)"), "\(created)")
+        // chicken L 12.50 + garlic bread 5.10 + the fee 2.50 = 20.10 at 7%; 2 x cola = 5.00 at 19%.
+        #expect(created.stdout.contains("Total: 25.10 EUR"), "\(created)")
+        #expect(created.stdout.contains("food 7%"), "\(created)")
+        let discounted = try daemon.pizzactl(["order", "discount", "1", "--percent", "10", "--reason", "regular"])
+        #expect(discounted.stdout.contains("Discount 4 on order (10%): -2.26 EUR"), "\(discounted)")
+        #expect(discounted.stdout.contains("Total: 22.84 EUR"), "\(discounted)")
+        let paid = try json(daemon.pizzactl(["--json", "order", "pay", "1", "card", "22.84", "--ref", "T-1"]))
+        #expect(paid["balance"] as? Int == 0)
+        let payment = try #require((paid["payments"] as? [[String: Any]])?.first?["id"] as? Int)
+        let refunded = try daemon.pizzactl(["order", "refund", "1", String(payment), "2.50", "--reason", "cold"])
+        #expect(refunded.stdout.contains("Paid: 20.34 EUR, balance: 2.50 EUR"), "\(refunded)")
+        let badTender = try daemon.pizzactl(["order", "pay", "1", "cheque", "1"])
+        #expect(badTender.status == 2 && badTender.stderr.contains("TENDER must be one of"), "\(badTender)")
+        let tooMuch = try daemon.pizzactl(["order", "refund", "1", String(payment), "99", "--reason", "x"])
+        #expect(tooMuch.status == 1 && tooMuch.stderr.contains("validation"), "\(tooMuch)")
+        let unknown = try daemon.pizzactl(["order", "new", "lemonade-033"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("unknown pizza kind 'lemonade-033'"), "\(unknown)")
+        #expect(try daemon.pizzactl(["audit", "verify"]).status == 0)
+        #expect(try daemon.stop() == 0)
+    }
+
     @Test("an order from creation to delivery, every order command, tables and --json")
     func orderLifecycle() throws {
         let daemon = try PizzadProcess()
