@@ -32,8 +32,8 @@ ALTER TABLE carts ADD COLUMN paid INTEGER NOT NULL DEFAULT 0;
 ALTER TABLE carts ADD COLUMN parts INTEGER NOT NULL DEFAULT 0 CHECK (parts BETWEEN 0 AND 15);
 UPDATE carts SET subtotal = total;
 UPDATE carts SET total = 0 WHERE status = 'cancelled';
--- order.list sorted by due time (the board's order), as soon as possible first.
-CREATE INDEX carts_by_due_at ON carts (due_at, id);
+-- order.list --sort due: by when each order is wanted (an order for as soon as possible by when it was made).
+CREATE INDEX carts_by_due ON carts (coalesce(due_at, created_at), id);
 
 -- Product lines (drinks, sides, desserts): their ids come from the same numbers as the pizzas'.
 CREATE TABLE order_items (

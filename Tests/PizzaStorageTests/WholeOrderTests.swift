@@ -243,6 +243,46 @@ struct WholeOrderTests {
     }
 }
 
+extension WholeOrderTests {
+    @Test("order.list filters by fulfilment type and sorts by due time (as soon as possible by when it was made)")
+    func listByDue() async throws {
+        let kitchen = try Kitchen()
+        let address = Fulfilment.Address(street: "Hauptstr. 5", postcode: "10115", city: "Berlin")
+        let now = Timestamp.now().millisecondsSince1970
+        func order(_ type: Fulfilment.Kind, dueInMinutes: Int64?) async throws -> Int64 {
+            let fulfilment = Fulfilment(
+                type: type, phone: type == .delivery ? "030 1" : nil, address: type == .delivery ? address : nil,
+                table: type == .dinein ? "7" : nil,
+                dueAt: dueInMinutes.map { Timestamp(millisecondsSince1970: now + $0 * 60_000) })
+            return try await kitchen.repository.perform(
+                .create(
+                    NewOrder(
+                        pizzas: [try Pizzeria.factory.makePizza("salami")], fulfilment: fulfilment, place: true,
+                        currency: "EUR")),
+                by: actor
+            ).cart.id
+        }
+        let late = try await order(.delivery, dueInMinutes: 90)
+        let soon = try await order(.delivery, dueInMinutes: 20)
+        let asap = try await order(.pickup, dueInMinutes: nil)
+        let table = try await order(.dinein, dueInMinutes: 45)
+        let byDue = try kitchen.repository.list(OrderQuery(sort: .due)).orders.map(\.id)
+        #expect(byDue == [asap, soon, table, late])
+        let deliveries = try kitchen.repository.list(OrderQuery(type: .delivery, sort: .due)).orders.map(\.id)
+        #expect(deliveries == [soon, late])
+        // Pages by due time go on after the last one's place.
+        let first = try kitchen.repository.list(OrderQuery(limit: 2, sort: .due))
+        #expect(first.orders.map(\.id) == [asap, soon] && first.next == soon)
+        let rest = try kitchen.repository.list(OrderQuery(limit: 2, after: first.next, sort: .due))
+        #expect(rest.orders.map(\.id) == [table, late] && rest.next == nil)
+        #expect(try kitchen.repository.list(OrderQuery()).orders.map(\.id) == [table, asap, soon, late])
+        let plan = try Fixtures.sqlite3(
+            kitchen.path,
+            "EXPLAIN QUERY PLAN SELECT id FROM carts ORDER BY coalesce(due_at, created_at), id LIMIT 51")
+        #expect(plan.contains("carts_by_due"), "\(plan)")
+    }
+}
+
 /// A seeded generator (SplitMix64), so that a failing order can be made again.
 struct SeededRandom: RandomNumberGenerator {
     var state: UInt64

@@ -45,14 +45,15 @@ extension OrderAPI {
         let device = try context.device
         let query = request.uri.queryParameters
         let params = Params(query.map { (String($0.key), Self.queryValue(String($0.key), String($0.value))) })
-        try params.onlyKnown(["status", "limit", "after", "since"])
+        try params.onlyKnown(["status", "limit", "after", "since", "type", "sort"])
         if let after = try params.int("after"), after < 0 {
             throw Problem.validation("after is the next of a page before: a whole number from 0")
         }
         let page = try repository.list(
             OrderQuery(
                 status: try params.status("status"), since: try params.timestamp("since"),
-                limit: Int(try params.int("limit") ?? 50), after: try params.int("after")))
+                limit: Int(try params.int("limit") ?? 50), after: try params.int("after"),
+                type: try params.fulfilmentType("type"), sort: try params.sort("sort")))
         var orders = page.orders
         if device.role.ownOrdersOnly {
             let own = try store.orders(createdBy: device.name, among: orders.map(\.id))

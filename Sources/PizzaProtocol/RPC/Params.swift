@@ -96,4 +96,23 @@ public struct Params: Sendable {
         }
         return time
     }
+
+    /// The fulfilment type named at `key` (`pickup`, `delivery`, `dinein`); nil when absent.
+    public func fulfilmentType(_ key: String) throws(RPCError) -> Fulfilment.Kind? {
+        guard let text = try string(key) else { return nil }
+        guard let type = Fulfilment.Kind(rawValue: text) else {
+            throw .validation(
+                key, "unknown fulfilment type '\(text)'", allowed: Fulfilment.Kind.allCases.map(\.rawValue))
+        }
+        return type
+    }
+
+    /// The order of a page named at `key` (`newest`, `due`); `newest` when absent.
+    public func sort(_ key: String) throws(RPCError) -> OrderQuery.Sort {
+        guard let text = try string(key) else { return .newest }
+        guard let sort = OrderQuery.Sort(rawValue: text) else {
+            throw .validation(key, "unknown sort '\(text)'", allowed: OrderQuery.Sort.allCases.map(\.rawValue))
+        }
+        return sort
+    }
 }

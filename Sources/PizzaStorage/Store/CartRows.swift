@@ -42,13 +42,22 @@ extension Database {
             conditions.append("created_at >= ?")
             arguments.append(since.description)
         }
+        if let type = query.type {
+            conditions.append("fulfilment = ?")
+            arguments.append(type.rawValue)
+        }
+        let due = "coalesce(due_at, created_at)"
         if let after = query.after {
-            conditions.append("id < ?")
+            switch query.sort {
+            case .newest: conditions.append("id < ?")
+            case .due: conditions.append("(\(due), id) > (SELECT \(due), id FROM carts WHERE id = ?)")
+            }
             arguments.append(after)
         }
         let filter = conditions.isEmpty ? "" : "WHERE " + conditions.joined(separator: " AND ")
+        let order = query.sort == .due ? "\(due), id" : "id DESC"
         arguments.append(query.limit + 1)
-        let headers = try statement("SELECT \(Self.cartColumns) FROM carts \(filter) ORDER BY id DESC LIMIT ?")
+        let headers = try statement("SELECT \(Self.cartColumns) FROM carts \(filter) ORDER BY \(order) LIMIT ?")
             .map(arguments) { try cartHeader($0) }
         let page = Array(headers.prefix(query.limit))
         return OrderPage(orders: try complete(page), next: headers.count > query.limit ? page.last?.cart.id : nil)

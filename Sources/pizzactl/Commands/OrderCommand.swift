@@ -176,9 +176,17 @@ extension OrderCommand {
         @Option(help: "Only orders created since this time (YYYY-MM-DD or ISO-8601 UTC).") var since: String?
         @Option(help: "At most this many (1 to 1000).") var limit: Int = 50
         @Option(help: "Continue after this order id (the 'next' of the previous page).") var after: Int64?
+        @Option(help: "Only orders of this type: pickup, delivery or dinein.") var type: String?
+        @Option(help: "newest (the default) or due: by when each is wanted, soonest first.") var sort: String?
 
         func validate() throws {
             try checkStatus(status, option: "--status")
+            if let type, Fulfilment.Kind(rawValue: type) == nil {
+                throw ValidationError("--type must be one of: pickup, delivery, dinein")
+            }
+            if let sort, OrderQuery.Sort(rawValue: sort) == nil {
+                throw ValidationError("--sort must be newest or due")
+            }
             guard (1...1000).contains(limit) else { throw ValidationError("--limit must be from 1 to 1000") }
         }
 
@@ -187,17 +195,25 @@ extension OrderCommand {
             if let status { params.append(("status", .string(status))) }
             if let since { params.append(("since", .string(since))) }
             if let after { params.append(("after", .int(after))) }
+            if let type { params.append(("type", .string(type))) }
+            if let sort { params.append(("sort", .string(sort))) }
             try await global.call(OrderOperation.list, params, as: OrderListAnswer.self) { page in
                 Output.table(
-                    ["ID", "STATUS", "CUSTOMER", "PIZZAS", "TOTAL", "CREATED"],
+                    ["ID", "STATUS", "TYPE", "CUSTOMER", "PIZZAS", "TOTAL", "DUE", "CREATED"],
                     page.orders.map { order in
                         [
-                            String(order.id), order.status.rawValue, order.customer.map(Output.safe) ?? "-",
-                            String(order.pizzaCount),
-                            Output.money(order.total, order.currency), Output.time(order.createdAt),
+                            String(order.id), order.status.rawValue, order.fulfilment.type.rawValue,
+                            order.customer.map(Output.safe) ?? "-", String(order.pizzaCount),
+                            Output.money(order.total, order.currency), order.fulfilment.dueAt.map(Output.time) ?? "-",
+                            Output.time(order.createdAt),
                         ]
-                    }, right: [0, 3, 4])
-                if let next = page.next { print("More: pizzactl order list --after \(next)") }
+                    }, right: [0, 4, 5])
+                if let next = page.next {
+                    let same = [
+                        status.map { " --status \($0)" }, type.map { " --type \($0)" }, sort.map { " --sort \($0)" },
+                    ]
+                    print("More: pizzactl order list --after \(next)" + same.compactMap { $0 }.joined())
+                }
             }
         }
     }

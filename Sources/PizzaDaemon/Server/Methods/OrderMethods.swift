@@ -50,12 +50,13 @@ extension RPCDispatcher {
             throw RPCError.invalidParams("id", "order.get needs id or ref", expected: "integer id or string ref")
         }
         table.addImmediate(.list, .reader) { params, _ in
-            try params.onlyKnown(["status", "since", "limit", "after"])
+            try params.onlyKnown(["status", "since", "limit", "after", "type", "sort"])
             let limit = try params.int("limit") ?? 50  // checked by the repository (OrderQuery.checkedLimit)
             let page = try repository.list(
                 OrderQuery(
                     status: try params.status("status"), since: try params.timestamp("since"), limit: Int(limit),
-                    after: try params.int("after")))
+                    after: try params.int("after"), type: try params.fulfilmentType("type"),
+                    sort: try params.sort("sort")))
             return try OrderListAnswer(orders: page.orders, next: page.next).json
         }
     }
