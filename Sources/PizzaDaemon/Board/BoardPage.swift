@@ -43,6 +43,8 @@ enum BoardPage {
         .ticket .top { display: flex; justify-content: space-between; font-weight: 700; font-size: 1.15em; }
         .ticket .age { font-variant-numeric: tabular-nums; }
         .ticket .since { color: var(--dim); font-size: .8em; }
+        .ticket .due { font-weight: bold; font-size: .85em; }
+        .ticket .due:empty { display: none; }
         .ticket .items { margin-top: .15em; }
         .ticket .note { margin-top: .15em; font-style: italic; color: #ffd7a0; }
         @media (max-width: 900px) { main { grid-template-columns: 1fr; } }
@@ -83,6 +85,19 @@ enum BoardPage {
           const placed = order.history.find(h => h.to === "placed");
           return placed ? Date.parse(placed.at) : Date.parse(order.createdAt);
         }
+        // When the order is wanted: its dueAt, or when it was placed for as soon as possible (BoardModel.due).
+        function dueAt(order) {
+          return order.fulfilment && order.fulfilment.dueAt ? Date.parse(order.fulfilment.dueAt) : placedAt(order);
+        }
+        function fulfilment(order, t) {
+          const f = order.fulfilment || {type: "pickup"};
+          let text = f.type === "dinein" ? "table " + (f.table || "?") : f.type;
+          if (!f.dueAt) return f.type === "pickup" ? "" : text;
+          const due = new Date(Date.parse(f.dueAt));
+          text += " " + String(due.getHours()).padStart(2, "0") + ":" + String(due.getMinutes()).padStart(2, "0");
+          if (t > due.getTime()) text += ", " + minutes(t - due.getTime()) + " late";
+          return text;
+        }
         function minutes(ms) {
           const s = Math.max(0, Math.floor(ms / 1000));
           return Math.floor(s / 60) + ":" + String(s % 60).padStart(2, "0");
@@ -111,8 +126,11 @@ enum BoardPage {
           since.className = "since";
           const items = document.createElement("div");
           items.className = "items";
-          items.textContent = order.items.map(item).join(", ");
-          div.append(top, since, items);
+          items.textContent = order.items.map(i => i.product ? (i.quantity > 1 ? i.quantity + "× " : "") + i.name +
+            (i.options || []).map(o => " +" + o).join("") : item(i)).join(", ");
+          const due = document.createElement("div");
+          due.className = "due";
+          div.append(top, since, due, items);
           if (order.note) {
             const note = document.createElement("div");
             note.className = "note";
@@ -126,7 +144,7 @@ enum BoardPage {
           const kinds = new Map();
           for (const name of columns) {
             const list = [...orders.values()].filter(o => o.status === name)
-              .sort((a, b) => enteredStatus(a) - enteredStatus(b));
+              .sort((a, b) => dueAt(a) - dueAt(b) || enteredStatus(a) - enteredStatus(b));
             const section = document.getElementById("column-" + name);
             section.querySelector("h2").textContent = name + " (" + list.length + ")";
             const box = section.querySelector(".tickets");
@@ -143,10 +161,13 @@ enum BoardPage {
               const inStatus = t - enteredStatus(o);
               div.querySelector(".age").textContent = minutes(inStatus);
               div.querySelector(".since").textContent = minutes(t - placedAt(o)) + " since placed";
+              div.querySelector(".due").textContent = fulfilment(o, t);
               const [warn, late] = settings.thresholds[name] || [Infinity, Infinity];
               div.classList.toggle("late", inStatus >= late * 1000);
               div.classList.toggle("warn", inStatus >= warn * 1000 && inStatus < late * 1000);
-              if (name !== "shipped") for (const i of o.items) kinds.set(i.kind, (kinds.get(i.kind) || 0) + i.quantity);
+              if (name !== "shipped") {
+                for (const i of o.items) if (i.kind) kinds.set(i.kind, (kinds.get(i.kind) || 0) + i.quantity);
+              }
             });
           }
           document.getElementById("allday").textContent = "all day: " +

@@ -68,11 +68,12 @@ final class BoardModel {
         clampSelection()
     }
 
-    /// The tickets of column `index`, longest-waiting first.
+    /// The tickets of column `index`, the soonest due first (an order for as soon as possible is due when it was
+    /// placed), then the longest-waiting.
     func tickets(in index: Int) -> [Cart] {
         let status = Self.columns[index]
         return orders.values.filter { $0.status == status }
-            .sorted { Self.entered($0) < Self.entered($1) }
+            .sorted { (Self.due($0), Self.entered($0)) < (Self.due($1), Self.entered($1)) }
     }
 
     var selected: Cart? {
@@ -103,10 +104,34 @@ final class BoardModel {
         seconds(order.history.first { $0.to == .placed }?.at ?? order.createdAt)
     }
 
+    /// When the order is wanted: its `dueAt`, or when it was placed for as soon as possible.
+    static func due(_ order: Cart) -> Double { order.fulfilment.dueAt.map(seconds) ?? placed(order) }
+
     static func seconds(_ time: Timestamp) -> Double { Double(time.millisecondsSince1970) / 1000 }
 
-    /// `2× chicken L thin +olives`, for each pizza.
-    static func items(_ order: Cart) -> String { order.items.map(\.pizza.onBoard).joined(separator: ", ") }
+    /// `2× chicken L thin +olives`, for each pizza, then each product (`2× Cola 0.33 l`), in the order added.
+    static func items(_ order: Cart) -> String {
+        let pizzas = order.items.map { ($0.id, $0.pizza.onBoard) }
+        let products = order.products.map { ($0.id, Output.safe($0.product.inShort)) }
+        return (pizzas + products).sorted { $0.0 < $1.0 }.map(\.1).joined(separator: ", ")
+    }
+
+    /// How the order leaves and when, for its ticket: `delivery 19:30, 4:10 late`; nil for a pickup as soon as
+    /// possible.
+    static func fulfilment(_ order: Cart, now: Double) -> String? {
+        let fulfilment = order.fulfilment
+        var text: String
+        switch fulfilment.type {
+        case .pickup: text = "pickup"
+        case .delivery: text = "delivery"
+        case .dinein: text = "table " + Output.safe(fulfilment.table ?? "?")
+        }
+        guard let due = fulfilment.dueAt else { return fulfilment.type == .pickup ? nil : text }
+        text += " " + String(Output.time(due).suffix(8).prefix(5))
+        let late = now - seconds(due)
+        if late > 0 { text += ", " + BoardScreen.minutes(late) + " late" }
+        return text
+    }
 
     /// Pizzas by kind in the kitchen now (placed to boxed).
     var allDay: String {

@@ -87,6 +87,7 @@ enum BoardScreen {
         let head = "#\(order.id) " + customer(order, model)
         var lines = [pad(head, width - age.count - 1) + " " + age]
         lines.append(" " + minutes(now - BoardModel.placed(order)) + " since placed")
+        if let fulfilment = BoardModel.fulfilment(order, now: now) { lines.append(" " + fulfilment) }
         lines += wrap(BoardModel.items(order), width - 1).map { " " + $0 }
         if let note = order.note { lines.append(" “" + Output.safe(note) + "”") }
         return lines.map { pad($0, width) }
@@ -97,6 +98,7 @@ enum BoardScreen {
         var text = "#\(order.id) \(customer(order, model))  "
         if BoardModel.columns.contains(order.status) {
             text += minutes(now - BoardModel.entered(order)) + " (" + minutes(now - BoardModel.placed(order)) + ")  "
+            if let fulfilment = BoardModel.fulfilment(order, now: now) { text += fulfilment + "  " }
         } else {
             text += order.status.rawValue + "  "
         }
