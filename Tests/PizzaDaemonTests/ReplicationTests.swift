@@ -25,6 +25,55 @@ private func p99(_ values: [Duration]) -> Duration { values.sorted()[min(values.
     "Replication: every change shipped to a central PostgreSQL, in order, exactly once", .serialized,
     .enabled(if: postgresMissing == nil), .offThePool)
 struct ReplicationTests {
+    @Test("a whole order reaches the centre with the shop's figures: subtotal, total, VAT per rate, paid, balance")
+    func wholeOrderAtTheCentre() async throws {
+        let centre = try Centre()
+        let shop = try PizzadProcess(
+            config: """
+                menu:
+                  taxes: {food: 700, drinks: 1900}
+                  pizzaTax: food
+                  products:
+                    cola-033: {name: Cola 0.33 l, category: drinks, price: 250, tax: drinks}
+                  fees:
+                    delivery: {amount: 250, tax: food}
+                """, environment: try centre.shop("lyon"))
+        for index in 1...3 {
+            var order = ["order", "new", "--place", "chicken:L", "cola-033,qty=\(index)"]
+            if index != 2 { order += ["--delivery", "--phone", "04 1", "--address", "Rue 1, 69001 Lyon"] }
+            #expect(try shop.pizzactl(order).status == 0)
+        }
+        #expect(try shop.pizzactl(["order", "discount", "1", "--percent", "15", "--reason", "regular"]).status == 0)
+        #expect(try shop.pizzactl(["order", "pay", "1", "card", "10"]).status == 0)
+        #expect(try shop.pizzactl(["order", "pay", "2", "cash", "17.50"]).status == 0)
+        #expect(try shop.pizzactl(["order", "cancel", "3", "--reason", "no show"]).status == 0)
+        try await waitUntilShipped(shop)
+        let figures = try centre.sql(
+            """
+            SELECT order_id || '|' || subtotal || '|' || total || '|' || paid || '|' || balance || '|'
+                || (fulfilment ->> 'type') || '|' || jsonb_array_length(payments) || '|'
+                || coalesce((SELECT string_agg((t ->> 'rate') || ':' || (t ->> 'gross') || ':' || (t ->> 'tax'), ','
+                                               ORDER BY t ->> 'rate') FROM jsonb_array_elements(taxes) t), '')
+            FROM orders WHERE shop_id = 'lyon' ORDER BY order_id
+            """)
+        var local: [String] = []
+        for id in 1...3 {
+            let order = try json(shop.pizzactl(["--json", "order", "show", String(id)]))
+            let taxes = (order["taxes"] as? [[String: Any]] ?? []).map {
+                "\($0["rate"] ?? ""):\($0["gross"] ?? ""):\($0["tax"] ?? "")"
+            }
+            let type = (order["fulfilment"] as? [String: Any])?["type"] ?? ""
+            local.append(
+                "\(id)|\(order["subtotal"] ?? "")|\(order["total"] ?? "")|\(order["paid"] ?? "")|\(order["balance"] ?? "")|"
+                    + "\(type)|\((order["payments"] as? [Any])?.count ?? -1)|" + taxes.joined(separator: ","))
+        }
+        #expect(figures == local.joined(separator: "\n"))
+        // Order 1: chicken L 12.50 + a cola 2.50 = 15.00, 15% off = 2.25, the fee 2.50: 15.25, 10.00 paid.
+        #expect(local[0].hasPrefix("1|1500|1525|1000|525|delivery|1|"), "\(local[0])")
+        #expect(local[2].hasPrefix("3|2000|0|0|0|delivery|0|"), "a cancelled order's total is 0: \(local[2])")
+        #expect(try shop.stop() == 0)
+    }
+
     @Test(
         "two shops under load ship into one PostgreSQL: the same entries and hashes, no gap, no duplicate, the same latest states"
     )
