@@ -37,8 +37,12 @@ enum Load {
     ///
     /// With `perSecond`, the clients together send at that pace instead (each its share, at even intervals, going
     /// at once when it is behind): a shop's load below the machine's limit, where two runs do the same work.
+    ///
+    /// `order` is the request's params beside `ref` (two pizzas placed at once unless said); with `pay`, each order
+    /// is paid by card for its total once it is made (`order.pay`), and an operation is the two.
     static func create(
-        daemon: PizzadProcess, clients: Int, seconds: Double, refs: Refs = .fresh(), perSecond: Double? = nil
+        daemon: PizzadProcess, clients: Int, seconds: Double, refs: Refs = .fresh(), perSecond: Double? = nil,
+        order: [(String, JSONValue)] = [("customer", "bench"), ("items", twoPizzas), ("place", true)], pay: Bool = false
     ) throws -> LoadResult {
         let socket = daemon.socket
         let collected = Locked<
@@ -61,10 +65,7 @@ enum Load {
                 var replays = 0
                 var failure: String?
                 // The request cut where the ref goes and where the id goes: `… "params":{"ref":"` REF `",…,"id":` N `}`.
-                let line = RPCRequest(
-                    id: nil, method: OrderOperation.create.rawValue,
-                    params: Params([("customer", "bench"), ("items", twoPizzas), ("place", true)])
-                ).line
+                let line = RPCRequest(id: nil, method: OrderOperation.create.rawValue, params: Params(order)).line
                 guard let params = line.range(of: #""params":{"#) else { fatalError("no params in \(line)") }
                 let head = Array(line[..<params.upperBound].utf8)
                 let middle = Array(line[params.upperBound...].utf8.dropLast()) + Array(#","id":"#.utf8)
@@ -97,6 +98,9 @@ enum Load {
                             throw BenchError("order.create failed: \(answer.prefix(300))")
                         }
                         let id = answer.dropFirst(expected.count).prefix { $0.isNumber }
+                        if pay, !replay {
+                            try Self.pay(id: id, answer: answer, request: request, on: connection)
+                        }
                         if replay {
                             guard id == lastCreated!.id else {
                                 throw BenchError("a replayed ref made order \(id), not \(lastCreated!.id)")
@@ -135,6 +139,19 @@ enum Load {
             clientCPU: clientCPU, groupCommits: try groupCommits(socket: socket))
         if refs.replayEvery != nil { result.replays = (total.replays, total.replay) }
         return result
+    }
+
+    /// Pays order `id` by card for the total `answer` (its creation's) says, and checks the payment was taken.
+    static func pay(id: Substring, answer: String, request: Int, on connection: RawConnection) throws {
+        guard let at = answer.range(of: #""total":"#) else { throw BenchError("no total in \(answer.prefix(300))") }
+        let total = answer[at.upperBound...].prefix { $0.isNumber }
+        let line =
+            #"{"jsonrpc":"2.0","id":\#(request),"method":"order.pay","params":{"id":\#(id),"tender":"card","amount":\#(total)}}"#
+        try connection.send(Array((line + "\n").utf8))
+        guard let paid = try connection.readLine(), paid.hasPrefix(#"{"jsonrpc":"2.0","id":\#(request),"result":"#)
+        else {
+            throw BenchError("order.pay failed")
+        }
     }
 
     /// The daemon's own group-commit figures (`pizzad_group_commit` and its duration, from `metrics.get`): how

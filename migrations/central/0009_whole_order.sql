@@ -3,15 +3,15 @@
 -- A shop of schema 7 ships each order with its fulfilment, its discounts, fees and payments, and its figures
 -- (subtotal, total, taxes per rate, paid, balance), all in the entry's `after`, as ever. The centre keeps them in
 -- columns of `orders` beside the items, so that head office reads a day's VAT or what is owed with SQL; an order from
--- an older shop (no such members) reads as a pickup with no payments, its subtotal its total. The entries
--- themselves (order_events) are unchanged.
+-- an older shop (no such members) arrives as a pickup with no payments, its subtotal and balance its total. The
+-- entries themselves (order_events) are unchanged. The columns are added with constant defaults, which PostgreSQL
+-- writes into no row: a chain's centre is not rewritten under the migration's lock. An order shipped before this
+-- migration has subtotal and balance NULL (not known here) until its next change arrives.
 ALTER TABLE orders
     ADD COLUMN subtotal bigint, ADD COLUMN paid bigint NOT NULL DEFAULT 0, ADD COLUMN balance bigint,
     ADD COLUMN fulfilment jsonb NOT NULL DEFAULT '{"type": "pickup"}', ADD COLUMN discounts jsonb NOT NULL DEFAULT '[]',
     ADD COLUMN fees jsonb NOT NULL DEFAULT '[]', ADD COLUMN taxes jsonb NOT NULL DEFAULT '[]',
     ADD COLUMN payments jsonb NOT NULL DEFAULT '[]';
-UPDATE orders SET subtotal = total, balance = total WHERE subtotal IS NULL;
-ALTER TABLE orders ALTER COLUMN subtotal SET NOT NULL, ALTER COLUMN balance SET NOT NULL;
 -- Head office's "what is still owed": orders with a balance, by shop.
 CREATE INDEX orders_owed ON orders (shop_id, order_id) WHERE balance <> 0;
 

@@ -136,6 +136,26 @@ struct Hostile: AsyncParsableCommand {
     }
 }
 
+struct WholeOrder: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "whole-order",
+        abstract: "A realistic order (pizzas, a drink, a side, a delivery), and paying it: CPU against an older build.")
+    @OptionGroup var step: StepOptions
+    @Option(help: "Rounds, the builds taking turns going first.") var rounds = 3
+    @Option(help: "The older pizzad to compare with (the tree the issue measured, built in release).") var before:
+        String
+
+    func run() async throws {
+        let run = try BenchRun(seconds: step.seconds)
+        guard FileManager.default.isExecutableFile(atPath: before) else {
+            throw ValidationError("--before \(before): no executable there")
+        }
+        let held = try WholeOrderBench.report(
+            pizzad: run.pizzad, before: before, work: run.work, seconds: step.seconds, rounds: rounds)
+        try run.finish(held: held)
+    }
+}
+
 struct Outbox: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "outbox",
