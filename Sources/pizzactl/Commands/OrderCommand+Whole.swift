@@ -1,4 +1,5 @@
 import ArgumentParser
+import Dispatch
 import FoundationEssentials
 import PizzaCore
 import PizzaProtocol
@@ -212,5 +213,31 @@ extension OrderCommand {
                     ("reason", .string(reason)),
                 ], render: Output.order)
         }
+    }
+}
+
+/// Shell completion of an item: the menu's kinds and products, asked of the daemon at the default socket (nothing
+/// when it cannot be reached within a second, so that a shell never waits on it).
+enum ItemCompletion {
+    static let kind = CompletionKind.custom { words in
+        let typed = words.last ?? ""
+        // The socket the command line names, if it does.
+        let socket = words.firstIndex(of: "--socket").flatMap { words.indices.contains($0 + 1) ? words[$0 + 1] : nil }
+        return names(socket: socket).filter { $0.hasPrefix(typed) }
+    }
+
+    static func names(socket: String?) -> [String] {
+        let found = Locked<[String]>([])
+        let done = DispatchSemaphore(value: 0)
+        Task {
+            defer { done.signal() }
+            guard let options = try? GlobalOptions.parse(["--timeout", "1"] + (socket.map { ["--socket", $0] } ?? [])),
+                let menu = try? await options.withDaemon({ try await $0.call(RPCMethod.menu.rawValue, []) }),
+                let answer = try? MenuAnswer(json: menu)
+            else { return }
+            found.withLock { $0 = answer.kinds.map(\.name) + answer.products.map(\.id) }
+        }
+        _ = done.wait(timeout: .now() + 1.5)
+        return found.withLock { $0 }
     }
 }

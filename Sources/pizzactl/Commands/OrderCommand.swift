@@ -33,7 +33,9 @@ extension OrderCommand {
         @Option(help: "A note for the kitchen.") var note: String?
         @Flag(help: "Place the order at once.") var place = false
         @OptionGroup var fulfilment: FulfilmentOptions
-        @Argument(help: ArgumentHelp("Items: \(PizzaShorthand.form)", valueName: "item")) var pizzas: [String] = []
+        @Argument(
+            help: ArgumentHelp("Items: \(PizzaShorthand.form)", valueName: "item"), completion: ItemCompletion.kind)
+        var pizzas: [String] = []
 
         func validate() throws { for text in pizzas { _ = try item(text) } }
 
@@ -54,7 +56,9 @@ extension OrderCommand {
             abstract: "Add an item (a pizza or a product) to an open order.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
-        @Argument(help: ArgumentHelp("The item: \(PizzaShorthand.form)", valueName: "item")) var pizzaText: String
+        @Argument(
+            help: ArgumentHelp("The item: \(PizzaShorthand.form)", valueName: "item"), completion: ItemCompletion.kind)
+        var pizzaText: String
 
         func validate() throws { _ = try item(pizzaText) }
 
