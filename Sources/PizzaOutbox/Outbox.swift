@@ -103,7 +103,8 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
                 cursor.flatMap { cursor in
                     try? store.outboxWaiting(
                         after: cursor.deliveredSeq, created: destination.events.contains(.created),
-                        statuses: destination.events.subtracting([.created]).map(\.rawValue))
+                        statuses: destination.events.subtracting([.created] + OutboxEvent.changes).map(\.rawValue),
+                        actions: destination.events.intersection(OutboxEvent.changes).map(\.rawValue))
                 } ?? (count: 0, oldest: nil)
             let state: OutboxStatus.State
             if cursor?.disabledAt != nil {

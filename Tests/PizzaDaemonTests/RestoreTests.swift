@@ -13,7 +13,10 @@ private func restore(_ arguments: [String], environment: [String: String] = [:])
 /// moves with shipping).
 private func dump(_ database: String) throws -> [String: String] {
     var tables: [String: String] = [:]
-    for (table, order) in [("carts", "id"), ("pizzas", "id"), ("status_history", "id"), ("audit_log", "seq")] {
+    for (table, order) in [
+        ("carts", "id"), ("pizzas", "id"), ("status_history", "id"), ("audit_log", "seq"), ("order_items", "id"),
+        ("discounts", "id"), ("fees", "id"), ("payments", "id"),
+    ] {
         tables[table] = try sqlite3(database, "SELECT * FROM \(table) ORDER BY \(order)")
     }
     return tables
@@ -250,6 +253,48 @@ struct RestoreFromCentralTests {
         let status = try replicationStatus(again)
         #expect(status["lastErrorKind"] == nil || status["lastErrorKind"] is NSNull, "\(status)")
         #expect(try again.pizzactl(["replication", "verify"]).status == 0)
+        #expect(try again.stop() == 0)
+    }
+
+    @Test(
+        "a shop's whole orders come back from the centre row for row: products, fulfilment, discounts, fees, payments")
+    func wholeOrders() async throws {
+        let centre = try Centre()
+        let environment = try centre.shop("bergen")
+        let shop = try PizzadProcess(
+            config: """
+                menu:
+                  taxes: {food: 1500, drinks: 2500}
+                  pizzaTax: food
+                  products:
+                    cola-033: {name: Cola 0.33 l, category: drinks, price: 350, tax: drinks}
+                  fees:
+                    delivery: {amount: 690, tax: drinks}
+                """, environment: environment)
+        let address = ["--delivery", "--phone", "55 1", "--address", "Bryggen 1, 5003 Bergen", "--due", "18:45"]
+        #expect(
+            try shop.pizzactl(["order", "new", "--place", "chicken:L,note=well done", "cola-033,qty=2"] + address)
+                .status == 0)
+        #expect(try shop.pizzactl(["order", "new", "--table", "4", "cheese", "cola-033"]).status == 0)
+        #expect(try shop.pizzactl(["order", "discount", "1", "--amount", "3.10", "--reason", "voucher"]).status == 0)
+        #expect(
+            try shop.pizzactl(["order", "discount", "2", "--percent", "20", "--item", "3", "--reason", "staff"]).status
+                == 0)
+        #expect(try shop.pizzactl(["order", "pay", "1", "card", "20", "--ref", "T-9"]).status == 0)
+        #expect(try shop.pizzactl(["order", "refund", "1", "7", "4.50", "--reason", "cold"]).status == 0)
+        #expect(try shop.pizzactl(["order", "fulfilment", "2", "--delivery"] + address.dropFirst()).status == 0)
+        try await waitUntilShipped(shop)
+        let before = try dump(shop.database)
+        #expect(before["payments"]?.split(separator: "\n").count == 2 && before["discounts"]?.isEmpty == false)
+        let shown = try (1...2).map { try shop.pizzactl(["--json", "order", "show", String($0)]).stdout }
+        _ = try shop.stop(SIGKILL)
+        for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: shop.database + suffix) }
+        let restored = try restore(["--from-central", "--database", shop.database], environment: environment)
+        #expect(restored.status == 0, "\(restored)")
+        #expect(try dump(shop.database) == before, "the rebuilt tables differ from the shop's")
+        let again = try PizzadProcess(environment: environment, directory: shop.directory)
+        #expect(try (1...2).map { try again.pizzactl(["--json", "order", "show", String($0)]).stdout } == shown)
+        #expect(try again.pizzactl(["audit", "verify"]).status == 0)
         #expect(try again.stop() == 0)
     }
 

@@ -93,6 +93,79 @@ struct OutboxUnitTests {
     }
 }
 
+/// A shop's whole order on paper and in the outbox (CONTRACT sections 16-17).
+@Suite("Outbox: the whole order")
+struct WholeOrderOutboxTests {
+    @Test("a delivery's ticket: type, due time, address and phone; pizzas and products with their notes")
+    func deliveryTicket() throws {
+        let pizza = Pizza(
+            kind: "chicken", size: .large, crust: "classic", chiliSauce: false, ketchup: false, extras: [],
+            quantity: 1, unitPrice: 1250, note: "well done")
+        let cola = Product(
+            product: "cola-033", name: "Cola 0.33 l", category: "drinks", quantity: 2, options: [], unitPrice: 250,
+            tax: TaxRate(name: "drinks", basisPoints: 1900), note: "cold")
+        let bread = Product(
+            product: "garlic-bread", name: "Garlic bread", category: "sides", quantity: 1, options: ["extra-dip"],
+            unitPrice: 510, tax: .none)
+        var cart = Cart(
+            id: 7, ref: nil, customer: "Ann", note: nil, status: .placed, items: [CartItem(id: 1, pizza: pizza)],
+            currency: "EUR", createdAt: Timestamp(millisecondsSince1970: 0),
+            updatedAt: Timestamp(millisecondsSince1970: 0), history: [],
+            products: [CartProduct(id: 2, product: cola), CartProduct(id: 3, product: bread)])
+        cart.fulfilment = Fulfilment(
+            type: .delivery, phone: "030 1234567",
+            address: Fulfilment.Address(street: "Hauptstr. 5", postcode: "10115", city: "Berlin", notes: "ring twice"),
+            dueAt: Timestamp(iso8601: "1970-01-01T19:30:00.000Z"))
+        let utc = TimeZone(identifier: "UTC")!
+        let ticket = try #require(
+            KitchenTicket(
+                cart: cart, event: .placed, at: Timestamp(millisecondsSince1970: 0), reason: nil, columns: 32,
+                kinds: nil, reprint: false, timeZone: utc))
+        #expect(
+            ticket.text == """
+                == #7 ==
+                01.01.1970 00:00
+                Ann
+                DELIVERY
+                Due 01.01.1970 19:30
+                Hauptstr. 5
+                10115 Berlin
+                ring twice
+                Tel. 030 1234567
+                --------------------------------
+                1 x chicken L
+                    classic
+                    ! well done
+                2 x Cola 0.33 l
+                    ! cold
+                1 x Garlic bread
+                    +extra-dip
+
+                """)
+        // A bar printer's `items` names a category: only the drink.
+        let bar = try #require(
+            KitchenTicket(
+                cart: cart, event: .placed, at: Timestamp(millisecondsSince1970: 0), reason: nil, columns: 32,
+                kinds: ["drinks"], reprint: false, timeZone: utc))
+        #expect(bar.text.contains("2 x Cola 0.33 l") && !bar.text.contains("chicken") && !bar.text.contains("Garlic"))
+    }
+
+    @Test("a discount, a payment, a refund and a new fulfilment are events of their own kind; item changes are none")
+    func events() {
+        func entry(_ action: String, status: String = "placed") -> AuditEntry {
+            AuditEntry(
+                seq: 1, at: "", actor: ChangeActor(uid: 0, name: "root", pid: 1), action: action, orderID: 1,
+                statusAfter: status, reason: nil, before: nil, after: "{}", prevHash: "", hash: "")
+        }
+        #expect(OutboxEvent.events(of: entry("paid")) == [.paid])
+        #expect(OutboxEvent.events(of: entry("refunded", status: "delivered")) == [.refunded])
+        #expect(OutboxEvent.events(of: entry("discounted")) == [.discounted])
+        #expect(OutboxEvent.events(of: entry("fulfilment_changed")) == [.fulfilmentChanged])
+        #expect(OutboxEvent.events(of: entry("item_added", status: "open")).isEmpty)
+        #expect(OutboxEvent.events(of: entry("created")) == [.created, .placed])
+    }
+}
+
 /// A ticket cannot be longer or wider than the paper allows, whatever an order holds.
 @Suite("Kitchen tickets are bounded")
 struct TicketBoundsTests {

@@ -41,6 +41,10 @@ import PizzaWire
             _ = try? ChangeRequest.create(params, factory: factory)
             _ = try? ChangeRequest.cancel(order: 1, params)
             _ = try? params.status("from")
+            _ = try? ChangeRequest.setFulfilment(order: 1, .object(params.members), factory: factory)
+            _ = try? ChangeRequest.discount(order: 1, params)
+            _ = try? ChangeRequest.pay(order: 1, params)
+            _ = try? ChangeRequest.refund(order: 1, params)
         }
         _ = try? OrderAPI.params(body, empty: true)
         // A query string, as the list reads it.
@@ -54,6 +58,8 @@ import PizzaWire
             _ = try? params.status("status")
             _ = try? params.int("limit").map { try OrderQuery.checkedLimit($0) }
             _ = try? params.timestamp("since")
+            _ = try? params.fulfilmentType("type")
+            _ = try? params.sort("sort")
         }
     }
 }

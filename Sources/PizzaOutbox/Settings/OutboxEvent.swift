@@ -4,9 +4,16 @@ public import PizzaStorage
 /// Adding an item changes no status, and is no event.
 public enum OutboxEvent: String, CaseIterable, Sendable, Hashable, Comparable {
     case created, placed, preparing, baking, boxed, shipped, delivered, cancelled
+    /// A shop's whole order's changes (CONTRACT section 17), each its audit entry's action.
+    case discounted, paid, refunded
+    case fulfilmentChanged = "fulfilment_changed"
+
+    /// The events that are an order's change of its own kind rather than a status it entered.
+    public static let changes: [OutboxEvent] = [.discounted, .paid, .refunded, .fulfilmentChanged]
 
     /// The events an audit entry is: `created` for a new order, and the status it entered when it entered one (an
-    /// order created placed is both); none for an item added or removed.
+    /// order created placed is both), the change's own kind for a discount, a payment, a refund or a new
+    /// fulfilment; none for an item added or removed.
     public static func events(of entry: AuditEntry) -> Set<OutboxEvent> {
         var events: Set<OutboxEvent> = []
         switch entry.action {
@@ -15,7 +22,8 @@ public enum OutboxEvent: String, CaseIterable, Sendable, Hashable, Comparable {
             if let entered = OutboxEvent(rawValue: entry.statusAfter), entered != .created { events.insert(entered) }
         case "placed", "advanced", "cancelled":
             if let entered = OutboxEvent(rawValue: entry.statusAfter), entered != .created { events.insert(entered) }
-        default: break
+        case let action:
+            if let change = OutboxEvent(rawValue: action), changes.contains(change) { events.insert(change) }
         }
         return events
     }

@@ -101,17 +101,22 @@ extension SQLiteOrderStore {
 
     /// How many audit entries after `seq` are events a destination is sent (a `created` entry when `created`, else
     /// an order entering one of `statuses`, a creation included), and when the first of them was written.
-    public func outboxWaiting(after seq: Int64, created: Bool, statuses: [String]) throws -> (
+    public func outboxWaiting(after seq: Int64, created: Bool, statuses: [String], actions: [String] = []) throws -> (
         count: Int64, oldest: Timestamp?
     ) {
         var parts: [String] = []
         if created { parts.append("action = 'created'") }
         if !statuses.isEmpty {
+            // A status entered: by creating the order in it, placing, advancing or cancelling it.
             let list = statuses.map { _ in "?" }.joined(separator: ", ")
-            parts.append("(action <> 'item_added' AND action <> 'item_removed' AND status_after IN (\(list)))")
+            parts.append(
+                "(action IN ('created', 'placed', 'advanced', 'cancelled') AND status_after IN (\(list)))")
+        }
+        if !actions.isEmpty {
+            parts.append("action IN (\(actions.map { _ in "?" }.joined(separator: ", ")))")
         }
         guard !parts.isEmpty else { return (0, nil) }
-        let bindings: [any SQLBindable] = [seq] + statuses
+        let bindings: [any SQLBindable] = [seq] + statuses + actions
         return try read { db in
             try db.statement(
                 "SELECT count(*), min(at) FROM audit_log WHERE seq > ? AND (\(parts.joined(separator: " OR ")))"

@@ -231,7 +231,8 @@ enum ItemCompletion {
         let done = DispatchSemaphore(value: 0)
         Task {
             defer { done.signal() }
-            guard let options = try? GlobalOptions.parse(["--timeout", "1"] + (socket.map { ["--socket", $0] } ?? [])),
+            guard
+                let options = try? GlobalOptions.parse(["--timeout", "1"] + (socket.map { ["--socket", $0] } ?? [])),
                 let menu = try? await options.withDaemon({ try await $0.call(RPCMethod.menu.rawValue, []) }),
                 let answer = try? MenuAnswer(json: menu)
             else { return }
