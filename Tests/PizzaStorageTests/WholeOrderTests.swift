@@ -283,6 +283,35 @@ extension WholeOrderTests {
     }
 }
 
+extension WholeOrderTests {
+    @Test("each audit entry's before is the order as the entry before it left it, for changes in one group commit too")
+    func beforeIsTheLastAfter() async throws {
+        let kitchen = try Kitchen()
+        let repository = kitchen.repository
+        let cart = try await repository.perform(
+            .create(NewOrder(pizzas: [try Pizzeria.factory.makePizza("salami")], place: true, currency: "EUR")),
+            by: actor
+        ).cart
+        // Twenty payments at once: most share a group commit and a millisecond, so a text kept for the order
+        // before one of them committed must not be taken for its `before`.
+        await withTaskGroup(of: Void.self) { group in
+            for index in 0..<20 {
+                group.addTask {
+                    _ = try? await repository.perform(
+                        .pay(.cash, amount: 10, ref: "p-\(index)", order: cart.id), by: self.actor)
+                }
+            }
+        }
+        _ = try await repository.advance(cart.id, by: actor)
+        let entries = try kitchen.store.auditEntries(after: 0, limit: 100, order: cart.id)
+        #expect(entries.count == 22)
+        for (previous, entry) in zip(entries, entries.dropFirst()) {
+            #expect(entry.before == previous.after, "entry \(entry.seq)'s before is not entry \(previous.seq)'s after")
+        }
+        #expect(try kitchen.store.verifyAudit().ok)
+    }
+}
+
 /// A seeded generator (SplitMix64), so that a failing order can be made again.
 struct SeededRandom: RandomNumberGenerator {
     var state: UInt64

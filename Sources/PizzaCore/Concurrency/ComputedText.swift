@@ -41,5 +41,8 @@ public final class ComputedText: @unchecked Sendable, Equatable {
     }
 
     /// Always equal: a cache is not part of the value it travels with.
+    /// The text, if it was made already; nil without making it.
+    public var known: String? { published.load(ordering: .acquiring)?.pointee }
+
     public static func == (lhs: ComputedText, rhs: ComputedText) -> Bool { true }
 }

@@ -36,11 +36,14 @@ public final class OrderChange: Sendable, Equatable {
     public let requestKey: RequestKey?
     /// The order after the change as JSON text (its wire form), encoded once for the audit entry and the events.
     public let afterText = ComputedText()
+    /// The order before the change as JSON text, when it was known without encoding it (the text its last change
+    /// wrote); nil to encode ``before``.
+    public let beforeText: String?
 
     /// A change of one order, as the repository hands it to its subscribers.
     public init(
         sequence: Int64, kind: Kind, at: Timestamp, actor: ChangeActor, before: Cart?, after: Cart,
-        reason: String? = nil, requestKey: RequestKey? = nil
+        reason: String? = nil, requestKey: RequestKey? = nil, beforeText: String? = nil
     ) {
         self.sequence = sequence
         self.kind = kind
@@ -51,6 +54,7 @@ public final class OrderChange: Sendable, Equatable {
         self.after = after
         self.reason = reason
         self.requestKey = requestKey
+        self.beforeText = beforeText
     }
 
     /// Equal when every field is (the cached text aside, which always compares equal).

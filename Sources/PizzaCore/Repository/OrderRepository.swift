@@ -13,6 +13,8 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     @usableFromInline let clock: @Sendable () -> Timestamp
     /// The refs of the orders created last, so that a retried `create` is answered without the writer.
     @usableFromInline let recentRefs = RecentRefs()
+    /// The wire text of the orders changed last, for the next change's `before` (only the store's writer uses it).
+    @usableFromInline let recentTexts = RecentTexts()
 
     /// A repository over `store`; `clock` gives the time changes are stamped with.
     public init(store: Store, clock: @escaping @Sendable () -> Timestamp = { .now() }) {

@@ -51,6 +51,8 @@ public final class PendingChange<Store: OrderStore>: Sendable {
         let (cart, change) = try made(in: transaction)
         if let change {
             try repository.writers.invoke { try $0.repository(willCommit: change, in: transaction) }
+            // The text the audit entry was written with (made once), for this order's next change's `before`.
+            if let text = change.afterText.known { repository.recentTexts.keep(change.after, text: text) }
         }
         outcome = OrderOutcome(cart: cart, change: change)
     }
@@ -125,7 +127,7 @@ public final class PendingChange<Store: OrderStore>: Sendable {
             if after.updatedAt == before.updatedAt, after == before { return (before, nil) }
             let change = OrderChange(
                 sequence: try tx.nextSequence(), kind: kind, at: now, actor: actor, before: before, after: after,
-                reason: reason, requestKey: key)
+                reason: reason, requestKey: key, beforeText: repository.recentTexts.text(of: before))
             return (after, change)
         }
     }

@@ -36,19 +36,30 @@ extension Database {
         return Fulfilment(type: type, phone: phone, address: address, table: table, dueAt: due)
     }
 
-    /// The whole order's rows of the orders in `headers` that have any, by order id.
+    /// The whole order's rows of the orders in `headers` that have any, by order id. One order (a change's, in the
+    /// writer) is looked up by its id; several by a `json_each` over theirs.
     func wholeParts(of headers: [Header]) throws -> [Int64: WholeParts] {
         var parts: [Int64: WholeParts] = [:]
-        func ids(_ bit: Int64) -> String? {
-            let ids = headers.filter { $0.parts & bit != 0 }.map { String($0.cart.id) }
-            return ids.isEmpty ? nil : "[" + ids.joined(separator: ",") + "]"
+        let one = headers.count == 1
+        func ids(_ bit: Int64) -> (any SQLBindable)? {
+            let ids = headers.filter { $0.parts & bit != 0 }.map(\.cart.id)
+            if ids.isEmpty { return nil }
+            if one { return ids[0] }
+            return "[" + ids.map(String.init).joined(separator: ",") + "]"
+        }
+        func statement(_ single: StaticString, _ many: StaticString) throws -> Statement {
+            try self.statement(literal: one ? single : many)
         }
         if let ids = ids(1) {
             try statement(
-                literal: """
-                    SELECT id, product, name, category, quantity, options, unit_price, tax, tax_bp, note, cart_id
-                    FROM order_items WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
-                    """
+                """
+                SELECT id, product, name, category, quantity, options, unit_price, tax, tax_bp, note, cart_id
+                FROM order_items WHERE cart_id = ? ORDER BY id
+                """,
+                """
+                SELECT id, product, name, category, quantity, options, unit_price, tax, tax_bp, note, cart_id
+                FROM order_items WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
+                """
             ).forEach([ids]) { row in
                 let options = row.string(5)
                 let product = Product(
@@ -62,11 +73,16 @@ extension Database {
         }
         if let ids = ids(2) {
             try statement(
-                literal: """
-                    SELECT id, amount, percent, item_id, reason, at, actor_uid, actor_name, actor_pid, actor_device,
-                           actor_address, cart_id
-                    FROM discounts WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
-                    """
+                """
+                SELECT id, amount, percent, item_id, reason, at, actor_uid, actor_name, actor_pid, actor_device,
+                       actor_address, cart_id
+                FROM discounts WHERE cart_id = ? ORDER BY id
+                """,
+                """
+                SELECT id, amount, percent, item_id, reason, at, actor_uid, actor_name, actor_pid, actor_device,
+                       actor_address, cart_id
+                FROM discounts WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
+                """
             ).forEach([ids]) { row in
                 let discount = Discount(
                     id: row.int64(0), amount: row.int64(1), percent: row.optionalInt64(2).map { Int($0) },
@@ -77,10 +93,11 @@ extension Database {
         }
         if let ids = ids(4) {
             try statement(
-                literal: """
-                    SELECT kind, amount, tax, tax_bp, cart_id
-                    FROM fees WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
-                    """
+                "SELECT kind, amount, tax, tax_bp, cart_id FROM fees WHERE cart_id = ? ORDER BY id",
+                """
+                SELECT kind, amount, tax, tax_bp, cart_id
+                FROM fees WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
+                """
             ).forEach([ids]) { row in
                 let fee = Fee(
                     kind: row.string(0), amount: row.int64(1),
@@ -90,11 +107,16 @@ extension Database {
         }
         if let ids = ids(8) {
             try statement(
-                literal: """
-                    SELECT id, tender, amount, at, ref, refunds, reason, actor_uid, actor_name, actor_pid, actor_device,
-                           actor_address, cart_id
-                    FROM payments WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
-                    """
+                """
+                SELECT id, tender, amount, at, ref, refunds, reason, actor_uid, actor_name, actor_pid, actor_device,
+                       actor_address, cart_id
+                FROM payments WHERE cart_id = ? ORDER BY id
+                """,
+                """
+                SELECT id, tender, amount, at, ref, refunds, reason, actor_uid, actor_name, actor_pid, actor_device,
+                       actor_address, cart_id
+                FROM payments WHERE cart_id IN (SELECT value FROM json_each(?)) ORDER BY cart_id, id
+                """
             ).forEach([ids]) { row in
                 let payment = Payment(
                     id: row.int64(0), tender: Tender(rawValue: row.string(1)) ?? .cash, amount: row.int64(2),

@@ -20,7 +20,7 @@ public final class AuditLogger: OrderChangeWriter {
         let entry = AuditEntry(
             seq: change.sequence, at: change.atText, actor: change.actor, action: change.kind.rawValue,
             orderID: change.after.id, statusAfter: change.after.status.rawValue, reason: change.reason,
-            before: change.before?.wireText,
+            before: change.beforeText ?? change.before?.wireText,
             after: change.afterWireText,
             prevHash: previous, hash: "")
         let hash = entry.computedHash

@@ -33,11 +33,12 @@ extension PersistenceLayer {
             try writeProducts(cart, before: before?.products ?? [], db: db)
         }
         if cart.discounts != (before?.discounts ?? []) {
-            try db.execute(literal: "DELETE FROM discounts WHERE cart_id = ?", [cart.id])
+            // A new order has no rows to replace.
+            if before != nil { try db.execute(literal: "DELETE FROM discounts WHERE cart_id = ?", [cart.id]) }
             for discount in cart.discounts { try insertDiscount(discount, cartID: cart.id, db: db) }
         }
         if cart.fees != (before?.fees ?? []) {
-            try db.execute(literal: "DELETE FROM fees WHERE cart_id = ?", [cart.id])
+            if before != nil { try db.execute(literal: "DELETE FROM fees WHERE cart_id = ?", [cart.id]) }
             for fee in cart.fees {
                 try db.execute(
                     literal: "INSERT INTO fees (cart_id, kind, amount, tax, tax_bp) VALUES (?, ?, ?, ?, ?)",

@@ -29,7 +29,7 @@ struct DeviceCommand: AsyncParsableCommand {
         @Argument(help: "The device's name: lowercase letters, digits, '-', '_' and '.' (till-1, kitchen, ubereats).")
         var name: String
 
-        @Option(help: ArgumentHelp("What it may do.", valueName: "till|kitchen|reader|platform"))
+        @Option(help: ArgumentHelp("What it may do.", valueName: "till|kitchen|reader|platform|manager"))
         var role: String
 
         @Option(
