@@ -10,19 +10,33 @@ private struct Read: Equatable, CustomStringConvertible {
     var ref: String?
     var note: String?
     var pizzas: [Pizza]
+    var products: [Product]
+    var fulfilment: Fulfilment
     var place: Bool
     var currency: String
 
     init?(id: JSONValue?, _ change: ChangeRequest) {
-        guard case .create(let order) = change, order.products.isEmpty, order.fulfilment == .pickup else { return nil }
+        guard case .create(let order) = change else { return nil }
         (self.id, self.customer, self.ref, self.note) = (id, order.customer, order.ref, order.note)
-        (self.pizzas, self.place, self.currency) = (order.pizzas, order.place, order.currency)
+        (self.pizzas, self.products, self.fulfilment) = (order.pizzas, order.products, order.fulfilment)
+        (self.place, self.currency) = (order.place, order.currency)
     }
 
     var description: String { "id \(String(describing: id)) ref \(ref ?? "-") \(pizzas.count) pizzas place \(place)" }
 }
 
-private let factory = PizzaFactory()
+/// The built-in menu with a drink and a side, so that products are read too.
+private let factory = PizzaFactory(
+    menu: Menu(
+        currency: "EUR", kinds: Menu.standard.kinds, crusts: Menu.standard.crusts, extras: Menu.standard.extras,
+        products: [
+            MenuProduct(id: "cola-033", name: "Cola 0.33 l", category: "drinks", price: 250, tax: "drinks"),
+            MenuProduct(
+                id: "garlic-bread", name: "Garlic bread", category: "sides", price: 450, tax: "food",
+                options: ["extra-dip": 60]),
+        ],
+        taxes: ["food": 700, "drinks": 1900], pizzaTax: "food",
+        deliveryFee: Fee(kind: Fee.delivery, amount: 250, tax: TaxRate(name: "food", basisPoints: 700))))
 
 /// The general path: the JSON tree, the envelope's checks, then `ChangeRequest.create`; nil where it answers an error.
 private func general(_ line: [UInt8]) -> Read? {
@@ -55,6 +69,10 @@ struct OrderCreateLineTests {
             #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[],"customer":null,"ref":null,"note":null,"place":null},"id":-0}"#,
             #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"seafood","size":"L","crust":"thin","chiliSauce":true,"ketchup":false,"extras":[],"quantity":3}],"note":"ring twice"},"id":9223372036854775807}"#,
             #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"cheese","size":null,"crust":null,"chiliSauce":null,"ketchup":null,"extras":null,"quantity":null}]},"id":1}"#,
+            // A shop's whole order (CONTRACT section 17): products, notes, a delivery at a time.
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"customer":"bench","items":[{"kind":"chicken","size":"L","extras":["olives"],"note":"well done"},{"kind":"cheese"},{"product":"cola-033","quantity":2},{"product":"garlic-bread","options":["extra-dip"],"note":"crispy"}],"fulfilment":{"type":"delivery","phone":"030 1234567","address":{"street":"Hauptstr. 5","postcode":"10115","city":"Berlin","notes":null},"dueAt":"2026-12-06T19:30:00Z"},"place":true},"id":18}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"product":"cola-033","quantity":null,"options":null,"note":null}],"fulfilment":{"type":"dinein","table":"7","phone":null,"address":null,"dueAt":null}},"id":19}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"product":"cola-033"}],"fulfilment":null},"id":20}"#,
         ])
     func readsAsTheGeneralPath(line: String) throws {
         let bytes = Array(line.utf8)
@@ -86,6 +104,16 @@ struct OrderCreateLineTests {
             #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"cheese","size":"XXL"}]},"id":1}"#,
             #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"cheese","quantity":0}]},"id":1}"#,
             #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"cheese","topping":"x"}]},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"product":null}]},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"product":"lemonade"}]},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"product":"cola-033","size":"L"}]},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"cheese","options":["x"]}]},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"cheese","note":""}]},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"items":[{"product":"cola-033","quantity":101}]},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"fulfilment":{"type":"drone"}},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"fulfilment":{"type":"pickup","dueAt":"tonight"}},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"fulfilment":{"type":"pickup","floor":3}},"id":1}"#,
+            #"{"jsonrpc":"2.0","method":"order.create","params":{"fulfilment":{"type":"delivery","address":{"street":"x"}}},"id":1}"#,
             #"{"jsonrpc":"2.0","method":"order.create","params":{"place":"yes"},"id":1}"#,
             #"{"jsonrpc":"2.0","method":"order.create","params":{"place":true},"id":1} x"#,
             #"{"jsonrpc":"2.0","method":"order.create","params":{"place":true},"id":1"#,
@@ -106,6 +134,7 @@ struct OrderCreateLineTests {
         let seeds = [
             till,
             #"{"id":"t-1","jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"seafood","quantity":12,"chiliSauce":false}],"note":null}}"#,
+            #"{"id":2,"jsonrpc":"2.0","method":"order.create","params":{"items":[{"kind":"cheese","note":"ab"},{"product":"cola-033","quantity":2,"options":[]}],"fulfilment":{"type":"dinein","table":"7","dueAt":"2026-12-06T19:30:00Z"}}}"#,
         ]
         let alphabet = Array(#"{}[]:,"0123456789-.etruflsnaxk \"#.utf8)
         var read = 0

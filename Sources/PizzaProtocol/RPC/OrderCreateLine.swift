@@ -39,8 +39,11 @@ struct OrderCreateReader {
     init(bytes: UnsafeBufferPointer<UInt8>) { self.bytes = bytes }
 
     static let envelope: [StaticString] = ["jsonrpc", "id", "method", "params"]
-    static let params: [StaticString] = ["customer", "ref", "note", "items", "place"]
-    static let pizza: [StaticString] = ["kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity"]
+    static let params: [StaticString] = ["customer", "ref", "note", "items", "place", "fulfilment"]
+    /// An item's members: a pizza's (0-7) and a product's (`product`, `quantity`, `options`, `note`).
+    static let item: [StaticString] = [
+        "kind", "size", "crust", "chiliSauce", "ketchup", "extras", "quantity", "note", "product", "options",
+    ]
 
     mutating func request(factory: PizzaFactory) -> OrderCreateLine.Request? {
         var id: JSONValue?
@@ -75,13 +78,13 @@ struct OrderCreateReader {
 
     /// The change `order.create` asks for, in the menu's currency.
     static func order(
-        customer: String? = nil, ref: String? = nil, note: String? = nil, pizzas: [Pizza] = [], place: Bool = false,
-        factory: PizzaFactory
+        customer: String? = nil, ref: String? = nil, note: String? = nil, pizzas: [Pizza] = [],
+        products: [Product] = [], fulfilment: Fulfilment = .pickup, place: Bool = false, factory: PizzaFactory
     ) -> ChangeRequest {
         .create(
             NewOrder(
-                customer: customer, ref: ref, note: note, pizzas: pizzas, deliveryFee: factory.menu.deliveryFee,
-                place: place, currency: factory.menu.currency))
+                customer: customer, ref: ref, note: note, pizzas: pizzas, products: products, fulfilment: fulfilment,
+                deliveryFee: factory.menu.deliveryFee, place: place, currency: factory.menu.currency))
     }
 
     /// The params object: `{customer?, ref?, note?, items?, place?}`, checked as ``ChangeRequest/create(_:factory:)``
@@ -91,6 +94,8 @@ struct OrderCreateReader {
         var ref: String?
         var note: String?
         var pizzas: [Pizza] = []
+        var products: [Product] = []
+        var fulfilment = Fulfilment.pickup
         var place = false
         let read = object(Self.params) { reader, member in
             if reader.literal("null") { return true }
@@ -104,32 +109,49 @@ struct OrderCreateReader {
             case 2:
                 note = reader.string()
                 return note != nil
-            case 3: return reader.pizzas(factory: factory, into: &pizzas)
-            default:
+            case 3: return reader.items(factory: factory, into: &pizzas, &products)
+            case 4:
                 guard let bool = reader.bool() else { return false }
                 place = bool
+                return true
+            default:
+                guard let read = reader.fulfilment() else { return false }
+                fulfilment = read
                 return true
             }
         }
         // Longer texts, and any but printable ASCII (checked and normalised there), are the general path's, with its
         // message.
         guard read, Self.plain(customer, lineFeeds: false), Self.plain(note, lineFeeds: true) else { return nil }
-        return Self.order(customer: customer, ref: ref, note: note, pizzas: pizzas, place: place, factory: factory)
+        return Self.order(
+            customer: customer, ref: ref, note: note, pizzas: pizzas, products: products, fulfilment: fulfilment,
+            place: place, factory: factory)
     }
 
-    /// `[pizza, …]`, at most 100. Room for two comes with the first: one allocation for an order of one or two pizzas
-    /// (nearly all), where appending made a second (room for four cost more memory than it saved: PERFORMANCE.md).
-    mutating func pizzas(factory: PizzaFactory, into pizzas: inout [Pizza]) -> Bool {
+    /// `[item, …]`, at most 100: pizzas, and products after them. Room for two pizzas comes with the first: one
+    /// allocation for an order of one or two (nearly all), where appending made a second (room for four cost more
+    /// memory than it saved: PERFORMANCE.md).
+    mutating func items(factory: PizzaFactory, into pizzas: inout [Pizza], _ products: inout [Product]) -> Bool {
         array { reader in
-            guard pizzas.count < 100, let pizza = reader.pizza(factory: factory) else { return false }
-            if pizzas.isEmpty { pizzas.reserveCapacity(2) }
-            pizzas.append(pizza)
+            guard pizzas.count + products.count < 100, let item = reader.item(factory: factory) else { return false }
+            switch item {
+            case .pizza(let pizza):
+                if pizzas.isEmpty { pizzas.reserveCapacity(2) }
+                pizzas.append(pizza)
+            case .product(let product): products.append(product)
+            }
             return true
         }
     }
 
-    /// One pizza's object, through the factory and the builder in the order `PizzaFactory.pizza(fromWire:)` uses.
-    mutating func pizza(factory: PizzaFactory) -> Pizza? {
+    enum Item {
+        case pizza(Pizza)
+        case product(Product)
+    }
+
+    /// One item's object: a pizza through the factory and the builder in the order `PizzaFactory.pizza(fromWire:)`
+    /// uses, or a product as `PizzaFactory.product(fromWire:)` makes it.
+    mutating func item(factory: PizzaFactory) -> Item? {
         var kind: String?
         var size: String?
         var crust: String?
@@ -137,9 +159,12 @@ struct OrderCreateReader {
         var ketchup: Bool?
         var extras: [String]?
         var quantity: Int64?
-        let read = object(Self.pizza) { reader, member in
-            // A null kind is "kind is required" on the general path; any other null is the member left out.
-            if reader.literal("null") { return member != 0 }
+        var note: String?
+        var product: String?
+        var options: [String]?
+        let read = object(Self.item) { reader, member in
+            // A null kind or product is "required" on the general path; any other null is the member left out.
+            if reader.literal("null") { return member != 0 && member != 8 }
             switch member {
             case 0: kind = reader.string()
             case 1: size = reader.string()
@@ -147,7 +172,10 @@ struct OrderCreateReader {
             case 3: chiliSauce = reader.bool()
             case 4: ketchup = reader.bool()
             case 5: extras = reader.strings()
-            default: quantity = reader.int()
+            case 6: quantity = reader.int()
+            case 7: note = reader.string()
+            case 8: product = reader.string()
+            default: options = reader.strings()
             }
             switch member {
             case 0: return kind != nil
@@ -156,17 +184,86 @@ struct OrderCreateReader {
             case 3: return chiliSauce != nil
             case 4: return ketchup != nil
             case 5: return extras != nil
-            default: return quantity != nil
+            case 6: return quantity != nil
+            case 7: return note != nil
+            case 8: return product != nil
+            default: return options != nil
             }
         }
-        guard read, let kind, var builder = try? factory.builder(for: kind) else { return nil }
+        // A note the general path would refuse (empty, or past its 200 bytes) is its to answer.
+        guard read, note.map({ (1...Cart.noteBytes).contains($0.utf8.count) }) ?? true else { return nil }
+        if let product {
+            // A pizza's member on a product is the general path's error.
+            guard kind == nil, size == nil, crust == nil, chiliSauce == nil, ketchup == nil, extras == nil,
+                let made = try? factory.product(
+                    product, quantity: Int(clamping: quantity ?? 1), options: options ?? [], note: note)
+            else { return nil }
+            return .product(made)
+        }
+        guard options == nil, let kind, var builder = try? factory.builder(for: kind) else { return nil }
         if let size { builder = builder.size(size) }
         if let crust { builder = builder.crust(crust) }
         if let chiliSauce { builder = builder.chiliSauce(chiliSauce) }
         if let ketchup { builder = builder.ketchup(ketchup) }
         if let extras { builder = builder.extras(extras) }
         if let quantity { builder = builder.quantity(Int(clamping: quantity)) }
-        return try? builder.build()
+        if let note { builder = builder.note(note) }
+        return (try? builder.build()).map(Item.pizza)
+    }
+
+    static let fulfilmentMembers: [StaticString] = ["type", "phone", "address", "table", "dueAt"]
+    static let addressMembers: [StaticString] = ["street", "postcode", "city", "notes"]
+
+    /// `{type, phone?, address?, table?, dueAt?}` as `Fulfilment(wire:)` reads it; its rules are the repository's.
+    mutating func fulfilment() -> Fulfilment? {
+        if literal("null") { return .pickup }
+        var type: Fulfilment.Kind?
+        var phone: String?
+        var address: Fulfilment.Address?
+        var table: String?
+        var dueAt: Timestamp?
+        let read = object(Self.fulfilmentMembers) { reader, member in
+            if reader.literal("null") { return member != 0 }
+            switch member {
+            case 0:
+                type = reader.string().flatMap(Fulfilment.Kind.init(rawValue:))
+                return type != nil
+            case 1:
+                phone = reader.string()
+                return phone != nil
+            case 2:
+                address = reader.address()
+                return address != nil
+            case 3:
+                table = reader.string()
+                return table != nil
+            default:
+                dueAt = reader.string().flatMap(Timestamp.init(iso8601:))
+                return dueAt != nil
+            }
+        }
+        guard read, let type else { return nil }
+        return Fulfilment(type: type, phone: phone, address: address, table: table, dueAt: dueAt)
+    }
+
+    /// `{street, postcode, city, notes?}`.
+    mutating func address() -> Fulfilment.Address? {
+        var street: String?
+        var postcode: String?
+        var city: String?
+        var notes: String?
+        let read = object(Self.addressMembers) { reader, member in
+            if reader.literal("null") { return member == 3 }
+            switch member {
+            case 0: street = reader.string()
+            case 1: postcode = reader.string()
+            case 2: city = reader.string()
+            default: notes = reader.string()
+            }
+            return [street, postcode, city, notes][member] != nil
+        }
+        guard read, let street, let postcode, let city else { return nil }
+        return Fulfilment.Address(street: street, postcode: postcode, city: city, notes: notes)
     }
 }
 
