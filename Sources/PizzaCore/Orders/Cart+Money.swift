@@ -24,8 +24,14 @@ extension Cart {
     ) throws(OrderError) {
         guard status.isCancellable else { throw .tooLate(id: id, status: status, change: "its fulfilment changes") }
         try fulfilment.check()
+        applyFulfilment(fulfilment, deliveryFee: deliveryFee, at: time)
+    }
+
+    /// ``setFulfilment(_:deliveryFee:at:)`` for a fulfilment already checked (a new order's, which the repository
+    /// checked before it reached the writer).
+    public mutating func applyFulfilment(_ fulfilment: Fulfilment, deliveryFee: Fee?, at time: Timestamp) {
         self.fulfilment = fulfilment
-        fees.removeAll { $0.kind == Fee.delivery }
+        if !fees.isEmpty { fees.removeAll { $0.kind == Fee.delivery } }
         if fulfilment.type == .delivery, let deliveryFee, deliveryFee.amount > 0 { fees.append(deliveryFee) }
         updatedAt = time
     }

@@ -110,8 +110,9 @@ public final class PendingChange<Store: OrderStore>: Sendable {
                     try cart.add(product, itemID: first + Int64(offset), at: now)
                 }
             }
-            if order.fulfilment != .pickup || order.deliveryFee != nil {
-                try cart.setFulfilment(order.fulfilment, deliveryFee: order.deliveryFee, at: now)
+            // Checked by the repository before the order reached the writer.
+            if order.fulfilment != .pickup {
+                cart.applyFulfilment(order.fulfilment, deliveryFee: order.deliveryFee, at: now)
             }
             if order.place { try cart.apply(.place, by: actor, at: now) }
             let change = OrderChange(

@@ -22,6 +22,10 @@ extension Cart {
 
     /// subtotal, discounts, fees, total, taxes, payments, paid and balance.
     func writeFigures(to w: inout JSONWriter) {
+        // Each figure once: `balance` is total - paid, and `total` adds the lines up again.
+        let total = self.total
+        let paid = self.paid
+        let (balance, overflow) = total.subtractingReportingOverflow(paid)
         w.member("subtotal", subtotal)
         w.key("discounts")
         w.array(discounts) { w, discount in discount.writeWire(to: &w) }
@@ -33,7 +37,7 @@ extension Cart {
         w.key("payments")
         w.array(payments) { w, payment in payment.writeWire(to: &w) }
         w.member("paid", paid)
-        w.member("balance", balance)
+        w.member("balance", overflow ? .min : balance)
     }
 
     /// The whole order's parts from an order's wire form, beside its `pizzas` (read by the caller).
