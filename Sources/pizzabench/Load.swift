@@ -141,19 +141,6 @@ enum Load {
         return result
     }
 
-    /// Pays order `id` by card for the total `answer` (its creation's) says, and checks the payment was taken.
-    static func pay(id: Substring, answer: String, request: Int, on connection: RawConnection) throws {
-        guard let at = answer.range(of: #""total":"#) else { throw BenchError("no total in \(answer.prefix(300))") }
-        let total = answer[at.upperBound...].prefix { $0.isNumber }
-        let line =
-            #"{"jsonrpc":"2.0","id":\#(request),"method":"order.pay","params":{"id":\#(id),"tender":"card","amount":\#(total)}}"#
-        try connection.send(Array((line + "\n").utf8))
-        guard let paid = try connection.readLine(), paid.hasPrefix(#"{"jsonrpc":"2.0","id":\#(request),"result":"#)
-        else {
-            throw BenchError("order.pay failed")
-        }
-    }
-
     /// The daemon's own group-commit figures (`pizzad_group_commit` and its duration, from `metrics.get`): how
     /// full the batches were and how long each took, which says whether the writer or the round trip limits a run.
     static func groupCommits(socket: String) throws -> LoadResult.GroupCommits {

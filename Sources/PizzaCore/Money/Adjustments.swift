@@ -51,7 +51,16 @@ public struct Discount: Sendable, Equatable {
 
 /// How a payment was made.
 public enum Tender: String, Sendable, CaseIterable, Codable {
-    case cash, card, online, platform, voucher
+    /// Cash at the counter or to the driver.
+    case cash
+    /// A card terminal.
+    case card
+    /// Paid online before the order reached the shop.
+    case online
+    /// Collected by a delivery platform.
+    case platform
+    /// A voucher or gift card.
+    case voucher
 }
 
 /// A payment on an order, or a refund of one (a negative amount that `refunds` the payment it names).

@@ -13,7 +13,9 @@ extension Cart {
 
     /// How big a discount is: an amount in cents, or a whole percent (1-100) of what it applies to.
     public enum DiscountSize: Sendable, Equatable {
+        /// An amount in cents.
         case amount(Int64)
+        /// A whole percent, 1-100.
         case percent(Int)
     }
 

@@ -3,7 +3,12 @@
 public struct Fulfilment: Sendable, Equatable {
     /// The three ways an order leaves the shop.
     public enum Kind: String, Sendable, CaseIterable, Codable {
-        case pickup, delivery, dinein
+        /// The customer collects it.
+        case pickup
+        /// The shop delivers it to an address.
+        case delivery
+        /// Served at a table.
+        case dinein
     }
 
     /// A delivery address.

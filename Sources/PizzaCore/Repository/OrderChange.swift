@@ -11,7 +11,9 @@ public final class OrderChange: Sendable, Equatable {
         case itemAdded = "item_added"
         case itemRemoved = "item_removed"
         case placed, advanced, cancelled
+        /// How the order reaches its customer changed (CONTRACT section 17).
         case fulfilmentChanged = "fulfilment_changed"
+        /// A discount given, a payment or a refund recorded.
         case discounted, paid, refunded
     }
 

@@ -4,8 +4,13 @@ public import PizzaStorage
 /// Adding an item changes no status, and is no event.
 public enum OutboxEvent: String, CaseIterable, Sendable, Hashable, Comparable {
     case created, placed, preparing, baking, boxed, shipped, delivered, cancelled
-    /// A shop's whole order's changes (CONTRACT section 17), each its audit entry's action.
-    case discounted, paid, refunded
+    /// A discount given (CONTRACT section 17; the audit entry's action).
+    case discounted
+    /// A payment recorded.
+    case paid
+    /// A refund recorded.
+    case refunded
+    /// How the order reaches its customer changed.
     case fulfilmentChanged = "fulfilment_changed"
 
     /// The events that are an order's change of its own kind rather than a status it entered.
