@@ -30,6 +30,7 @@ public enum OldShop {
 
     /// sqlite3 could not make the database.
     public struct Failure: Error, CustomStringConvertible {
+        /// What sqlite3 said.
         public var description: String
     }
 }
