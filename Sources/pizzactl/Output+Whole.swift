@@ -102,4 +102,20 @@ extension Output {
             }, right: [0, 2])
         print("Paid: \(money(order.paid, currency)), balance: \(money(order.balance, currency))")
     }
+
+    /// What a whole order's change was, for `pizzactl watch`: `  (card 15.00 EUR)`, `  (discount -1.00 EUR)`,
+    /// `  (table 3)`; empty for the other kinds.
+    static func whatChanged(_ kind: String, _ order: Cart) -> String {
+        switch kind {
+        case "paid", "refunded":
+            guard let payment = order.payments.last else { return "" }
+            return "  (\(payment.tender.rawValue) \(money(payment.amount, order.currency)))"
+        case "discounted":
+            guard let discount = order.discounts.last else { return "" }
+            return "  (discount -\(money(discount.amount, order.currency)))"
+        case "fulfilment_changed":
+            return "  (" + (fulfilmentLine(order.fulfilment) ?? "pickup") + ")"
+        default: return ""
+        }
+    }
 }

@@ -42,7 +42,7 @@ struct Watch: AsyncParsableCommand, PizzactlCommand {
                     print(
                         "\(Output.time(event.at))  #\(event.seq)  order \(order.id) \(event.kind) → \(Output.status(order.status))  "
                             + "\(order.customer.map(Output.safe) ?? "-"), \(count) pizza\(count == 1 ? "" : "s"), "
-                            + Output.money(order.total, order.currency))
+                            + Output.money(order.total, order.currency) + Output.whatChanged(event.kind, order))
                 }
                 Output.flush()
             }
