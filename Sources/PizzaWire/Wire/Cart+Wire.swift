@@ -11,11 +11,13 @@ extension Cart {
     /// ``wireText``, copying `instant`'s known text where the order has that instant (its times and history entries
     /// at a change's instant) instead of formatting it again.
     func wireText(knowing instant: (Timestamp, String)?) -> String {
-        // About what the text takes (a two-pizza order placed at once: 729 bytes), so that the buffer is one
-        // allocation glibc serves from its per-thread cache (up to 1,032 bytes) instead of its slower bins; a
-        // longer text grows it.
-        let freeText = (ref?.utf8.count ?? 0) + (customer?.utf8.count ?? 0) + (note?.utf8.count ?? 0)
-        var writer = JSONWriter(capacity: 192 + items.count * 176 + history.count * 144 + freeText)
+        // About what the text takes (a two-pizza pickup placed at once: 979 bytes with its fulfilment, figures and
+        // rates), so that the buffer is one allocation glibc serves from its per-thread cache (up to 1,032 bytes)
+        // instead of its slower bins; a longer text (products, a delivery's address, payments) grows it.
+        var freeText = (ref?.utf8.count ?? 0) + (customer?.utf8.count ?? 0) + (note?.utf8.count ?? 0)
+        if fulfilment != .pickup || !discounts.isEmpty || !fees.isEmpty || !payments.isEmpty { freeText += 256 }
+        var writer = JSONWriter(
+            capacity: 300 + items.count * 210 + products.count * 240 + history.count * 144 + freeText)
         if let (at, text) = instant { writer.knowing(at, as: text) }
         writeWire(to: &writer)
         return writer.text
