@@ -86,7 +86,6 @@ public final class APIServer: Service {
             limit: settings.maxConnections, perAddress: settings.maxConnectionsPerAddress,
             unansweredPerAddress: settings.maxUnansweredPerAddress)
         let answer: HTTPChannelHandler.Responder = { request, writer, channel in
-            connections.madeRequest(on: channel)
             let context = APIRequestContext(source: ApplicationRequestContextSource(channel: channel, logger: logger))
             let response: Response
             do {

@@ -123,6 +123,13 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     private func take(_ part: HTTPRequestPart, _ context: ChannelHandlerContext) {
         switch part {
         case .head(let head):
+            // A request has begun: the connection is past its first deadline whoever answers it, told here on the
+            // event loop as the head arrives (told from the responder's task, a busy machine closed a connection
+            // whose request was waiting for that task to start).
+            if !toldRequest {
+                toldRequest = true
+                madeRequest(context.channel)
+            }
             if forwarded == 0, let route = Self.route(head) {
                 reading = Reading(head: head, route: route, body: nil)
                 return
@@ -158,10 +165,6 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
 
     private func answer(_ request: Reading, _ context: ChannelHandlerContext) {
         answering = true
-        if !toldRequest {
-            toldRequest = true
-            madeRequest(context.channel)
-        }
         let closing = request.head.headerFields[.connection]?.lowercased() == "close"
         let (peer, peerHost) = peer ?? APIRequestContext.peer(context.channel.remoteAddress)
         self.peer = (peer, peerHost)
