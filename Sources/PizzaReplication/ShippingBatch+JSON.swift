@@ -3,7 +3,8 @@ import PizzaWire
 
 /// A batch of audit entries as `pizzad_ingest` reads it: a JSON array of
 /// `{seq, at, actor: {uid, name, pid, device?, address?}, action, order, status, reason, before, after, prevHash, hash}`
-/// (the device and address only for a change made over the order API).
+/// (the device and address only for a change made over the order API; `order` and `status` null for an entry that
+/// belongs to no order: an item's availability, a Z report).
 ///
 /// `before` and `after` are the order as the shop's audit log holds it, already JSON: they are embedded as they
 /// are, not escaped into strings and parsed twice (they are most of the bytes, and this runs for every entry).
@@ -36,9 +37,9 @@ extension ShippingBatch {
             raw(#"},"action":"#)
             quoted(entry.action)
             raw(#","order":"#)
-            raw(String(entry.orderID))
+            raw(entry.orderID.map { String($0) } ?? "null")
             raw(#","status":"#)
-            quoted(entry.statusAfter)
+            if let status = entry.statusAfter { quoted(status) } else { raw("null") }
             raw(#","reason":"#)
             if let reason = entry.reason { quoted(reason) } else { raw("null") }
             raw(#","before":"#)

@@ -29,9 +29,9 @@ struct MigrationTests {
         #expect(
             rows
                 == "1|0001_initial.sql|64\n2|0002_checks_without_in_lists.sql|64\n3|0003_active_orders_by_status_age.sql|64\n4|0004_replication_state.sql|64"
-                + "\n5|0005_devices_and_requests.sql|64\n6|0006_outbox.sql|64\n7|0007_whole_order.sql|64"
+                + "\n5|0005_devices_and_requests.sql|64\n6|0006_outbox.sql|64\n7|0007_whole_order.sql|64\n8|0008_closing_the_day.sql|64"
         )
-        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "7")
+        #expect(try Fixtures.sqlite3(path, "PRAGMA user_version") == "8")
         // Each checksum is the file's SHA-256 as sha256sum prints it.
         for migration in Fixtures.migrations {
             let stored = try Fixtures.sqlite3(
@@ -40,7 +40,7 @@ struct MigrationTests {
         }
         // Opening again applies nothing new.
         _ = try open(path)
-        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "7")
+        #expect(try Fixtures.sqlite3(path, "SELECT count(*) FROM schema_migrations") == "8")
     }
 
     @Test(

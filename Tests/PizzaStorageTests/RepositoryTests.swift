@@ -40,7 +40,7 @@ struct RepositoryTests {
         let info = try kitchen.store.info()
         #expect(info.journalMode == "wal")
         #expect(info.synchronous == "FULL")
-        #expect(info.schemaVersion == 7)
+        #expect(info.schemaVersion == 8)
     }
 
     @Test("a change whose audit write throws leaves no row in any table")

@@ -112,7 +112,7 @@ struct WholeOrderTests {
         let path = try Fixtures.schema6Database(in: folder)
         let before = try Fixtures.sqlite3(path, "SELECT id, status, total FROM carts ORDER BY id")
         let store = try SQLiteOrderStore(path: path, migrations: Fixtures.migrations)
-        #expect(store.schemaVersion == 7)
+        #expect(store.schemaVersion == 8)
         #expect(try store.verifyAudit().ok)
         let book = OrderBook(store: store)
         for line in before.split(separator: "\n") {

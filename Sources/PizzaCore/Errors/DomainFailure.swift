@@ -45,13 +45,22 @@ public struct FailureDetails: Sendable, Equatable {
     public var expected: String?
     /// What would have been allowed.
     public var allowed: [String]?
+    /// The menu item at fault (one taken off the menu).
+    public var item: String?
+    /// Why, in a word a client can switch on (`unavailable`).
+    public var reason: String?
 
     /// Details.
-    public init(field: String? = nil, status: String? = nil, expected: String? = nil, allowed: [String]? = nil) {
+    public init(
+        field: String? = nil, status: String? = nil, expected: String? = nil, allowed: [String]? = nil,
+        item: String? = nil, reason: String? = nil
+    ) {
         self.field = field
         self.status = status
         self.expected = expected
         self.allowed = allowed
+        self.item = item
+        self.reason = reason
     }
 
     /// None.

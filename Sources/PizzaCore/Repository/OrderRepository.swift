@@ -15,6 +15,8 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
     @usableFromInline let recentRefs = RecentRefs()
     /// The wire text of the orders changed last, for the next change's `before` (only the store's writer uses it).
     @usableFromInline let recentTexts = RecentTexts()
+    /// The menu items off for now: an order or an item that needs one is refused before it reaches the store.
+    public let availability = Availability()
 
     /// A repository over `store`; `clock` gives the time changes are stamped with.
     public init(store: Store, clock: @escaping @Sendable () -> Timestamp = { .now() }) {
@@ -40,10 +42,20 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
         case .create(let order):
             create(order, by: actor, key: key, completion)
         case .addItem(let pizza, let id):
+            do {
+                try availability.check(pizzas: CollectionOfOne(pizza), products: EmptyCollection())
+            } catch {
+                return completion(.failure(error))
+            }
             modify(.addItem, id: id, kind: .itemAdded, by: actor, key: key, completion) { cart, tx, now in
                 try cart.add(pizza, itemID: try tx.nextItemIDs(count: 1), at: now)
             }
         case .addProduct(let product, let id):
+            do {
+                try availability.check(pizzas: EmptyCollection(), products: CollectionOfOne(product))
+            } catch {
+                return completion(.failure(error))
+            }
             modify(.addItem, id: id, kind: .itemAdded, by: actor, key: key, completion) { cart, tx, now in
                 try cart.add(product, itemID: try tx.nextItemIDs(count: 1), at: now)
             }
@@ -146,6 +158,7 @@ public final class OrderRepository<Store: OrderStore>: Sendable {
             try order.fulfilment.check()
             for pizza in order.pizzas { if let note = pizza.note { try Cart.checkNote(note) } }
             for product in order.products { if let note = product.note { try Cart.checkNote(note) } }
+            try availability.check(pizzas: order.pizzas, products: order.products)
         } catch {
             return completion(.failure(error))
         }

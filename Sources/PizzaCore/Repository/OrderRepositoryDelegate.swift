@@ -13,11 +13,14 @@ public protocol OrderRepositoryDelegate: AnyObject, Sendable {
     func repository(didCommit change: OrderChange, latency: Duration)
     /// A change was refused or could not be stored.
     func repository(didFail operation: OrderOperation, error: any Error)
+    /// A change that belongs to no order (an item's availability, a Z report) committed.
+    func repository(didCommit change: ShopChange)
 }
 
 extension OrderRepositoryDelegate {
     public func repository(didCommit change: OrderChange, latency: Duration) {}
     public func repository(didFail operation: OrderOperation, error: any Error) {}
+    public func repository(didCommit change: ShopChange) {}
 }
 
 /// A subscriber that writes with each change, inside its transaction, through the store's own write handle
@@ -33,4 +36,11 @@ public protocol OrderChangeWriter<Transaction>: AnyObject, Sendable {
     associatedtype Transaction: OrderTransaction
     /// The change is about to commit in `transaction`; write what must commit with it, or throw to refuse it.
     func repository(willCommit change: OrderChange, in transaction: Transaction) throws
+    /// A change that belongs to no order is about to commit in `transaction` (the audit logger appends its entry).
+    func repository(willCommit change: ShopChange, in transaction: Transaction) throws
+}
+
+extension OrderChangeWriter {
+    /// Nothing to write for a change that belongs to no order.
+    public func repository(willCommit change: ShopChange, in transaction: Transaction) throws {}
 }

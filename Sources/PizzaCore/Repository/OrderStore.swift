@@ -20,6 +20,10 @@ public protocol OrderStore: Sendable {
     /// ``OrderRepository/submit(_:by:key:completion:)``).
     func submit(_ change: PendingChange<Self>)
 
+    /// Runs a change that belongs to no order (``PendingShopChange``) the same way: in a write transaction, told
+    /// once it is durable.
+    func submit(_ change: PendingShopChange<Self>)
+
     // Reads are synchronous: a short query on a connection of their own (in SQLite, one read transaction
     // each), so a caller on an event loop answers at once instead of hopping to another thread and back.
 

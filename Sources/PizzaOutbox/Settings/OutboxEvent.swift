@@ -12,9 +12,18 @@ public enum OutboxEvent: String, CaseIterable, Sendable, Hashable, Comparable {
     case refunded
     /// How the order reaches its customer changed.
     case fulfilmentChanged = "fulfilment_changed"
+    /// An item was taken off the menu or put back (it belongs to no order).
+    case availabilityChanged = "availability_changed"
+    /// The day was closed: a Z report (it belongs to no order).
+    case zReport = "z_report"
 
-    /// The events that are an order's change of its own kind rather than a status it entered.
-    public static let changes: [OutboxEvent] = [.discounted, .paid, .refunded, .fulfilmentChanged]
+    /// The events that are a change of its own kind (its audit entry's action) rather than a status an order entered.
+    public static let changes: [OutboxEvent] = [
+        .discounted, .paid, .refunded, .fulfilmentChanged, .availabilityChanged, .zReport,
+    ]
+
+    /// The events that belong to no order.
+    public var isShopWide: Bool { self == .availabilityChanged || self == .zReport }
 
     /// The events an audit entry is: `created` for a new order, and the status it entered when it entered one (an
     /// order created placed is both), the change's own kind for a discount, a payment, a refund or a new
@@ -24,9 +33,13 @@ public enum OutboxEvent: String, CaseIterable, Sendable, Hashable, Comparable {
         switch entry.action {
         case "created":
             events.insert(.created)
-            if let entered = OutboxEvent(rawValue: entry.statusAfter), entered != .created { events.insert(entered) }
+            if let entered = entry.statusAfter.flatMap(OutboxEvent.init(rawValue:)), entered != .created {
+                events.insert(entered)
+            }
         case "placed", "advanced", "cancelled":
-            if let entered = OutboxEvent(rawValue: entry.statusAfter), entered != .created { events.insert(entered) }
+            if let entered = entry.statusAfter.flatMap(OutboxEvent.init(rawValue:)), entered != .created {
+                events.insert(entered)
+            }
         case let action:
             if let change = OutboxEvent(rawValue: action), changes.contains(change) { events.insert(change) }
         }

@@ -11,10 +11,10 @@ public struct AuditEntryAnswer: Codable, Sendable, Equatable {
     public var actor: ChangeActor
     /// `created`, `item_added`, … (the change's kind).
     public var action: String
-    /// The order changed.
-    public var order: Int64
-    /// Its status after the change.
-    public var status: String
+    /// The order changed; null for an entry that belongs to no order (an item's availability, a Z report).
+    public var order: Int64?
+    /// Its status after the change; null with the order.
+    public var status: String?
     /// A cancellation's reason.
     public var reason: String?
     /// The order before (nil for a creation), in the one wire form; a damaged entry's text as it parses.
@@ -26,7 +26,7 @@ public struct AuditEntryAnswer: Codable, Sendable, Equatable {
 
     /// An entry.
     public init(
-        seq: Int64, at: String, actor: ChangeActor, action: String, order: Int64, status: String, reason: String?,
+        seq: Int64, at: String, actor: ChangeActor, action: String, order: Int64?, status: String?, reason: String?,
         before: JSONValue?, after: JSONValue, hash: String
     ) {
         self.seq = seq

@@ -69,6 +69,8 @@ extension RPCError {
         if let expected = details.expected { data.append(("expected", .string(expected))) }
         if let status = details.status { data.append(("status", .string(status))) }
         if let allowed = details.allowed { data.append(("allowed", .array(allowed.map(JSONValue.string)))) }
+        if let item = details.item { data.append(("item", .string(item))) }
+        if let reason = details.reason { data.append(("reason", .string(reason))) }
         self.init(code, failure.explanation, data: data.isEmpty ? nil : .object(data))
     }
 

@@ -18,7 +18,8 @@ extension SQLiteOrderStore {
                 uid: UInt32(truncatingIfNeeded: row.int64(2)), name: row.string(3),
                 pid: Int32(truncatingIfNeeded: row.int64(4)), device: row.optionalString(13),
                 address: row.optionalString(14)),
-            action: row.string(5), orderID: row.int64(6), statusAfter: row.string(7), reason: row.optionalString(8),
+            action: row.string(5), orderID: row.optionalInt64(6), statusAfter: row.optionalString(7),
+            reason: row.optionalString(8),
             before: row.optionalString(9), after: row.string(10), prevHash: row.string(11), hash: row.string(12))
     }
 
@@ -35,8 +36,9 @@ extension SQLiteOrderStore {
         }
     }
 
-    /// Walks the whole chain, then checks that every order's status is the one its last audit entry recorded
-    /// (so an edit to `carts` made behind pizzad's back shows too).
+    /// Walks the whole chain, then checks that every order's status, payments, discounts and fees are the ones its
+    /// last audit entry recorded (so an edit to `carts` or `payments` made behind pizzad's back shows too), and
+    /// recomputes every Z report from its entries.
     public func verifyAudit() throws -> AuditVerification { try read { db in try db.verifyAuditChain() } }
 }
 
@@ -78,6 +80,20 @@ extension Database {
                 ?? "order \(id) has no audit entry"
             return AuditVerification(ok: false, entries: count, firstBad: seq, problem: problem)
         }
+        // Payments, discounts and fees, as statuses: each order's rows are what its last entry records.
+        if try hasTable("payments"), let problem = try moneyRowDisagreeing() {
+            return AuditVerification(ok: false, entries: count, firstBad: nil, problem: problem)
+        }
+        // Every Z report is what its entries make (CONTRACT section 18).
+        if try hasTable("z_reports") {
+            let numbers = try statement("SELECT number FROM z_reports ORDER BY number").map { $0.int64(0) }
+            for number in numbers {
+                guard let result = try verifyReport(number: number), !result.ok else { continue }
+                return AuditVerification(
+                    ok: false, entries: count, firstBad: nil,
+                    problem: "Z report \(number): \(result.firstDifference ?? "differs")")
+            }
+        }
         return AuditVerification(ok: true, entries: count, firstBad: nil, problem: nil)
     }
 }
@@ -91,5 +107,14 @@ extension Database {
                 $0.int64(0)
             } == 1
         return hasDevices ? SQLiteOrderStore.auditColumns : SQLiteOrderStore.auditColumnsBeforeDevices
+    }
+}
+
+extension Database {
+    /// Whether this database (perhaps a backup of an older schema) has `table`.
+    func hasTable(_ table: String) throws -> Bool {
+        try statement("SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = ?").first([table]) {
+            $0.int64(0)
+        } == 1
     }
 }

@@ -204,6 +204,9 @@ public final class SQLiteOrderStore: OrderStore {
     /// Runs `change` in the next group commit (``OrderStore/submit(_:)``).
     public func submit(_ change: PendingChange<SQLiteOrderStore>) { writer.submit(change) }
 
+    /// Runs `change`, which belongs to no order, in the next group commit.
+    public func submit(_ change: PendingShopChange<SQLiteOrderStore>) { writer.submit(change) }
+
     /// Runs `body` on the writer connection inside the next group commit, like a change (it may run again);
     /// returns once that commit is durable. For bookkeeping rows that are not order changes.
     func enqueue(_ body: @escaping @Sendable (Database) throws -> Void) async throws {

@@ -10,17 +10,19 @@ public struct AuditEntry: Sendable, Equatable, Codable {
     public var at: String
     /// Who made the change.
     public var actor: ChangeActor
-    /// `created`, `item_added`, `item_removed`, `placed`, `advanced` or `cancelled`.
+    /// What happened: an order's change (``OrderChange/Kind``'s raw value), or one that belongs to no order
+    /// (`availability_changed`, `z_report`: ``ShopEntry/Kind``).
     public var action: String
-    /// The order changed.
-    public var orderID: Int64
-    /// The order's status after the change.
-    public var statusAfter: String
+    /// The order changed; nil for an entry that belongs to no order.
+    public var orderID: Int64?
+    /// The order's status after the change; nil for an entry that belongs to no order.
+    public var statusAfter: String?
     /// A cancellation's reason.
     public var reason: String?
-    /// The order before the change, as JSON; nil for a creation.
+    /// The order before the change, as JSON; nil for a creation (and for an entry that belongs to no order).
     public var before: String?
-    /// The order after the change, as JSON.
+    /// The order after the change, as JSON; for an entry that belongs to no order, what it records (an item's
+    /// availability, a Z report's figures).
     public var after: String
     /// The previous entry's hash (``AuditLogger/genesis`` for the first).
     public var prevHash: String
@@ -29,7 +31,7 @@ public struct AuditEntry: Sendable, Equatable, Codable {
 
     /// An entry from its fields.
     public init(
-        seq: Int64, at: String, actor: ChangeActor, action: String, orderID: Int64, statusAfter: String,
+        seq: Int64, at: String, actor: ChangeActor, action: String, orderID: Int64?, statusAfter: String?,
         reason: String?, before: String?, after: String, prevHash: String, hash: String
     ) {
         self.seq = seq
@@ -45,8 +47,8 @@ public struct AuditEntry: Sendable, Equatable, Codable {
         self.hash = hash
     }
 
-    /// SHA-256 over every field but `hash`, in a fixed order with unit separators (U+001F), a missing field as
-    /// U+0000, hex. The actor's device and address (a change over the order API) follow the previous hash, and only
+    /// SHA-256 over every field but `hash`, in a fixed order with unit separators (U+001F), a missing field (a
+    /// reason, a before, an entry's order and status when it belongs to no order) as U+0000, hex. The actor's device and address (a change over the order API) follow the previous hash, and only
     /// when either is there, so an entry from before they were (every entry made over the control socket) hashes as
     /// it always did. The fields are written into one buffer (numbers as their decimal digits, straight in) and
     /// hashed in one go: fed one by one, each of the 23 pieces was a call through swift-crypto's copy-on-write
@@ -54,7 +56,7 @@ public struct AuditEntry: Sendable, Equatable, Codable {
     public var computedHash: String {
         // Four numbers of at most 20 characters, eleven separators, the texts (a missing one is one byte).
         let capacity =
-            4 * 20 + 11 + 2 + at.utf8.count + actor.name.utf8.count + action.utf8.count + statusAfter.utf8.count
+            4 * 20 + 11 + 2 + at.utf8.count + actor.name.utf8.count + action.utf8.count + (statusAfter?.utf8.count ?? 0)
             + (reason?.utf8.count ?? 0) + (before?.utf8.count ?? 0) + after.utf8.count + prevHash.utf8.count
             + 4 + (actor.device?.utf8.count ?? 0) + (actor.address?.utf8.count ?? 0)
         return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { buffer in
@@ -65,8 +67,8 @@ public struct AuditEntry: Sendable, Equatable, Codable {
             input.append(actor.name)
             input.append(Int64(actor.pid))
             input.append(action)
-            input.append(orderID)
-            input.append(statusAfter)
+            if let orderID { input.append(orderID) } else { input.append("\u{0}") }
+            input.append(statusAfter ?? "\u{0}")
             input.append(reason ?? "\u{0}")
             input.append(before ?? "\u{0}")
             input.append(after)

@@ -27,6 +27,17 @@ public final class AuditLogger: OrderChangeWriter {
         try db.insertAuditEntry(entry, hash: hash)
         transaction.appended(auditEntryHash: hash)
     }
+
+    /// An entry that belongs to no order: no order id, no status; `after` is what it records.
+    public func repository(willCommit change: ShopChange, in transaction: WriteTransaction) throws {
+        let previous = try transaction.auditChainHead()
+        let entry = AuditEntry(
+            seq: change.sequence, at: change.atText, actor: change.actor, action: change.kind.rawValue, orderID: nil,
+            statusAfter: nil, reason: nil, before: change.beforeText, after: change.text, prevHash: previous, hash: "")
+        let hash = entry.computedHash
+        try transaction.db.insertAuditEntry(entry, hash: hash)
+        transaction.appended(auditEntryHash: hash)
+    }
 }
 
 extension Database {

@@ -29,6 +29,19 @@ public final class InMemoryOrderStore: OrderStore {
         }
     }
 
+    public func submit(_ change: PendingShopChange<InMemoryOrderStore>) {
+        queue.async { [tables] in
+            let transaction = InMemoryTransaction(tables.value)
+            do {
+                try change.run(in: transaction)
+            } catch {
+                return change.failed(error)
+            }
+            tables.withLock { $0 = transaction.tables }
+            change.committed()
+        }
+    }
+
     public func cart(id: Int64) throws -> Cart? { tables.value.carts[id] }
 
     public func cart(ref: String) throws -> Cart? {

@@ -30,7 +30,8 @@ struct AuditCommand: AsyncParsableCommand {
                     result.entries.map { entry in
                         [
                             String(entry.seq), Output.time(entry.at), Output.actor(entry.actor, uid: true),
-                            entry.action, String(entry.order), entry.status, entry.reason.map(Output.safe) ?? "-",
+                            entry.action, entry.order.map { String($0) } ?? "-", entry.status ?? "-",
+                            entry.reason.map(Output.safe) ?? "-",
                         ]
                     }, right: [0, 4])
             }
