@@ -78,6 +78,11 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
         for deliverer in deliverers { deliverer.ring() }
     }
 
+    /// Wakes every deliverer for an entry that belongs to no order too (a Z report prints; webhooks hear of it).
+    public func repository(didCommit change: ShopChange) {
+        for deliverer in deliverers { deliverer.ring() }
+    }
+
     // MARK: Running
 
     /// Delivers until shutdown; then stops at once (what was not confirmed goes again at the next start).
@@ -143,6 +148,15 @@ public final class Outbox: Service, OrderRepositoryDelegate, Sendable {
 
     /// The printers' names, in the configuration's order.
     public var printerNames: [String] { settings.printers.map(\.name) }
+
+    /// The printers that print reports (`reports: true`), in the configuration's order.
+    public var reportPrinterNames: [String] { settings.printers.filter(\.reports).map(\.name) }
+
+    /// The paper form of `report` (an X, or a Z again) for `printer`, headed `title`.
+    public func ticket(for report: ZReport, title: String, printer: String) -> KitchenTicket? {
+        guard let settings = settings.printers.first(where: { $0.name == printer }) else { return nil }
+        return KitchenTicket(report: report, title: title, columns: settings.columns, reprint: false)
+    }
 
     /// The ticket `printer` prints for `cart` as it is now (a copy: REPRINT), or nil when it lists none of the
     /// cart's pizzas; nil also when there is no such printer.

@@ -90,7 +90,7 @@ public final class CentralHistory: Sendable {
             ).collect().map {
                 try $0.decode(
                     (
-                        Int64, Int64, Int64, String, Int32, String, Int64, String, String?, String?, String, String,
+                        Int64, Int64, Int64, String, Int32, String, Int64?, String?, String?, String?, String, String,
                         String, String?, String?
                     ).self)
             }
@@ -111,6 +111,19 @@ public final class CentralHistory: Sendable {
                         source: source, seq: seq, problem: "its order is not one pizzad wrote (\(error))")
                 }
             }
+            let actor = ChangeActor(
+                uid: UInt32(truncatingIfNeeded: uid), name: name, pid: pid, device: device, address: address)
+            let at = Timestamp(millisecondsSince1970: milliseconds).description
+            if order == nil {
+                // An entry that belongs to no order: its record as the shop wrote it (the centre's jsonb orders
+                // members its own way).
+                let entry = AuditEntry(
+                    seq: seq, at: at, actor: actor, action: action, orderID: nil, statusAfter: status,
+                    reason: reason, before: try before.map { try Self.shopRecord($0, action, seq) },
+                    after: try Self.shopRecord(after, action, seq), prevHash: previous, hash: hash)
+                entries.append(RebuildEntry(entry: entry, before: nil, after: nil))
+                continue
+            }
             let beforeCart = try before.map(cart)
             let afterCart = try cart(after)
             let entry = AuditEntry(
@@ -123,5 +136,28 @@ public final class CentralHistory: Sendable {
             entries.append(RebuildEntry(entry: entry, before: beforeCart, after: afterCart))
         }
         return entries
+    }
+
+    /// A record of an entry that belongs to no order, written as pizzad writes it: a Z report through its type, an
+    /// item's availability as `{name, available}`.
+    static func shopRecord(_ text: String, _ action: String, _ seq: Int64) throws -> String {
+        let broken = { (problem: String) in
+            RestoreError.brokenHistory(source: "the centre", seq: seq, problem: problem)
+        }
+        guard let value = try? JSONParser.parse(text) else { throw broken("its record is not JSON") }
+        switch ShopChange.Kind(rawValue: action) {
+        case .zReport:
+            guard let report = try? JSONValueDecoder().decode(ZReport.self, from: value),
+                let written = try? JSONValueEncoder().encode(report)
+            else { throw broken("its record is not a Z report") }
+            return written.jsonText
+        case .availabilityChanged:
+            guard let name = value["name"]?.stringValue, let available = value["available"]?.boolValue else {
+                throw broken("its record names no item and availability")
+            }
+            return JSONValue.object([("name", .string(name)), ("available", .bool(available))]).jsonText
+        case nil:
+            throw broken("it names no order, and \(action) belongs to one")
+        }
     }
 }

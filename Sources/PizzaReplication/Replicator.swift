@@ -69,6 +69,9 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
     /// Wakes the shipper: there is a new entry to ship.
     public func repository(didCommit change: OrderChange, latency: Duration) { doorbell.ring() }
 
+    /// An entry that belongs to no order ships like any other.
+    public func repository(didCommit change: ShopChange) { doorbell.ring() }
+
     // MARK: Status
 
     /// Where shipping stands now.

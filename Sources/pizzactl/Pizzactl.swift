@@ -21,7 +21,9 @@ struct Pizzactl: AsyncParsableCommand {
             """,
         version: version,
         subcommands: [
-            Status.self, MenuCommand.self, OrderCommand.self, Watch.self, Board.self, AuditCommand.self, Metrics.self,
+            Status.self, MenuCommand.self, OrderCommand.self, Watch.self, Board.self, AuditCommand.self,
+            ReportCommand.self,
+            Metrics.self,
             DB.self, ReplicationCommand.self, DeviceCommand.self, OutboxCommand.self,
         ]
     )

@@ -292,3 +292,87 @@ final class WatchingPizzactl {
         process.waitUntilExit()
     }
 }
+
+/// Closing the day and "86" as an operator types them (CONTRACT sections 17-18).
+@Suite("pizzactl: the menu's availability and closing the day", .serialized, .offThePool)
+struct ClosingTheDayTests {
+    static let config = """
+        menu:
+          taxes: {food: 700, drinks: 1900}
+          pizzaTax: food
+          products:
+            cola-033: {name: Cola 0.33 l, category: drinks, price: 250, tax: drinks}
+        """
+
+    @Test("86 an item (refused, listed, kept over a restart), then X, Z, the same ref, the table, CSV, verify, an edit")
+    func closingTheDay() throws {
+        let folder = try TemporaryFolder("pizzad-z")
+        var daemon = try PizzadProcess(config: Self.config, directory: folder.path)
+        let off = try daemon.pizzactl(["menu", "off", "cola-033"])
+        #expect(off.status == 0 && off.stdout.contains("cola-033 is off the menu (86)"), "\(off)")
+        let refused = try daemon.pizzactl(["order", "new", "chicken", "cola-033"])
+        #expect(refused.status == 1 && refused.stderr.contains("cola-033 is not available now"), "\(refused)")
+        let unknown = try daemon.pizzactl(["menu", "off", "lemonade"])
+        #expect(unknown.status == 1 && unknown.stderr.contains("no kind, product or extra"), "\(unknown)")
+        #expect(try daemon.pizzactl(["menu"]).stdout.contains("Off the menu now (86): cola-033"))
+        // Kept over a restart, then put back.
+        #expect(try daemon.stop() == 0)
+        daemon = try PizzadProcess(config: Self.config, directory: folder.path)
+        let menu = try json(daemon.pizzactl(["--json", "menu"]))
+        #expect(menu["unavailable"] as? [String] == ["cola-033"], "\(menu)")
+        #expect(try daemon.pizzactl(["menu", "on", "cola-033"]).stdout.contains("cola-033 is back on the menu"))
+
+        // A day: three orders paid cash or card; one cancelled after its payment, which is refunded.
+        for (items, tender) in [(["chicken", "cola-033"], "cash"), (["cheese:L"], "card"), (["seafood"], "cash")] {
+            let order = try json(daemon.pizzactl(["--json", "order", "new", "--place"] + items))
+            let id = try #require(order["id"] as? Int)
+            let total = try #require(order["total"] as? Int)
+            let amount = "\(total / 100).\(String(format: "%02d", total % 100))"
+            #expect(try daemon.pizzactl(["order", "pay", String(id), tender, amount]).status == 0)
+        }
+        let paid = try json(daemon.pizzactl(["--json", "order", "show", "3"]))
+        let payment = try #require((paid["payments"] as? [[String: Any]])?.first)
+        #expect(try daemon.pizzactl(["order", "cancel", "3", "--reason", "left"]).status == 0)
+        let refund = [
+            "order", "refund", "3", String(payment["id"] as! Int), "\((payment["amount"] as! Int) / 100).00",
+            "--reason", "cancelled",
+        ]
+        #expect(try daemon.pizzactl(refund).status == 0)
+
+        let x = try daemon.pizzactl(["report", "x"])
+        #expect(x.status == 0 && x.stdout.contains("X report (so far; the next Z is number 1)"), "\(x)")
+        #expect(x.stdout.contains("Placed: 3") && x.stdout.contains("Cancelled: 1"), "\(x)")
+        let z = try json(daemon.pizzactl(["--json", "report", "z", "--ref", "day-1"]))
+        #expect(z["number"] as? Int == 1)
+        let again = try json(daemon.pizzactl(["--json", "report", "z", "--ref", "day-1"]))
+        #expect(again["number"] as? Int == 1 && again["lastSeq"] as? Int == z["lastSeq"] as? Int)
+        let list = try daemon.pizzactl(["report", "list"])
+        #expect(list.stdout.split(separator: "\n").count == 2, "one header and one report: \(list)")
+        let shown = try daemon.pizzactl(["report", "show", "1"])
+        #expect(shown.stdout.contains("Z report 1") && shown.stdout.contains("drinks"), "\(shown)")
+        #expect(shown.stdout.contains("cash") && shown.stdout.contains("card"), "\(shown)")
+
+        // The CSV: a line per order and rate; per rate, its lines add up to the report's gross.
+        let csv = try daemon.pizzactl(["report", "show", "1", "--csv"])
+        #expect(csv.status == 0, "\(csv)")
+        let rows = csv.stdout.split(separator: "\r\n").map { $0.split(separator: ",").map(String.init) }
+        #expect(
+            rows.first == ["report", "closed_at", "order", "channel", "rate", "vat_percent", "gross", "net", "vat"])
+        var gross: [String: Int] = [:]
+        for row in rows.dropFirst() { gross[row[4], default: 0] += Int((Double(row[6])! * 100).rounded()) }
+        let taxes = try #require(z["taxes"] as? [[String: Any]])
+        for tax in taxes { #expect(gross[tax["rate"] as! String] == tax["gross"] as? Int, "\(csv.stdout)") }
+        #expect(rows.dropFirst().allSatisfy { $0[3] == "socket:\(NSUserName())" || $0[3].hasPrefix("socket:") })
+
+        let verified = try daemon.pizzactl(["report", "verify", "1"])
+        #expect(verified.status == 0 && verified.stdout.contains("Z report 1 ok"), "\(verified)")
+        _ = try sqlite3(
+            daemon.database, "UPDATE payments SET amount = amount + 100 WHERE id = \(payment["id"] as! Int)")
+        let broken = try daemon.pizzactl(["report", "verify", "1"])
+        #expect(
+            broken.status == 1 && broken.stderr.contains("payment \(payment["id"] as! Int) of order 3"), "\(broken)")
+        let audit = try daemon.pizzactl(["audit", "verify"])
+        #expect(audit.status == 1 && audit.stderr.contains("payment \(payment["id"] as! Int)"), "\(audit)")
+        #expect(try daemon.stop() == 0)
+    }
+}

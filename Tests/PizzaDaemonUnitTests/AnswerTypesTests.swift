@@ -85,6 +85,29 @@ struct AnswerTypesTests {
                 return
             }
             #expect(text.contains("REPRINT"))
+        case .menuSetAvailable:
+            let off = try AvailabilityAnswer(
+                json: try await result(method.rawValue, #"{"item":"olives","available":false}"#))
+            #expect(off == AvailabilityAnswer(item: "olives", available: false))
+            #expect(try MenuAnswer(json: try await result(RPCMethod.menu.rawValue)).unavailable == ["olives"])
+        case .reportX:
+            let x = try ZReport(json: try await result(method.rawValue))
+            #expect(x.number == 1 && x.placed.count == 1)
+            try check(try await result(method.rawValue), as: ZReport.self)
+        case .reportZ:
+            let z = try ZReport(json: try await result(method.rawValue, #"{"ref":"day-1"}"#))
+            #expect(z.number == 1 && z.placed.count == 1 && z.lastSeq == 2)
+        case .reportGet:
+            _ = try await result(RPCMethod.reportZ.rawValue)
+            try check(try await result(method.rawValue, #"{"number":1}"#), as: ZReport.self)
+        case .reportList:
+            _ = try await result(RPCMethod.reportZ.rawValue)
+            let list = try ReportListAnswer(json: try await result(method.rawValue))
+            #expect(list.reports.map(\.number) == [1] && list.next == nil)
+        case .reportVerify:
+            _ = try await result(RPCMethod.reportZ.rawValue)
+            let verified = try ReportVerifyAnswer(json: try await result(method.rawValue, #"{"number":1}"#))
+            #expect(verified == ReportVerifyAnswer(number: 1, ok: true, firstDifference: nil))
         }
     }
 

@@ -113,17 +113,18 @@ struct AnswerTests {
             "board.snapshot", BoardSnapshotAnswer.self,
             #"""
             {"seq":12,"board":{"showCustomer":true,"thresholds":{"placed":[120,300],"preparing":[300,600]}},\#
-            "orders":[\#(order)],"now":"2026-12-06T10:05:00.000Z","printers":[{"name":"kitchen","status":"online"}]}
+            "orders":[\#(order)],"now":"2026-12-06T10:05:00.000Z","printers":[{"name":"kitchen","status":"online"}],"unavailable":["cola-033"]}
             """#),
         Example(
             "menu.list", MenuAnswer.self,
             #"""
             {"currency":"EUR","kinds":[{"name":"cheese","prices":{"S":700,"M":900,"L":1100},"size":"M",\#
-            "crust":"classic","chiliSauce":false,"ketchup":false,"extras":[]}],"crusts":["classic","thin"],\#
-            "extras":{"olives":100},"sizes":["S","M","L","XL"],"products":[{"id":"cola-033","name":"Cola 0.33 l",\#
-            "category":"drinks","price":250,"tax":"drinks","options":{}},{"id":"garlic-bread","name":"Garlic bread",\#
-            "category":"sides","price":450,"tax":"food","options":{"extra-dip":60}}],"taxes":{"drinks":1900,\#
-            "food":700},"pizzaTax":"food","fees":{"delivery":{"amount":250,"tax":"food"}}}
+            "crust":"classic","chiliSauce":false,"ketchup":false,"extras":[],"available":true}],\#
+            "crusts":["classic","thin"],"extras":{"olives":100},"sizes":["S","M","L","XL"],"products":[{"id":"cola-033",\#
+            "name":"Cola 0.33 l","category":"drinks","price":250,"tax":"drinks","options":{},"available":false},\#
+            {"id":"garlic-bread","name":"Garlic bread","category":"sides","price":450,"tax":"food",\#
+            "options":{"extra-dip":60},"available":true}],"taxes":{"drinks":1900,"food":700},"pizzaTax":"food",\#
+            "fees":{"delivery":{"amount":250,"tax":"food"}},"unavailable":["cola-033","olives"]}
             """#),
     ]
 

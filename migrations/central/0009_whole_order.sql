@@ -1,4 +1,5 @@
--- Central schema 9: a shop's whole order (CONTRACT section 17) in the centre's orders.
+-- Central schema 9: a shop's whole order (CONTRACT section 17) in the centre's orders, the entries that belong to no
+-- order, and every shop's Z reports (section 18).
 --
 -- A shop of schema 7 ships each order with its fulfilment, its discounts, fees and payments, and its figures
 -- (subtotal, total, taxes per rate, paid, balance), all in the entry's `after`, as ever. The centre keeps them in
@@ -14,6 +15,36 @@ ALTER TABLE orders
     ADD COLUMN payments jsonb NOT NULL DEFAULT '[]';
 -- Head office's "what is still owed": orders with a balance, by shop.
 CREATE INDEX orders_owed ON orders (shop_id, order_id) WHERE balance <> 0;
+
+-- Entries that belong to no order (CONTRACT sections 17-18: an item's availability, a Z report) arrive with
+-- "order" and status null; they are kept in order_events like every entry (the chain covers them), and change no
+-- order. Dropping NOT NULL only changes the catalogue.
+ALTER TABLE order_events ALTER COLUMN order_id DROP NOT NULL, ALTER COLUMN status_after DROP NOT NULL;
+
+-- Every shop's Z reports, as their entries carry them: head office sees each shop's days (shop_days).
+CREATE TABLE z_reports (
+    shop_id   text NOT NULL REFERENCES shops (shop_id),
+    number    bigint NOT NULL CHECK (number >= 1),
+    at        timestamptz NOT NULL,
+    first_seq bigint NOT NULL,
+    last_seq  bigint NOT NULL,
+    figures   jsonb NOT NULL,
+    PRIMARY KEY (shop_id, number)
+);
+REVOKE ALL ON z_reports FROM PUBLIC;
+-- A day per shop and Z: orders placed and cancelled, gross, VAT, what came in, what is owed (cents).
+CREATE VIEW shop_days AS
+SELECT z.shop_id, z.number, z.at, z.first_seq, z.last_seq,
+       (z.figures -> 'placed' ->> 'count')::bigint AS placed,
+       (z.figures -> 'cancelled' ->> 'count')::bigint AS cancelled,
+       (SELECT coalesce(sum((t ->> 'gross')::bigint), 0) FROM jsonb_array_elements(z.figures -> 'taxes') t) AS gross,
+       (SELECT coalesce(sum((t ->> 'tax')::bigint), 0) FROM jsonb_array_elements(z.figures -> 'taxes') t) AS tax,
+       (SELECT coalesce(sum((t ->> 'payments')::bigint - (t ->> 'refunds')::bigint), 0)
+        FROM jsonb_array_elements(z.figures -> 'tenders') t) AS taken,
+       (z.figures ->> 'openBalance')::bigint AS open_balance,
+       z.figures
+FROM z_reports z;
+REVOKE ALL ON shop_days FROM PUBLIC;
 
 CREATE OR REPLACE FUNCTION pizzad_ingest(p_shop text, p_key text, p_events jsonb, p_role text) RETURNS jsonb
 LANGUAGE plpgsql SECURITY DEFINER SET search_path = pg_catalog, public, pg_temp
@@ -78,7 +109,8 @@ BEGIN
     -- whether the entry right after the cursor links to the cursor's entry, and the last entry's hash.
     SELECT min(seq), max(seq), count(DISTINCT seq),
            bool_or(seq IS NULL OR hash IS NULL OR length(hash) <> 64 OR "prevHash" IS NULL OR after IS NULL
-                   OR "order" IS NULL OR at IS NULL OR action IS NULL OR status IS NULL),
+                   OR at IS NULL OR action IS NULL OR ("order" IS NULL) <> (status IS NULL)
+                   OR ("order" IS NULL AND action NOT IN ('availability_changed', 'z_report'))),
            coalesce(bool_and("prevHash" = v_shop.cursor_hash) FILTER (WHERE seq = v_shop.cursor_seq + 1), true),
            (array_agg(hash ORDER BY seq DESC))[1]
     INTO v_first, v_last, v_distinct, v_malformed, v_links, v_last_hash
@@ -148,7 +180,8 @@ BEGIN
            coalesce((a ->> 'balance')::bigint, (a ->> 'total')::bigint, 0),
            coalesce(a -> 'fulfilment', '{"type": "pickup"}'), coalesce(a -> 'discounts', '[]'),
            coalesce(a -> 'fees', '[]'), coalesce(a -> 'taxes', '[]'), coalesce(a -> 'payments', '[]')
-    FROM (SELECT DISTINCT ON ("order") "order", seq, after AS a FROM unnest(v_batch) ORDER BY "order", seq DESC) latest
+    FROM (SELECT DISTINCT ON ("order") "order", seq, after AS a FROM unnest(v_batch) WHERE "order" IS NOT NULL
+          ORDER BY "order", seq DESC) latest
     CROSS JOIN LATERAL (
         SELECT CASE WHEN a -> 'items' @? '$[*].pizza' THEN pizzad_items(a -> 'items') ELSE a -> 'items' END AS items
         OFFSET 0) wire
@@ -160,6 +193,11 @@ BEGIN
             fulfilment = EXCLUDED.fulfilment, discounts = EXCLUDED.discounts, fees = EXCLUDED.fees,
             taxes = EXCLUDED.taxes, payments = EXCLUDED.payments
         WHERE o.last_seq < EXCLUDED.last_seq;
+
+    INSERT INTO z_reports (shop_id, number, at, first_seq, last_seq, figures)
+    SELECT p_shop, (after ->> 'number')::bigint, at, (after ->> 'firstSeq')::bigint, seq, after
+    FROM unnest(v_batch) WHERE action = 'z_report' AND seq > v_shop.cursor_seq
+    ON CONFLICT (shop_id, number) DO NOTHING;
 
     UPDATE shops SET cursor_seq = v_last, cursor_hash = v_last_hash, last_ingest_at = now()
     WHERE shop_id = p_shop;

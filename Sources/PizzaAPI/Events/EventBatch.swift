@@ -1,4 +1,5 @@
 public import NIOCore
+public import PizzaCore
 
 /// Consecutive Server-Sent Events in one buffer, and where each ends: what the fan-out hands every reader at once.
 ///
@@ -69,6 +70,12 @@ public struct EventBatch: Sendable {
         public mutating func append(seq: Int64, at: String, kind: String, order: String) {
             EventFanOut.write(seq: seq, at: at, kind: kind, order: order, to: &bytes)
             marks.append(Mark(seq: seq, end: bytes.readableBytes))
+        }
+
+        /// Appends event `seq`, which belongs to no order, as a `shop` event of `{seq, at, kind, order: null, item|report}`.
+        public mutating func append(_ change: ShopChange) {
+            EventFanOut.write(change, to: &bytes)
+            marks.append(Mark(seq: change.sequence, end: bytes.readableBytes))
         }
 
         /// The batch of what it holds; the builder starts empty again, with room for as much.

@@ -107,6 +107,22 @@ public final class EventFanOut: OrderRepositoryDelegate {
         if schedule { loop.scheduleTask(in: Self.gatherFor) { self.seal() } }
     }
 
+    /// Encodes a change that belongs to no order (an item's availability, a Z report) as a `shop` event into each
+    /// gathering batch: the same for both forms (it names no customer).
+    public func repository(didCommit change: ShopChange) {
+        let schedule = state.withLock { state -> Bool in
+            state.lastSeq = change.sequence
+            if !state.shown.isEmpty { state.gatheringShown.append(change) }
+            if !state.hidden.isEmpty { state.gatheringHidden.append(change) }
+            guard !state.sealScheduled, !state.gatheringShown.isEmpty || !state.gatheringHidden.isEmpty else {
+                return false
+            }
+            state.sealScheduled = true
+            return true
+        }
+        if schedule { loop.scheduleTask(in: Self.gatherFor) { self.seal() } }
+    }
+
     /// Seals what gathered and hands each batch to its readers, spread over the next ``gatherFor`` in a few groups
     /// (``readersPerGroup`` each): fifty readers' writes at one instant would hold the event loops, which also answer
     /// the tills, for milliseconds. A reader's batches still arrive in order, whichever group it falls in: the last
@@ -155,6 +171,26 @@ public final class EventFanOut: OrderRepositoryDelegate {
         bytes.writeString(String(seq))
         bytes.writeString("\nevent: order\ndata: ")
         bytes.writeBytes(RPCResponse.eventParams(seq: seq, at: at, kind: kind, orderText: order))
+        bytes.writeString("\n\n")
+    }
+}
+
+extension EventFanOut {
+    /// Writes `id: SEQ`, `event: shop` and one `data:` line of `{seq, at, kind, order: null, item|report}`.
+    public static func write(_ change: ShopChange, to bytes: inout ByteBuffer) {
+        write(
+            seq: change.sequence, at: change.atText, kind: change.kind.rawValue, member: change.kind.eventMember,
+            text: change.text, to: &bytes)
+    }
+
+    /// A shop event from its parts (an audit entry replayed).
+    public static func write(
+        seq: Int64, at: String, kind: String, member: String, text: String, to bytes: inout ByteBuffer
+    ) {
+        bytes.writeString("id: ")
+        bytes.writeString(String(seq))
+        bytes.writeString("\nevent: shop\ndata: ")
+        bytes.writeBytes(RPCResponse.shopEventParams(seq: seq, at: at, kind: kind, member: member, text: text))
         bytes.writeString("\n\n")
     }
 }

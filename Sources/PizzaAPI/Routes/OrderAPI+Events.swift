@@ -28,6 +28,13 @@ extension OrderAPI {
                         if entries.isEmpty { break }
                         var chunk = ByteBuffer()
                         for entry in entries {
+                            if entry.orderID == nil, let kind = ShopChange.Kind(rawValue: entry.action) {
+                                EventFanOut.write(
+                                    seq: entry.seq, at: entry.at, kind: entry.action, member: kind.eventMember,
+                                    text: entry.after, to: &chunk)
+                                cursor = entry.seq
+                                continue
+                            }
                             let order = (try? Cart(wire: JSONParser.parse(entry.after)))?.wireText ?? entry.after
                             EventFanOut.write(
                                 seq: entry.seq, at: entry.at, kind: entry.action, order: order, to: &chunk)

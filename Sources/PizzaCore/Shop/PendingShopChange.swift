@@ -42,9 +42,10 @@ public final class PendingShopChange<Store: OrderStore>: Sendable {
         switch try make(transaction, sequence, now) {
         case .unchanged(let text):
             outcome = ShopChangeOutcome(change: nil, text: text)
-        case .record(let text, let before):
+        case .record(let text, let before, let reason):
             let change = ShopChange(
-                sequence: try sequence(), kind: kind, at: now, actor: actor, text: text, beforeText: before)
+                sequence: try sequence(), kind: kind, at: now, actor: actor, text: text, beforeText: before,
+                reason: reason)
             try repository.writers.invoke { try $0.repository(willCommit: change, in: transaction) }
             outcome = ShopChangeOutcome(change: change, text: text)
         }

@@ -27,8 +27,50 @@ public struct ReportFigures: Sendable, Equatable {
     /// The entries folded in (order changes and others alike): the last one's sequence number.
     public var lastSeq: Int64 = 0
 
-    /// Nothing yet.
-    public init() {}
+    /// One order's figures at one rate in the period (``lines``): a report's CSV line.
+    public struct Line: Sendable, Equatable {
+        /// The order.
+        public var order: Int64
+        /// Its channel.
+        public var channel: String
+        /// The rate.
+        public var rate: TaxRate
+        /// Gross booked at the rate in the period (negative for a cancellation of an order booked before).
+        public var gross: Int64
+        /// The VAT in it.
+        public var tax: Int64
+    }
+
+    /// Whether ``lines`` are kept (a CSV wants them; the daemon's Z does not).
+    public let keepsLines: Bool
+    private var lineIndex: [LineKey: Int] = [:]
+    /// Per order and rate, in the order first booked: what ``taxes`` sums.
+    public private(set) var lines: [Line] = []
+
+    private struct LineKey: Hashable {
+        var order: Int64
+        var rate: TaxRate
+    }
+
+    /// Nothing yet; with `keepingLines`, each order's figures per rate are kept too.
+    public init(keepingLines: Bool = false) { keepsLines = keepingLines }
+
+    private mutating func book(_ cart: Cart, _ line: TaxLine, sign: Int64, channel: String) {
+        taxes[line.rate, default: (0, 0)].gross &+= sign &* line.gross
+        taxes[line.rate, default: (0, 0)].tax &+= sign &* line.tax
+        guard keepsLines else { return }
+        let key = LineKey(order: cart.id, rate: line.rate)
+        if let index = lineIndex[key] {
+            lines[index].gross &+= sign &* line.gross
+            lines[index].tax &+= sign &* line.tax
+        } else {
+            lineIndex[key] = lines.count
+            lines.append(
+                Line(
+                    order: cart.id, channel: channel, rate: line.rate, gross: sign &* line.gross, tax: sign &* line.tax)
+            )
+        }
+    }
 
     /// Whether the order's sale counts: placed or further on.
     public static func isBooked(_ cart: Cart?) -> Bool {
@@ -59,8 +101,7 @@ public struct ReportFigures: Sendable, Equatable {
             var grossMoved: Int64 = 0
             if wasBooked, let before {
                 for line in before.taxes {
-                    taxes[line.rate, default: (0, 0)].gross &-= line.gross
-                    taxes[line.rate, default: (0, 0)].tax &-= line.tax
+                    book(before, line, sign: -1, channel: channel)
                     grossMoved &-= line.gross
                 }
                 discounts &-= before.discountTotal
@@ -68,8 +109,7 @@ public struct ReportFigures: Sendable, Equatable {
             }
             if isBooked {
                 for line in after.taxes {
-                    taxes[line.rate, default: (0, 0)].gross &+= line.gross
-                    taxes[line.rate, default: (0, 0)].tax &+= line.tax
+                    book(after, line, sign: 1, channel: channel)
                     grossMoved &+= line.gross
                 }
                 discounts &+= after.discountTotal

@@ -32,11 +32,15 @@ public struct ShopChange: Sendable, Equatable {
     public var text: String
     /// What it replaced, as JSON text (an item's availability before), if anything: the entry's `before`.
     public var beforeText: String?
+    /// The entry's `reason`: a Z report's `ref`, so that it is in the chain and a restore keeps it.
+    public var reason: String?
 
     /// A change that belongs to no order.
     public init(
-        sequence: Int64, kind: Kind, at: Timestamp, actor: ChangeActor, text: String, beforeText: String? = nil
+        sequence: Int64, kind: Kind, at: Timestamp, actor: ChangeActor, text: String, beforeText: String? = nil,
+        reason: String? = nil
     ) {
+        self.reason = reason
         self.sequence = sequence
         self.kind = kind
         self.at = at
@@ -50,8 +54,8 @@ public struct ShopChange: Sendable, Equatable {
 /// What a shop change's run in the transaction made: the record to write, or an earlier change that already did
 /// what was asked (a Z with a `ref` that closed its period), answered without a new entry.
 public enum ShopChangeRecord: Sendable {
-    /// Write an entry recording `text` (replacing `before`).
-    case record(text: String, before: String?)
+    /// Write an entry recording `text` (replacing `before`), with `reason` (a Z's ref).
+    case record(text: String, before: String?, reason: String? = nil)
     /// Nothing to write: `text` is the answer (the Z a ref already made, an item already so).
     case unchanged(text: String)
 }

@@ -126,6 +126,7 @@ final class BoardHTTPHandler: ChannelInboundHandler {
                 opening +=
                     "id: \(snapshot.seq)\nevent: snapshot\ndata: {\"seq\":\(snapshot.seq),\"now\":\"\(Timestamp.now())\","
                     + "\"board\":\(settings.json),\"printers\":\(state.printersJSON()),"
+                    + "\"unavailable\":\(JSONValue.array(state.repository.availability.unavailable.map(JSONValue.string)).jsonText),"
                     + "\"orders\":[\(orders.joined(separator: ","))]}\n\n"
             } else {
                 opening += "event: settings\ndata: {\"now\":\"\(Timestamp.now())\",\"board\":\(settings.json)}\n\n"
@@ -153,6 +154,12 @@ final class BoardHTTPHandler: ChannelInboundHandler {
             var chunk = ByteBuffer()
             for entry in entries {
                 cursor = entry.seq
+                if entry.orderID == nil, let kind = ShopChange.Kind(rawValue: entry.action) {
+                    EventFanOut.write(
+                        seq: entry.seq, at: entry.at, kind: entry.action, member: kind.eventMember, text: entry.after,
+                        to: &chunk)
+                    continue
+                }
                 guard var cart = try? Cart(wire: JSONParser.parse(entry.after)) else { continue }
                 if !settings.showCustomer { cart.customer = nil }
                 EventFanOut.write(seq: entry.seq, at: entry.at, kind: entry.action, order: cart.wireText, to: &chunk)

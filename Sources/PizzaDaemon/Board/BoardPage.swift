@@ -29,7 +29,7 @@ enum BoardPage {
         header { display: flex; gap: 1.2em; align-items: baseline; padding: .4em .8em; background: #000; }
         header h1 { font-size: 1.1em; margin: 0; }
         #status { color: var(--dim); }
-        #printers .problem { color: #fff; background: var(--late); padding: 0 .4em; border-radius: .2em; margin-right: .4em; }
+        #printers .problem, #off.problem { color: #fff; background: var(--late); padding: 0 .4em; border-radius: .2em; margin-right: .4em; }
         #status.down { color: #fff; background: var(--late); padding: 0 .4em; border-radius: .2em; }
         #allday { flex: 1; color: var(--dim); white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
         label { color: var(--dim); font-size: .8em; }
@@ -56,6 +56,7 @@ enum BoardPage {
           <span id="status">connecting…</span>
           <span id="allday"></span>
           <span id="printers"></span>
+          <span id="off"></span>
           <label><input type="checkbox" id="sound"> sound on new tickets</label>
         </header>
         <main id="board"></main>
@@ -200,6 +201,12 @@ enum BoardPage {
             box.appendChild(badge);
           }
         }
+        const off = new Set();  // the items taken off the menu ("86")
+        function showOff() {
+          const box = document.getElementById("off");
+          box.textContent = off.size ? "86: " + [...off].sort().join(", ") : "";
+          box.className = off.size ? "problem" : "";
+        }
         function connect() {
           const events = new EventSource("/board/events");
           events.addEventListener("snapshot", e => {
@@ -209,10 +216,19 @@ enum BoardPage {
             printers(data.printers);
             orders.clear();
             for (const o of data.orders) orders.set(o.id, o);
+            off.clear();
+            for (const item of data.unavailable || []) off.add(item);
+            showOff();
             render();
           });
           events.addEventListener("settings", e => { const d = JSON.parse(e.data); clock(d.now); settings = d.board; });
           events.addEventListener("order", e => { update(JSON.parse(e.data).order); render(); });
+          events.addEventListener("shop", e => {
+            const d = JSON.parse(e.data);
+            if (d.kind !== "availability_changed" || !d.item) return;
+            if (d.item.available) off.delete(d.item.name); else off.add(d.item.name);
+            showOff();
+          });
           events.addEventListener("tick", e => { const d = JSON.parse(e.data); clock(d.now); printers(d.printers); });
           events.addEventListener("dropped", () => { events.close(); setTimeout(connect, 1000); });
           events.onopen = () => { status.textContent = "live"; status.className = ""; };

@@ -5,11 +5,13 @@ extension ConfigurationKey {
     static let printers = ConfigurationKey(
         path: "printers", kind: .entries, defaultText: "none",
         allowed:
-            "a list of {name, address: HOST:PORT, columns: 32|42|48, kinds: [menu kinds], events: [placed, cancelled, …]}",
+            "a list of {name, address: HOST:PORT, columns: 32|42|48, items: [kinds, products, categories], "
+            + "events: [placed, cancelled, …], reports: true|false}",
         applied: .onRestart,
         summary:
             "Kitchen printers (ESC/POS over TCP, usually port 9100): a ticket for each order placed, a cancellation "
-            + "for each cancelled, in order, waiting while a printer is off. Names are unique across printers and "
+            + "for each cancelled, in order, waiting while a printer is off; with reports: true, each Z report. "
+            + "Names are unique across printers and "
             + "webhooks. See OPERATIONS.md, \"Printers\".")
 
     /// `webhooks`.

@@ -6,7 +6,7 @@ import Yams
 /// `printers:` and `webhooks:` (CONTRACT section 16), read with Yams beside swift-configuration (whose YAML provider
 /// refuses lists of mappings), each entry checked field by field; an error names the entry (`printers[2].address`).
 enum OutboxConfiguration {
-    static let printerFields = ["name", "address", "columns", "items", "kinds", "events"]
+    static let printerFields = ["name", "address", "columns", "items", "kinds", "events", "reports"]
     static let webhookFields = ["name", "url", "secretFile", "events", "allowPrivate"]
 
     /// Both lists and the `outbox.*` keys; `menu` is what `kinds` must name.
@@ -89,6 +89,11 @@ enum OutboxConfiguration {
             printer.kinds = Set(names)
         }
         if let events = try entry.events() { printer.events = events }
+        switch entry["reports"]?.string?.lowercased() {
+        case nil, "false": break
+        case "true": printer.reports = true
+        case let other?: throw entry.error("reports", "'\(other)' is not allowed", "true or false")
+        }
         return printer
     }
 

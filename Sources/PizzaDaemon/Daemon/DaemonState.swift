@@ -49,6 +49,8 @@ final class DaemonState: Sendable {
     ) async throws {
         self.logger = logger
         orders = OrderBook(store: store)
+        // The items taken off the menu, as the last run left them.
+        try orders.loadAvailability()
         let repository = orders.repository
         metrics = MetricsCollector(counts: try repository.countsByStatus(), factory: metricsBackend.factory)
         repository.delegates += metrics

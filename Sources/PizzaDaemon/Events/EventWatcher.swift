@@ -21,7 +21,7 @@ final class EventWatcher: OrderRepositoryDelegate {
     private struct State {
         /// While replaying from the audit log, live events wait here.
         var replaying = true
-        var buffered: [OrderChange] = []
+        var buffered: [(seq: Int64, event: @Sendable () -> [UInt8])] = []
         var lastSent: Int64 = 0
         var dropped = false
     }
@@ -34,15 +34,26 @@ final class EventWatcher: OrderRepositoryDelegate {
 
     func repository(didCommit change: OrderChange, latency: Duration) {
         guard matches(change.before?.status, change.after.status) else { return }
+        live(change.sequence) { Self.event(for: change) }
+    }
+
+    /// A change that belongs to no order (an item's availability, a Z report): sent to a watcher of every status.
+    func repository(didCommit change: ShopChange) {
+        guard status == nil else { return }
+        live(change.sequence) { Self.event(for: change) }
+    }
+
+    /// Sends a live event, or keeps it while the replay runs.
+    private func live(_ seq: Int64, _ event: @escaping @Sendable () -> [UInt8]) {
         let send: Bool = state.withLock { state in
             if state.dropped { return false }
             if state.replaying {
-                state.buffered.append(change)
+                state.buffered.append((seq, event))
                 return false
             }
             return true
         }
-        if send { deliver(change.sequence, event(for: change)) }
+        if send { deliver(seq, event()) }
     }
 
     /// Sends every change after `after` from the audit log, then the live ones that arrived meanwhile.
@@ -52,6 +63,17 @@ final class EventWatcher: OrderRepositoryDelegate {
             while !isDropped {
                 guard let entries = try? store.auditEntries(after: cursor, limit: 500), !entries.isEmpty else { break }
                 for entry in entries {
+                    if entry.orderID == nil, let kind = ShopChange.Kind(rawValue: entry.action) {
+                        if status == nil {
+                            deliver(
+                                entry.seq,
+                                RPCResponse.shopEvent(
+                                    seq: entry.seq, at: entry.at, kind: entry.action, member: kind.eventMember,
+                                    text: entry.after))
+                        }
+                        cursor = entry.seq
+                        continue
+                    }
                     // Read through the one wire form (old entries' nested items included), written back the same way.
                     guard let cart = try? Cart(wire: JSONParser.parse(entry.after)) else { continue }
                     let before = entry.before.flatMap { try? JSONParser.parse($0)["status"]?.stringValue }
@@ -65,15 +87,15 @@ final class EventWatcher: OrderRepositoryDelegate {
             }
         }
         while true {
-            let pending: [OrderChange] = state.withLock { state in
+            let pending = state.withLock { state in
                 let pending = state.buffered
                 state.buffered.removeAll()
                 if pending.isEmpty { state.replaying = false }
                 return pending
             }
             if pending.isEmpty { return }
-            for change in pending.sorted(by: { $0.sequence < $1.sequence }) {
-                deliver(change.sequence, event(for: change))
+            for (seq, event) in pending.sorted(by: { $0.seq < $1.seq }) {
+                deliver(seq, event())
             }
         }
     }
@@ -116,9 +138,15 @@ final class EventWatcher: OrderRepositoryDelegate {
         onDrop(self)
     }
 
-    private func event(for change: OrderChange) -> [UInt8] {
+    private static func event(for change: OrderChange) -> [UInt8] {
         RPCResponse.event(
             seq: change.sequence, at: change.atText, kind: change.kind.rawValue, orderText: change.afterWireText)
+    }
+
+    private static func event(for change: ShopChange) -> [UInt8] {
+        RPCResponse.shopEvent(
+            seq: change.sequence, at: change.atText, kind: change.kind.rawValue, member: change.kind.eventMember,
+            text: change.text)
     }
 
     private func event(seq: Int64, at: String, kind: String, cart: Cart) -> [UInt8] {

@@ -190,6 +190,7 @@ final class RPCDispatcher: Sendable {
         addReplicationMethods(to: &table, state)
         addDeviceMethods(to: &table, state)
         addOutboxMethods(to: &table, state)
+        addShopMethods(to: &table, state)
         return table.methods
     }
 

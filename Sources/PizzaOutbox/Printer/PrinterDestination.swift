@@ -22,13 +22,14 @@ final class PrinterDestination: Destination {
 
     var name: String { settings.name }
     var kind: DestinationKind { .printer }
-    var events: Set<OutboxEvent> { settings.events }
+    var events: Set<OutboxEvent> { settings.reports ? settings.events.union([.zReport]) : settings.events }
     var marksAttempts: Bool { true }
     var idleInterval: Duration { .seconds(10) }
     /// The printer's status as last seen; nil before it was asked.
     var status: EscPos.Status? { currentStatus.value }
 
     func wants(_ entry: AuditEntry) -> Bool {
+        if entry.orderID == nil { return settings.reports && entry.action == ShopChange.Kind.zReport.rawValue }
         guard !OutboxEvent.events(of: entry).isDisjoint(with: settings.events) else { return false }
         guard let kinds = settings.kinds else { return true }
         guard let cart = try? Self.cart(entry) else { return true }
@@ -38,6 +39,11 @@ final class PrinterDestination: Destination {
 
     /// The ticket `entry` prints, or nil when it has none for this printer.
     func ticket(for entry: AuditEntry, reprint: Bool) throws -> KitchenTicket? {
+        if entry.orderID == nil {
+            guard settings.reports, entry.action == ShopChange.Kind.zReport.rawValue else { return nil }
+            let report = try JSONValueDecoder().decode(ZReport.self, from: try JSONParser.parse(entry.after))
+            return KitchenTicket(report: report, title: "Z REPORT", columns: settings.columns, reprint: reprint)
+        }
         // The ticket is for the status the order entered: a kitchen ticket for placed, a cancellation, or a slip
         // headed with the status for a printer that prints others too.
         let events = OutboxEvent.events(of: entry).intersection(settings.events)

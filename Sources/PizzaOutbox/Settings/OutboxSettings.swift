@@ -41,12 +41,15 @@ public struct PrinterSettings: Sendable, Equatable {
     public var kinds: Set<String>?
     /// The events it prints: `placed` (a kitchen ticket) and `cancelled` (a cancellation) by default.
     public var events: Set<OutboxEvent>
+    /// Whether it prints each Z report (`reports: true`: the till's printer, not the kitchen's).
+    public var reports: Bool
 
     /// A printer at `host`:`port`.
     public init(
         name: String, host: String, port: Int, columns: Int = 42, kinds: Set<String>? = nil,
-        events: Set<OutboxEvent> = [.placed, .cancelled]
+        events: Set<OutboxEvent> = [.placed, .cancelled], reports: Bool = false
     ) {
+        self.reports = reports
         self.name = name
         self.host = host
         self.port = port

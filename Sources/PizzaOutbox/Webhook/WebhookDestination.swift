@@ -53,7 +53,13 @@ final class WebhookDestination: Destination {
         case .refused(let why): return .failed(why)
         case .address(let host, let address): client = clients.client(host: host, address: address)
         }
-        let body = RPCResponse.eventParams(seq: entry.seq, at: entry.at, kind: entry.action, orderText: entry.after)
+        let body =
+            if entry.orderID == nil, let kind = ShopChange.Kind(rawValue: entry.action) {
+                RPCResponse.shopEventParams(
+                    seq: entry.seq, at: entry.at, kind: entry.action, member: kind.eventMember, text: entry.after)
+            } else {
+                RPCResponse.eventParams(seq: entry.seq, at: entry.at, kind: entry.action, orderText: entry.after)
+            }
         let id = messageID(seq: entry.seq, hash: entry.hash)
         let timestamp = Timestamp.now().millisecondsSince1970 / 1000
         var request = HTTPClientRequest(url: settings.url)

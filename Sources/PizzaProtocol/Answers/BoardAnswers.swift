@@ -73,9 +73,14 @@ public struct BoardSnapshotAnswer: Answer {
     public var now: String
     /// The printers.
     public var printers: [BoardPrinter]
+    /// The items taken off the menu for now ("86"), sorted.
+    public var unavailable: [String]
 
     /// An answer.
-    public init(seq: Int64, board: BoardView, orders: [Cart], now: String, printers: [BoardPrinter]) {
+    public init(
+        seq: Int64, board: BoardView, orders: [Cart], now: String, printers: [BoardPrinter], unavailable: [String] = []
+    ) {
+        self.unavailable = unavailable
         self.seq = seq
         self.board = board
         self.orders = orders

@@ -150,10 +150,73 @@ public struct DroppedAnswer: Answer, Equatable {
     public init(reason: String) { self.reason = reason }
 }
 
+/// An event that belongs to no order (CONTRACT section 17): `{seq, at, kind, order: null}` and `item` (an item's
+/// availability) or `report` (a Z report).
+public struct ShopEventAnswer: Answer, Equatable {
+    /// A menu item's availability as an event carries it.
+    public struct Item: Codable, Sendable, Equatable {
+        /// The kind, product or extra.
+        public var name: String
+        /// Whether it may be ordered now.
+        public var available: Bool
+
+        /// An item.
+        public init(name: String, available: Bool) {
+            self.name = name
+            self.available = available
+        }
+    }
+
+    /// Its audit sequence number.
+    public var seq: Int64
+    /// When it committed.
+    public var at: String
+    /// `availability_changed` or `z_report`.
+    public var kind: String
+    /// The item, for `availability_changed`.
+    public var item: Item?
+    /// The report, for `z_report`.
+    public var report: ZReport?
+
+    /// An answer.
+    public init(seq: Int64, at: String, kind: String, item: Item? = nil, report: ZReport? = nil) {
+        self.seq = seq
+        self.at = at
+        self.kind = kind
+        self.item = item
+        self.report = report
+    }
+
+    private enum CodingKeys: String, CodingKey { case seq, at, kind, order, item, report }
+
+    /// Reads the event (its `order` is null).
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        seq = try container.decode(Int64.self, forKey: .seq)
+        at = try container.decode(String.self, forKey: .at)
+        kind = try container.decode(String.self, forKey: .kind)
+        item = try container.decodeIfPresent(Item.self, forKey: .item)
+        report = try container.decodeIfPresent(ZReport.self, forKey: .report)
+    }
+
+    /// `{seq, at, kind, order: null, item|report}`, as the daemon sends it.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(seq, forKey: .seq)
+        try container.encode(at, forKey: .at)
+        try container.encode(kind, forKey: .kind)
+        try container.encodeNil(forKey: .order)
+        if let item { try container.encode(item, forKey: .item) }
+        if let report { try container.encode(report, forKey: .report) }
+    }
+}
+
 /// A notification on an `events.watch` stream: an event, or the daemon dropping the watcher.
 public enum WatchNotification: Sendable {
     /// A committed change.
     case event(EventAnswer)
+    /// A committed change that belongs to no order (an item's availability, a Z report).
+    case shop(ShopEventAnswer)
     /// The daemon gave up on this watcher; nothing more comes.
     case dropped(DroppedAnswer)
 
@@ -164,6 +227,7 @@ public enum WatchNotification: Sendable {
         do {
             switch method {
             case "dropped": self = .dropped(try DroppedAnswer(json: params))
+            case "event" where params["order"] == .null: self = .shop(try ShopEventAnswer(json: params))
             case "event": self = .event(try EventAnswer(json: params))
             default:
                 throw DecodingError.dataCorrupted(

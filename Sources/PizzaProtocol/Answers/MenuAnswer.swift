@@ -19,12 +19,15 @@ public struct MenuAnswer: Answer, Equatable {
         public var ketchup: Bool
         /// Its extras by default.
         public var extras: [String]
+        /// Whether it may be ordered now (false while taken off the menu, CONTRACT section 17).
+        public var available: Bool
 
         /// A kind.
         public init(
             name: String, prices: Members<Int64>, size: String, crust: String, chiliSauce: Bool, ketchup: Bool,
-            extras: [String]
+            extras: [String], available: Bool = true
         ) {
+            self.available = available
             self.name = name
             self.prices = prices
             self.size = size
@@ -49,11 +52,15 @@ public struct MenuAnswer: Answer, Equatable {
         public var tax: String
         /// Its options and what each adds, in cents.
         public var options: Members<Int64>
+        /// Whether it may be ordered now.
+        public var available: Bool
 
         /// A product entry.
         public init(
-            id: String, name: String, category: String, price: Int64, tax: String, options: Members<Int64>
+            id: String, name: String, category: String, price: Int64, tax: String, options: Members<Int64>,
+            available: Bool = true
         ) {
+            self.available = available
             self.id = id
             self.name = name
             self.category = category
@@ -95,13 +102,16 @@ public struct MenuAnswer: Answer, Equatable {
     public var pizzaTax: String
     /// The fees by kind (`delivery`).
     public var fees: Members<FeeEntry>
+    /// Every item taken off the menu for now (kinds, products and extras), sorted.
+    public var unavailable: [String]
 
     /// An answer.
     public init(
         currency: String, kinds: [Kind], crusts: [String], extras: Members<Int64>, sizes: [String],
         products: [Product] = [], taxes: Members<Int64> = Members([("none", 0)]), pizzaTax: String = "none",
-        fees: Members<FeeEntry> = Members([])
+        fees: Members<FeeEntry> = Members([]), unavailable: [String] = []
     ) {
+        self.unavailable = unavailable
         self.currency = currency
         self.kinds = kinds
         self.crusts = crusts
@@ -113,15 +123,16 @@ public struct MenuAnswer: Answer, Equatable {
         self.fees = fees
     }
 
-    /// The menu's answer.
-    public init(_ menu: Menu) {
+    /// The menu's answer, with the items in `unavailable` marked so.
+    public init(_ menu: Menu, unavailable: [String] = []) {
+        let off = Set(unavailable)
         self.init(
             currency: menu.currency,
             kinds: menu.kinds.map { kind in
                 Kind(
                     name: kind.name, prices: Members(kind.sizes.map { ($0.rawValue, kind.prices[$0]!) }),
                     size: kind.defaultSize.rawValue, crust: kind.defaultCrust, chiliSauce: kind.chiliSauce,
-                    ketchup: kind.ketchup, extras: kind.extras)
+                    ketchup: kind.ketchup, extras: kind.extras, available: !off.contains(kind.name))
             },
             crusts: menu.crusts, extras: Members(menu.extras.keys.sorted().map { ($0, menu.extras[$0]!) }),
             sizes: Size.allCases.map(\.rawValue),
@@ -129,10 +140,12 @@ public struct MenuAnswer: Answer, Equatable {
                 Product(
                     id: product.id, name: product.name, category: product.category, price: product.price,
                     tax: product.tax,
-                    options: Members(product.options.keys.sorted().map { ($0, product.options[$0]!) }))
+                    options: Members(product.options.keys.sorted().map { ($0, product.options[$0]!) }),
+                    available: !off.contains(product.id))
             },
             taxes: Members(menu.taxes.keys.sorted().map { ($0, menu.taxes[$0]!) }), pizzaTax: menu.pizzaTax,
             fees: Members(
-                menu.deliveryFee.map { [(Fee.delivery, FeeEntry(amount: $0.amount, tax: $0.tax.name))] } ?? []))
+                menu.deliveryFee.map { [(Fee.delivery, FeeEntry(amount: $0.amount, tax: $0.tax.name))] } ?? []),
+            unavailable: unavailable.sorted())
     }
 }

@@ -19,4 +19,16 @@ public enum RPCMethod: String, Sendable, CaseIterable {
     case outboxList = "outbox.list"
     case outboxRetry = "outbox.retry"
     case orderPrint = "order.print"
+    /// Takes a menu item off or puts it back (CONTRACT section 17).
+    case menuSetAvailable = "menu.setAvailable"
+    /// The running figures since the last Z (CONTRACT section 18).
+    case reportX = "report.x"
+    /// Closes the period: the next Z report.
+    case reportZ = "report.z"
+    /// One Z report by number.
+    case reportGet = "report.get"
+    /// Z reports, oldest first.
+    case reportList = "report.list"
+    /// Recomputes a Z report from the audit log.
+    case reportVerify = "report.verify"
 }

@@ -120,8 +120,29 @@ public enum RPCResponse {
         return output
     }
 
+    /// The `event` notification of a change that belongs to no order (CONTRACT section 17):
+    /// `{seq, at, kind, order: null, item|report}`, `member` carrying what its entry records (`text`, JSON).
+    public static func shopEvent(seq: Int64, at: String, kind: String, member: String, text: String) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count + 128)
+        output.append(contentsOf: #"{"jsonrpc":"2.0","method":"event","params":"#.utf8)
+        appendEventParams(seq: seq, at: at, kind: kind, orderText: "null", extra: (member, text), to: &output)
+        output.append(contentsOf: "}\n".utf8)
+        return output
+    }
+
+    /// `{"seq":…,"at":…,"kind":…,"order":null,"item":…}`: a shop change's params, as Server-Sent Events and webhooks
+    /// carry them.
+    public static func shopEventParams(seq: Int64, at: String, kind: String, member: String, text: String) -> [UInt8] {
+        var output: [UInt8] = []
+        output.reserveCapacity(text.utf8.count + 96)
+        appendEventParams(seq: seq, at: at, kind: kind, orderText: "null", extra: (member, text), to: &output)
+        return output
+    }
+
     private static func appendEventParams(
-        seq: Int64, at: String, kind: String, orderText: String, to output: inout [UInt8]
+        seq: Int64, at: String, kind: String, orderText: String, extra: (member: String, text: String)? = nil,
+        to output: inout [UInt8]
     ) {
         output.append(contentsOf: #"{"seq":"#.utf8)
         output.append(contentsOf: String(seq).utf8)
@@ -131,6 +152,12 @@ public enum RPCResponse {
         JSONWriter.appendString(kind, to: &output)
         output.append(contentsOf: #","order":"#.utf8)
         output.append(contentsOf: orderText.utf8)
+        if let extra {
+            output.append(contentsOf: ",".utf8)
+            JSONWriter.appendString(extra.member, to: &output)
+            output.append(contentsOf: ":".utf8)
+            output.append(contentsOf: extra.text.utf8)
+        }
         output.append(contentsOf: "}".utf8)
     }
 }

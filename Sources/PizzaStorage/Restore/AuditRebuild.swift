@@ -9,11 +9,11 @@ public struct RebuildEntry: Sendable {
     public var entry: AuditEntry
     /// The order before the change; nil for a creation.
     public var before: Cart?
-    /// The order after the change.
-    public var after: Cart
+    /// The order after the change; nil for an entry that belongs to no order (its text is the record).
+    public var after: Cart?
 
     /// The entry with the orders read from its texts.
-    public init(entry: AuditEntry, before: Cart?, after: Cart) {
+    public init(entry: AuditEntry, before: Cart?, after: Cart?) {
         self.entry = entry
         self.before = before
         self.after = after
@@ -27,7 +27,11 @@ public struct RebuildEntry: Sendable {
             }
             return try Cart(wire: value)
         }
-        self.init(entry: entry, before: try entry.before.map(cart), after: try cart(entry.after))
+        if entry.orderID == nil {
+            self.init(entry: entry, before: nil, after: nil)
+        } else {
+            self.init(entry: entry, before: try entry.before.map(cart), after: try cart(entry.after))
+        }
     }
 }
 
@@ -87,12 +91,27 @@ public final class AuditRebuild {
         guard entry.computedHash == entry.hash else {
             throw broken("its fields do not give its hash \(entry.hash.prefix(12))…")
         }
-        guard let kind = OrderChange.Kind(rawValue: entry.action), item.after.id == entry.orderID,
-            item.after.status.rawValue == entry.statusAfter, (item.before == nil) == (kind == .created),
+        if entry.orderID == nil {
+            do {
+                try db.restoreShopEntry(entry)
+                try db.insertAuditEntry(entry, hash: entry.hash)
+            } catch let error as SQLiteError where error.code == .constraint {
+                throw broken("its rows do not fit the entries before it (\(error.message))")
+            } catch let error as ShopEntryError {
+                throw broken(error.description)
+            }
+            lastSeq = entry.seq
+            lastHash = entry.hash
+            lastAt = entry.at
+            return
+        }
+        guard let kind = OrderChange.Kind(rawValue: entry.action), let after = item.after,
+            after.id == entry.orderID, after.status.rawValue == entry.statusAfter,
+            (item.before == nil) == (kind == .created),
             let at = Timestamp(iso8601: entry.at)
         else { throw broken("its order does not match its action, order id, status or time") }
         let change = OrderChange(
-            sequence: entry.seq, kind: kind, at: at, actor: entry.actor, before: item.before, after: item.after,
+            sequence: entry.seq, kind: kind, at: at, actor: entry.actor, before: item.before, after: after,
             reason: entry.reason)
         do {
             try persistence.repository(willCommit: change, in: WriteTransaction(db: db, numbers: numbers))

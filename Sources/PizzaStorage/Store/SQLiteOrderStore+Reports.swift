@@ -103,7 +103,7 @@ extension OrderBook {
                 literal:
                     "INSERT INTO z_reports (number, at, first_seq, last_seq, ref, figures) VALUES (?, ?, ?, ?, ?, ?)",
                 [report.number, report.at, report.firstSeq, report.lastSeq, ref, text])
-            return .record(text: text, before: nil)
+            return .record(text: text, before: nil, reason: ref)
         }
         return try SQLiteOrderStore.decodeReport(outcome.text)
     }

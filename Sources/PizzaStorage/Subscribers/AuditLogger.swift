@@ -33,7 +33,8 @@ public final class AuditLogger: OrderChangeWriter {
         let previous = try transaction.auditChainHead()
         let entry = AuditEntry(
             seq: change.sequence, at: change.atText, actor: change.actor, action: change.kind.rawValue, orderID: nil,
-            statusAfter: nil, reason: nil, before: change.beforeText, after: change.text, prevHash: previous, hash: "")
+            statusAfter: nil, reason: change.reason, before: change.beforeText, after: change.text, prevHash: previous,
+            hash: "")
         let hash = entry.computedHash
         try transaction.db.insertAuditEntry(entry, hash: hash)
         transaction.appended(auditEntryHash: hash)

@@ -37,9 +37,13 @@ final class BoardModel {
         }
     }
 
+    /// The items taken off the menu ("86"), as the header lists them.
+    var unavailable: Set<String> = []
+
     /// Takes in the daemon's snapshot: settings, orders, the sequence number to follow from.
     func load(snapshot: BoardSnapshotAnswer) {
         lastSeq = snapshot.seq
+        unavailable = Set(snapshot.unavailable)
         apply(settings: snapshot.board)
         orders = Dictionary(snapshot.orders.map { ($0.id, $0) }, uniquingKeysWith: { $1 })
     }
@@ -50,6 +54,14 @@ final class BoardModel {
             if let status = OrderStatus(rawValue: marks.name) {
                 thresholds[status] = (Double(marks.value.warn), Double(marks.value.late))
             }
+        }
+    }
+
+    /// An event that belongs to no order: an item taken off the menu or put back (a Z report changes no ticket).
+    func apply(shop event: ShopEventAnswer) {
+        lastSeq = max(lastSeq, event.seq)
+        if let item = event.item {
+            if item.available { unavailable.remove(item.name) } else { unavailable.insert(item.name) }
         }
     }
 

@@ -21,7 +21,11 @@ enum BoardScreen {
         var lines: [String] = []
         let state = model.connected ? "live" : "\u{1b}[97;41m \(model.status) \(reset)"
         let printers = model.printerProblems.map { "  \(red) printer \($0) \(reset)" }.joined()
-        lines.append(fit("\(bold)pizzad board\(reset)  \(state)\(printers)  all day: \(model.allDay)", columns))
+        let off =
+            model.unavailable.isEmpty
+            ? "" : "  \(red) 86: \(model.unavailable.sorted().map(Output.safe).joined(separator: ", ")) \(reset)"
+        lines.append(
+            fit("\(bold)pizzad board\(reset)  \(state)\(printers)\(off)  all day: \(model.allDay)", columns))
         if model.showingRecall {
             lines.append(bold + "RECALL: the last tickets bumped out (r: back to the board)" + reset)
             for order in model.recall {

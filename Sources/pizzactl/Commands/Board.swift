@@ -93,9 +93,14 @@ struct Board: AsyncParsableCommand, PizzactlCommand {
                         redraw()
                     }
                     while let message = try await client.nextNotification() {
-                        guard case .event(let event) = try WatchNotification(message: message) else { break }
+                        let notification = try WatchNotification(message: message)
+                        if case .dropped = notification { break }
                         await MainActor.run {
-                            model.apply(event: event)
+                            switch notification {
+                            case .event(let event): model.apply(event: event)
+                            case .shop(let event): model.apply(shop: event)
+                            case .dropped: break
+                            }
                             redraw()
                         }
                     }

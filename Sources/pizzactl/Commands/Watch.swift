@@ -29,6 +29,7 @@ struct Watch: AsyncParsableCommand, PizzactlCommand {
                     // The notification's params, as the daemon sent them (read as their type, written again).
                     switch notification {
                     case .event(let event): print(try event.json.jsonText)
+                    case .shop(let event): print(try event.json.jsonText)
                     case .dropped(let dropped): print(try dropped.json.jsonText)
                     }
                     Output.flush()
@@ -36,6 +37,16 @@ struct Watch: AsyncParsableCommand, PizzactlCommand {
                 }
                 switch notification {
                 case .dropped(let dropped): print("The daemon dropped this watcher: \(Output.safe(dropped.reason))")
+                case .shop(let event):
+                    if let item = event.item {
+                        print(
+                            "\(Output.time(event.at))  #\(event.seq)  \(Output.safe(item.name)) "
+                                + (item.available ? "back on the menu" : "taken off the menu (86)"))
+                    } else if let report = event.report {
+                        print(
+                            "\(Output.time(event.at))  #\(event.seq)  Z report \(report.number) closed the day: "
+                                + "\(report.placed.count) placed, gross \(Output.money(report.gross, nil))")
+                    }
                 case .event(let event):
                     let order = event.order
                     let count = order.pizzaCount

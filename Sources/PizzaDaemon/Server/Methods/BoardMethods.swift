@@ -20,7 +20,7 @@ extension RPCDispatcher {
             }
             return try BoardSnapshotAnswer(
                 seq: snapshot.seq, board: settings.view, orders: orders, now: Timestamp.now().description,
-                printers: state.printers()
+                printers: state.printers(), unavailable: state.repository.availability.unavailable
             ).json
         }
     }

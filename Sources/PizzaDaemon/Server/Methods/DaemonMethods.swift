@@ -48,7 +48,7 @@ extension RPCDispatcher {
         }
         table.addImmediate(.menu, .reader) { params, _ in
             try params.onlyKnown([])
-            return try MenuAnswer(state.menu).json
+            return try MenuAnswer(state.menu, unavailable: state.repository.availability.unavailable).json
         }
         table.addImmediate(.metrics, .reader) { params, _ in
             try params.onlyKnown([])
