@@ -219,8 +219,8 @@ extension OrderCommand {
 /// Shell completion of an item: the menu's kinds and products, asked of the daemon at the default socket (nothing
 /// when it cannot be reached within a second, so that a shell never waits on it).
 enum ItemCompletion {
-    static let kind = CompletionKind.custom { words in
-        let typed = words.last ?? ""
+    static let kind = CompletionKind.custom { words, _, prefix in
+        let typed = prefix
         // The socket the command line names, if it does.
         let socket = words.firstIndex(of: "--socket").flatMap { words.indices.contains($0 + 1) ? words[$0 + 1] : nil }
         return names(socket: socket).filter { $0.hasPrefix(typed) }
