@@ -9,6 +9,8 @@ public import PizzaStorage
 /// address as its actor; an `Idempotency-Key` is kept with the change it asked for (``InFlightKeys``,
 /// `RequestLog`), so that a till retrying on a flaky network never makes an order twice.
 public final class OrderAPI: Sendable {
+    /// The store, the repository and their writers: Z reports and availability go through it.
+    let orders: OrderBook
     let repository: OrderRepository<SQLiteOrderStore>
     let store: SQLiteOrderStore
     /// The menu's factory as the configuration has it now (a reload may change it).
@@ -33,6 +35,7 @@ public final class OrderAPI: Sendable {
         orders: OrderBook, factory: @escaping @Sendable () -> PizzaFactory, daemon: ChangeActor, document: String,
         settings: APISettings, events: EventFanOut? = nil
     ) throws {
+        self.orders = orders
         repository = orders.repository
         store = orders.store
         self.factory = factory
@@ -79,7 +82,7 @@ public final class OrderAPI: Sendable {
         router.middlewares.add(RouteAccess())
         // The document's server URL is the shop's own host; its routes' paths are the document's, from the root.
         // Compact JSON, keys sorted (the runtime's default pretty-prints).
-        try DocumentRoutes(factory: factory).registerHandlers(
+        try DocumentRoutes(factory: factory, availability: repository.availability).registerHandlers(
             on: router, configuration: .init(jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes]))
         addRoutes(to: router)
         return router

@@ -20,8 +20,9 @@ struct RepositoryTests {
             kitchen.path, "SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
         #expect(
             tables.split(separator: "\n") == [
-                "api_devices", "api_requests", "audit_log", "carts", "discounts", "fees", "order_items",
+                "api_devices", "api_requests", "audit_log", "availability", "carts", "discounts", "fees", "order_items",
                 "outbox_destinations", "payments", "pizzas", "replication_state", "schema_migrations", "status_history",
+                "z_reports",
             ])
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA journal_mode") == "wal")
         #expect(try Fixtures.sqlite3(kitchen.path, "PRAGMA foreign_key_check") == "")
@@ -29,7 +30,7 @@ struct RepositoryTests {
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT status FROM carts WHERE id = \(cart.id)") == "preparing")
         #expect(try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM status_history") == "3")
         let strict = try Fixtures.sqlite3(kitchen.path, "SELECT count(*) FROM pragma_table_list WHERE strict = 1")
-        #expect(strict == "13")
+        #expect(strict == "15")
         let createdAt = try Fixtures.sqlite3(kitchen.path, "SELECT created_at FROM carts")
         #expect(Timestamp(iso8601: createdAt) != nil, "created_at reads as ISO-8601: \(createdAt)")
     }

@@ -16,10 +16,18 @@ extension Components {
         }
         /// - Remark: Generated from `#/components/schemas/Menu`.
         internal struct Menu: Codable, Hashable, Sendable {
+            /// Every item (kind, product, extra) taken off the menu for now, sorted.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Menu/unavailable`.
+            internal var unavailable: [Swift.String]
             /// - Remark: Generated from `#/components/schemas/Menu/currency`.
             internal var currency: Swift.String
             /// - Remark: Generated from `#/components/schemas/Menu/KindsPayload`.
             internal struct KindsPayloadPayload: Codable, Hashable, Sendable {
+                /// false while taken off the menu ("86")
+                ///
+                /// - Remark: Generated from `#/components/schemas/Menu/KindsPayload/available`.
+                internal var available: Swift.Bool
                 /// - Remark: Generated from `#/components/schemas/Menu/KindsPayload/name`.
                 internal var name: Swift.String
                 /// - Remark: Generated from `#/components/schemas/Menu/KindsPayload/prices`.
@@ -55,6 +63,7 @@ extension Components {
                 /// Creates a new `KindsPayloadPayload`.
                 ///
                 /// - Parameters:
+                ///   - available: false while taken off the menu ("86")
                 ///   - name:
                 ///   - prices:
                 ///   - size:
@@ -63,6 +72,7 @@ extension Components {
                 ///   - ketchup:
                 ///   - extras:
                 internal init(
+                    available: Swift.Bool,
                     name: Swift.String,
                     prices: Components.Schemas.Menu.KindsPayloadPayload.PricesPayload,
                     size: Components.Schemas.Size,
@@ -71,6 +81,7 @@ extension Components {
                     ketchup: Swift.Bool,
                     extras: [Swift.String]
                 ) {
+                    self.available = available
                     self.name = name
                     self.prices = prices
                     self.size = size
@@ -80,6 +91,7 @@ extension Components {
                     self.extras = extras
                 }
                 internal enum CodingKeys: String, CodingKey {
+                    case available
                     case name
                     case prices
                     case size
@@ -119,6 +131,10 @@ extension Components {
             internal var sizes: [Components.Schemas.Size]
             /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload`.
             internal struct ProductsPayloadPayload: Codable, Hashable, Sendable {
+                /// false while taken off the menu ("86")
+                ///
+                /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/available`.
+                internal var available: Swift.Bool
                 /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/id`.
                 internal var id: Swift.String
                 /// - Remark: Generated from `#/components/schemas/Menu/ProductsPayload/name`.
@@ -152,6 +168,7 @@ extension Components {
                 /// Creates a new `ProductsPayloadPayload`.
                 ///
                 /// - Parameters:
+                ///   - available: false while taken off the menu ("86")
                 ///   - id:
                 ///   - name:
                 ///   - category:
@@ -159,6 +176,7 @@ extension Components {
                 ///   - tax:
                 ///   - options:
                 internal init(
+                    available: Swift.Bool,
                     id: Swift.String,
                     name: Swift.String,
                     category: Swift.String,
@@ -166,6 +184,7 @@ extension Components {
                     tax: Swift.String,
                     options: Components.Schemas.Menu.ProductsPayloadPayload.OptionsPayload
                 ) {
+                    self.available = available
                     self.id = id
                     self.name = name
                     self.category = category
@@ -174,6 +193,7 @@ extension Components {
                     self.options = options
                 }
                 internal enum CodingKeys: String, CodingKey {
+                    case available
                     case id
                     case name
                     case category
@@ -258,6 +278,7 @@ extension Components {
             /// Creates a new `Menu`.
             ///
             /// - Parameters:
+            ///   - unavailable: Every item (kind, product, extra) taken off the menu for now, sorted.
             ///   - currency:
             ///   - kinds:
             ///   - crusts:
@@ -268,6 +289,7 @@ extension Components {
             ///   - pizzaTax:
             ///   - fees:
             internal init(
+                unavailable: [Swift.String],
                 currency: Swift.String,
                 kinds: Components.Schemas.Menu.KindsPayload,
                 crusts: [Swift.String],
@@ -278,6 +300,7 @@ extension Components {
                 pizzaTax: Swift.String,
                 fees: Components.Schemas.Menu.FeesPayload
             ) {
+                self.unavailable = unavailable
                 self.currency = currency
                 self.kinds = kinds
                 self.crusts = crusts
@@ -289,6 +312,7 @@ extension Components {
                 self.fees = fees
             }
             internal enum CodingKeys: String, CodingKey {
+                case unavailable
                 case currency
                 case kinds
                 case crusts
@@ -312,6 +336,24 @@ extension Components {
             internal var status: Swift.Int
             /// - Remark: Generated from `#/components/schemas/Problem/detail`.
             internal var detail: Swift.String
+            /// With a `validation` that names an item off the menu: the field that named it.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/field`.
+            internal var field: Swift.String?
+            /// The item taken off the menu ("86").
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/item`.
+            internal var item: Swift.String?
+            /// Why the item was refused.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/reason`.
+            internal enum ReasonPayload: String, Codable, Hashable, Sendable, CaseIterable {
+                case unavailable = "unavailable"
+            }
+            /// Why the item was refused.
+            ///
+            /// - Remark: Generated from `#/components/schemas/Problem/reason`.
+            internal var reason: Components.Schemas.Problem.ReasonPayload?
             /// With `internal_error` (500): the id the daemon's log line about it carries; the problem holds no internal text.
             ///
             /// - Remark: Generated from `#/components/schemas/Problem/requestId`.
@@ -323,18 +365,27 @@ extension Components {
             ///   - title:
             ///   - status:
             ///   - detail:
+            ///   - field: With a `validation` that names an item off the menu: the field that named it.
+            ///   - item: The item taken off the menu ("86").
+            ///   - reason: Why the item was refused.
             ///   - requestId: With `internal_error` (500): the id the daemon's log line about it carries; the problem holds no internal text.
             internal init(
                 _type: Swift.String,
                 title: Swift.String,
                 status: Swift.Int,
                 detail: Swift.String,
+                field: Swift.String? = nil,
+                item: Swift.String? = nil,
+                reason: Components.Schemas.Problem.ReasonPayload? = nil,
                 requestId: Swift.String? = nil
             ) {
                 self._type = _type
                 self.title = title
                 self.status = status
                 self.detail = detail
+                self.field = field
+                self.item = item
+                self.reason = reason
                 self.requestId = requestId
             }
             internal enum CodingKeys: String, CodingKey {
@@ -342,6 +393,9 @@ extension Components {
                 case title
                 case status
                 case detail
+                case field
+                case item
+                case reason
                 case requestId
             }
         }

@@ -5,6 +5,7 @@ import PizzaCore
 enum APIOperation: String, CaseIterable, Sendable {
     case getDocument, getMenu, createOrder, listOrders, getOrder, placeOrder, advanceOrder, cancelOrder, watchEvents
     case setFulfilment, payOrder, discountOrder, refundOrder
+    case setAvailability, getXReport, closeDay, getZReport
 }
 
 /// One route of the order API (CONTRACT section 15). ``all`` is the one table: the router registers its handlers
@@ -74,6 +75,11 @@ struct APIRoute: Sendable {
         APIRoute(.payOrder, .post, "/v1/orders/{id}/payments", .pay, .change),
         APIRoute(.discountOrder, .post, "/v1/orders/{id}/discounts", .discount, .change),
         APIRoute(.refundOrder, .post, "/v1/orders/{id}/refunds", .refund, .change),
+        APIRoute(.setAvailability, .put, "/v1/menu/items/{item}/availability", .availability),
+        // Before `{number}`, which `x` would match too.
+        APIRoute(.getXReport, .get, "/v1/reports/x", .reports),
+        APIRoute(.closeDay, .post, "/v1/reports/z", .reports),
+        APIRoute(.getZReport, .get, "/v1/reports/{number}", .reports),
     ]
 
     /// The methods a route at this path takes (a `GET` takes `HEAD` too).

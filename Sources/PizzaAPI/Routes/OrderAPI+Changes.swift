@@ -119,7 +119,8 @@ extension OrderAPI {
             let params = try Self.params(body)
             try params.onlyKnown(["payment", "amount", "reason"])
             return try .refund(order: id, params)
-        case .getDocument, .getMenu, .listOrders, .getOrder, .watchEvents:
+        case .getDocument, .getMenu, .listOrders, .getOrder, .watchEvents, .setAvailability, .getXReport, .closeDay,
+            .getZReport:
             throw Problem.internal("\(route.route.path) is not a change")
         }
     }

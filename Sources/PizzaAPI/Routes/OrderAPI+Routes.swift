@@ -37,6 +37,10 @@ extension OrderAPI {
         case .listOrders: return { request, context in try await self.list(request, context) }
         case .getOrder: return { request, context in try await self.order(request, context) }
         case .watchEvents: return { request, context in try await self.events(request, context) }
+        case .setAvailability: return { request, context in try await self.setAvailability(request, context) }
+        case .getXReport: return { request, context in try await self.xReport(request, context) }
+        case .closeDay: return { request, context in try await self.closeDay(request, context) }
+        case .getZReport: return { request, context in try await self.zReport(request, context) }
         }
     }
 

@@ -23,6 +23,15 @@ public struct Problem: Error, Sendable, Equatable {
     public var requestId: String?
     /// For an internal error: what happened, for the log alone, never the answer.
     var logged: String?
+    /// For an item off the menu: the field that named it, the item and the reason (`unavailable`), as members.
+    var item: RefusedItem?
+
+    /// An item a request named that is off the menu.
+    struct RefusedItem: Sendable, Equatable {
+        var field: String
+        var item: String
+        var reason: String
+    }
 
     /// A problem named `name` (`not_found`) answered with `status`.
     public init(_ status: HTTPResponse.Status, _ name: String, _ detail: String, headers: HTTPFields = [:]) {
@@ -46,6 +55,11 @@ public struct Problem: Error, Sendable, Equatable {
         writer.member("title", name.replacingUnderscores)
         writer.member("status", Int64(status.code))
         writer.member("detail", detail)
+        if let item {
+            writer.member("field", item.field)
+            writer.member("item", item.item)
+            writer.member("reason", item.reason)
+        }
         if let requestId { writer.member("requestId", requestId) }
         writer.close()
         var fields = headers
@@ -120,7 +134,12 @@ public struct Problem: Error, Sendable, Equatable {
             case .internal: .internalServerError
             }
         if failure.kind == .internal { return .internal(failure.explanation) }
-        return Problem(status, failure.kind.rawValue, failure.explanation)
+        var problem = Problem(status, failure.kind.rawValue, failure.explanation)
+        let details = failure.details
+        if let field = details.field, let item = details.item, let reason = details.reason {
+            problem.item = RefusedItem(field: field, item: item, reason: reason)
+        }
+        return problem
     }
 }
 

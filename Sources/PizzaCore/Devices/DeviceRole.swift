@@ -19,6 +19,8 @@ public enum DeviceRole: String, Sendable, CaseIterable, Codable {
         case pay, fulfil
         /// Discounts, refunds and availability ("86").
         case discount, refund, availability
+        /// The day's reports: X, Z (CONTRACT section 18).
+        case reports
     }
 
     /// The rights of the role.

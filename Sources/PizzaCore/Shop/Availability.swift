@@ -67,3 +67,10 @@ public struct Unavailable: Error, Equatable, Sendable, DomainFailure {
     /// "cola-033 is not available now".
     public var description: String { "\(item) is not available now (taken off the menu)" }
 }
+
+extension Menu {
+    /// Every name `menu.setAvailable` takes: the kinds, the products and the extras.
+    public var itemNames: Set<String> {
+        Set(kinds.map(\.name)).union(products.map(\.id)).union(extras.keys)
+    }
+}

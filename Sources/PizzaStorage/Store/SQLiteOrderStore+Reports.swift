@@ -77,9 +77,14 @@ extension OrderBook {
     /// The figures are folded on a reader's snapshot first; in the writer's transaction only the entries committed
     /// since that snapshot are read and folded in (a handful), so a Z holds the writer no longer than an order.
     public func closePeriod(ref: String?, by actor: ChangeActor) async throws -> ZReport {
+        try await close(ref: ref, by: actor).report
+    }
+
+    /// ``closePeriod(ref:by:)``, saying whether this call closed it (false: the Z its `ref` made before).
+    public func close(ref: String?, by actor: ChangeActor) async throws -> (report: ZReport, closed: Bool) {
         if let ref {
             try Cart.checkRef(ref)
-            if let done = try store.zReport(ref: ref) { return done }
+            if let done = try store.zReport(ref: ref) { return (done, false) }
         }
         let (last, folded) = try store.read { db in
             let last = try db.lastReport()
@@ -105,7 +110,7 @@ extension OrderBook {
                 [report.number, report.at, report.firstSeq, report.lastSeq, ref, text])
             return .record(text: text, before: nil, reason: ref)
         }
-        return try SQLiteOrderStore.decodeReport(outcome.text)
+        return (try SQLiteOrderStore.decodeReport(outcome.text), outcome.change != nil)
     }
 
     /// Takes `item` off the menu or puts it back (`menu.setAvailable`): one audit entry (`availability_changed`,

@@ -71,10 +71,3 @@ extension RPCDispatcher {
         }
     }
 }
-
-extension Menu {
-    /// Every name `menu.setAvailable` takes: the kinds, the products and the extras.
-    var itemNames: Set<String> {
-        Set(kinds.map(\.name)).union(products.map(\.id)).union(extras.keys)
-    }
-}
