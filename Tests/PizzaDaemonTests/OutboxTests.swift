@@ -9,7 +9,8 @@ import Testing
 struct OutboxTests {
     /// `printers:` and `webhooks:` YAML for these receivers, with the retry schedule shrunk to milliseconds.
     static func config(
-        printers: [(String, KitchenPrinter)] = [], webhooks: [(String, WebhookReceiver)] = [], extra: String = ""
+        printers: [(String, KitchenPrinter)] = [], webhooks: [(String, WebhookReceiver)] = [], extra: String = "",
+        printerLines: [String: String] = [:]
     ) -> String {
         // The retry schedule and the delivery timeout are what these tests are about: the schedule scaled to a
         // thousandth (seconds, not days) and the timeout 2 s (not 10) so that they run in seconds.
@@ -18,6 +19,7 @@ struct OutboxTests {
             text += "printers:\n"
             for (name, printer) in printers {
                 text += "  - name: \(name)\n    address: 127.0.0.1:\(printer.port)\n    columns: 32\n"
+                text += printerLines[name] ?? ""
             }
         }
         if !webhooks.isEmpty {
@@ -107,6 +109,47 @@ struct OutboxTests {
         #expect(reprint.status == 0, "\(reprint)")
         #expect(printer.tickets.count == 4 && printer.tickets[3].contains("REPRINT"))
         #expect(try daemon.pizzactl(["order", "print", "1", "--printer", "bar"]).status == 1)
+        _ = try daemon.stop()
+    }
+
+    @Test(
+        "a printer with reports: true prints the X asked for and each Z; webhooks hear of an 86 and a Z, order null",
+        .enabled(if: WebhookReceiver.available, WebhookReceiver.missing))
+    func reportsAndShopEvents() async throws {
+        let folder = try TemporaryFolder("pizzad-outbox")
+        let kitchen = try await KitchenPrinter()
+        let till = try await KitchenPrinter()
+        defer {
+            Task {
+                await kitchen.stop()
+                await till.stop()
+            }
+        }
+        let receiver = try WebhookReceiver(in: folder.path)
+        let config = Self.config(
+            printers: [("kitchen", kitchen), ("till", till)], webhooks: [("shop", receiver)],
+            printerLines: ["till": "    events: []\n    reports: true\n"])
+        let daemon = try PizzadProcess(config: config, directory: folder.path)
+        #expect(try daemon.pizzactl(["menu", "off", "olives"]).status == 0)
+        #expect(try daemon.pizzactl(["order", "new", "--place", "cheese:L"]).status == 0)
+        #expect(try daemon.pizzactl(["order", "pay", "1", "cash", "11.00"]).status == 0)
+        let x = try daemon.pizzactl(["report", "x", "--print"])
+        #expect(x.status == 0, "\(x)")
+        #expect(try daemon.pizzactl(["report", "z"]).status == 0)
+        try await Self.eventually("the X and the Z on the till's printer: \(till.tickets)") { till.tickets.count == 2 }
+        #expect(till.tickets[0].contains("X REPORT") && till.tickets[1].contains("Z REPORT"), "\(till.tickets)")
+        #expect(till.tickets[1].contains("No. 1") && till.tickets[1].contains("cash in"), "\(till.tickets[1])")
+        try await Self.eventually("the kitchen's one ticket: \(kitchen.tickets)") { kitchen.tickets.count == 1 }
+        #expect(!kitchen.tickets[0].contains("REPORT"))
+        try await Self.eventually("four deliveries: \((try? receiver.records()) ?? [])") {
+            try receiver.accepted().count == 4
+        }
+        let accepted = try receiver.accepted()
+        #expect(accepted.map(\.kind) == ["availability_changed", "created", "paid", "z_report"])
+        #expect(accepted.first?.kind == "availability_changed" && accepted.first?.item == "olives")
+        #expect(accepted.first?.available == false && accepted.first?.order == nil)
+        #expect(accepted.last?.kind == "z_report" && accepted.last?.report == 1 && accepted.last?.order == nil)
+        #expect(try receiver.records().allSatisfy(\.verified))
         _ = try daemon.stop()
     }
 

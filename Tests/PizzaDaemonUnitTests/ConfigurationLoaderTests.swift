@@ -118,3 +118,30 @@ struct ConfigurationLoaderTests {
         await #expect(throws: ConfigurationError.self) { _ = try await loader.load() }
     }
 }
+
+/// A printer that prints only reports (CONTRACT section 18), and the lists that would send nothing.
+@Suite("Configuration: a printer's reports")
+struct PrinterReportsConfigurationTests {
+    @Test("events: [] with reports: true is a till's printer; without reports, or for a webhook, it is refused")
+    func reportsOnly() async throws {
+        let test = ConfigurationLoaderTests()
+        let till = ConfigurationLoaderTests.File(
+            "printers:\n  - name: till\n    address: 192.0.2.9:9100\n    events: []\n    reports: true\n")
+        let printer = try #require(try await test.load(till).outbox.printers.first)
+        #expect(printer.events.isEmpty && printer.reports)
+        let nothing = ConfigurationLoaderTests.File(
+            "printers:\n  - name: till\n    address: 192.0.2.9:9100\n    events: []\n")
+        let refused = try #require(await test.refusal(nothing))
+        #expect(refused.key == "printers[0].events" && refused.problem.contains("print nothing"), "\(refused)")
+        let bad = ConfigurationLoaderTests.File(
+            "printers:\n  - name: till\n    address: 192.0.2.9:9100\n    reports: sometimes\n")
+        #expect(try #require(await test.refusal(bad)).key == "printers[0].reports")
+        let secret = ConfigurationLoaderTests.File(
+            "whsec_" + Data(repeating: 7, count: 32).base64EncodedString() + "\n")
+        let hook = ConfigurationLoaderTests.File(
+            "webhooks:\n  - name: shop\n    url: https://example.com/hook\n    secretFile: \(secret.path)\n    events: []\n"
+        )
+        let hookRefused = try #require(await test.refusal(hook))
+        #expect(hookRefused.key == "webhooks[0].events", "\(hookRefused)")
+    }
+}

@@ -94,6 +94,11 @@ enum OutboxConfiguration {
         case "true": printer.reports = true
         case let other?: throw entry.error("reports", "'\(other)' is not allowed", "true or false")
         }
+        if printer.events.isEmpty, !printer.reports {
+            throw entry.error(
+                "events", "is empty, and reports is not true: the printer would print nothing",
+                "a list of events, or reports: true")
+        }
         return printer
     }
 
@@ -140,7 +145,12 @@ enum OutboxConfiguration {
         }
         var webhook = WebhookSettings(
             name: name, url: url, secretFile: secretFile, secrets: secrets, allowPrivate: allowPrivate)
-        if let events = try entry.events() { webhook.events = events }
+        if let events = try entry.events() {
+            guard !events.isEmpty else {
+                throw entry.error("events", "is empty: the webhook would be sent nothing", "a list of events")
+            }
+            webhook.events = events
+        }
         if !allowPrivate, let host = parts.host, WebhookSettings.isPrivateLiteral(host) {
             throw entry.error(
                 "url", "\(host) is a private address", "a public address, or set allowPrivate: true")
@@ -185,8 +195,11 @@ enum OutboxConfiguration {
             return name
         }
 
-        func names(_ field: String, _ allowed: String) throws(ConfigurationError) -> [String] {
-            guard let list = self[field]?.sequence, !list.isEmpty, list.allSatisfy({ $0.scalar != nil }) else {
+        func names(_ field: String, _ allowed: String, allowEmpty: Bool = false) throws(ConfigurationError)
+            -> [String]
+        {
+            guard let list = self[field]?.sequence, allowEmpty || !list.isEmpty, list.allSatisfy({ $0.scalar != nil })
+            else {
                 throw error(field, "has the wrong type", allowed)
             }
             return list.compactMap(\.string)
@@ -196,7 +209,8 @@ enum OutboxConfiguration {
             guard self["events"] != nil else { return nil }
             let allowed = OutboxEvent.allCases.map(\.rawValue).joined(separator: ", ")
             var events: Set<OutboxEvent> = []
-            for name in try names("events", "a list of \(allowed)") {
+            // Empty is allowed: a till's printer that prints only reports.
+            for name in try names("events", "a list of \(allowed)", allowEmpty: true) {
                 guard let event = OutboxEvent(rawValue: name) else {
                     throw error("events", "'\(name)' is not an event", allowed)
                 }

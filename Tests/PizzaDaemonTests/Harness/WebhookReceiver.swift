@@ -16,6 +16,11 @@ final class WebhookReceiver {
         var kind: String?
         var order: Int64?
         var status: String?
+        /// For an item's availability: the item and whether it is available now.
+        var item: String?
+        var available: Bool?
+        /// For a Z report: its number.
+        var report: Int64?
         var error: String?
     }
 

@@ -83,9 +83,19 @@ class Receiver(http.server.BaseHTTPRequestHandler):
         record = {
             "verified": True, "answered": status, "id": headers["webhook-id"],
             "timestamp": int(headers["webhook-timestamp"]), "received": time.time(),
-            "seq": payload["seq"], "kind": payload["kind"], "order": payload["order"]["id"],
-            "status": payload["order"]["status"],
+            "seq": payload["seq"], "kind": payload["kind"],
         }
+        order = payload["order"]
+        if order is None:
+            # A change that belongs to no order: an item's availability, or a Z report.
+            if "item" in payload:
+                record["item"] = payload["item"]["name"]
+                record["available"] = payload["item"]["available"]
+            if "report" in payload:
+                record["report"] = payload["report"]["number"]
+        else:
+            record["order"] = order["id"]
+            record["status"] = order["status"]
         log(record)
         self.answer(status)
 
