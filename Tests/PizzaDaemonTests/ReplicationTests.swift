@@ -71,6 +71,21 @@ struct ReplicationTests {
         // Order 1: chicken L 12.50 + a cola 2.50 = 15.00, 15% off = 2.25, the fee 2.50: 15.25, 10.00 paid.
         #expect(local[0].hasPrefix("1|1500|1525|1000|525|delivery|1|"), "\(local[0])")
         #expect(local[2].hasPrefix("3|2000|0|0|0|delivery|0|"), "a cancelled order's total is 0: \(local[2])")
+
+        // What belongs to no order ships too, and head office reads the shop's day from shop_days.
+        #expect(try shop.pizzactl(["menu", "off", "cola-033"]).status == 0)
+        let z = try json(shop.pizzactl(["--json", "report", "z"]))
+        try await waitUntilShipped(shop)
+        #expect(try centre.sql("SELECT count(*) FROM order_events WHERE shop_id = 'lyon' AND order_id IS NULL") == "2")
+        let gross = (z["taxes"] as? [[String: Any]] ?? []).reduce(0) { $0 + ($1["gross"] as? Int ?? 0) }
+        let day = try centre.sql(
+            "SELECT number || '|' || placed || '|' || cancelled || '|' || gross || '|' || open_balance FROM shop_days WHERE shop_id = 'lyon'"
+        )
+        #expect(
+            day
+                == "1|\(z["placed"].flatMap { ($0 as? [String: Any])?["count"] } ?? "")|1|\(gross)|\(z["openBalance"] ?? "")",
+            "\(day) against \(z)")
+        #expect(try shop.pizzactl(["replication", "verify"]).status == 0)
         #expect(try shop.stop() == 0)
     }
 

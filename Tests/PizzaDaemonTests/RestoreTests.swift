@@ -15,7 +15,7 @@ private func dump(_ database: String) throws -> [String: String] {
     var tables: [String: String] = [:]
     for (table, order) in [
         ("carts", "id"), ("pizzas", "id"), ("status_history", "id"), ("audit_log", "seq"), ("order_items", "id"),
-        ("discounts", "id"), ("fees", "id"), ("payments", "id"),
+        ("discounts", "id"), ("fees", "id"), ("payments", "id"), ("availability", "item"), ("z_reports", "number"),
     ] {
         tables[table] = try sqlite3(database, "SELECT * FROM \(table) ORDER BY \(order)")
     }
@@ -283,8 +283,13 @@ struct RestoreFromCentralTests {
         #expect(try shop.pizzactl(["order", "pay", "1", "card", "20", "--ref", "T-9"]).status == 0)
         #expect(try shop.pizzactl(["order", "refund", "1", "7", "4.50", "--reason", "cold"]).status == 0)
         #expect(try shop.pizzactl(["order", "fulfilment", "2", "--delivery"] + address.dropFirst()).status == 0)
+        // What belongs to no order comes back too: an item off the menu, and a Z (its ref in the chain).
+        #expect(try shop.pizzactl(["menu", "off", "olives"]).status == 0)
+        #expect(try shop.pizzactl(["report", "z", "--ref", "bergen-day-1"]).status == 0)
         try await waitUntilShipped(shop)
         let before = try dump(shop.database)
+        #expect(before["availability"]?.hasPrefix("olives|0|") == true, "\(before["availability"] ?? "")")
+        #expect(before["z_reports"]?.contains("bergen-day-1") == true)
         #expect(before["payments"]?.split(separator: "\n").count == 2 && before["discounts"]?.isEmpty == false)
         let shown = try (1...2).map { try shop.pizzactl(["--json", "order", "show", String($0)]).stdout }
         _ = try shop.stop(SIGKILL)
@@ -295,6 +300,11 @@ struct RestoreFromCentralTests {
         let again = try PizzadProcess(environment: environment, directory: shop.directory)
         #expect(try (1...2).map { try again.pizzactl(["--json", "order", "show", String($0)]).stdout } == shown)
         #expect(try again.pizzactl(["audit", "verify"]).status == 0)
+        #expect(try again.pizzactl(["report", "verify", "1"]).status == 0)
+        let refused = try again.pizzactl(["order", "new", "cheese,extra=olives"])
+        #expect(refused.status == 1 && refused.stderr.contains("not available"), "still off after the restore")
+        let z = try again.pizzactl(["report", "z", "--ref", "bergen-day-1"])
+        #expect(z.stdout.contains("Z report 1"), "the ref restored with its Z closes nothing more: \(z)")
         #expect(try again.stop() == 0)
     }
 
