@@ -37,12 +37,35 @@ extension SQLiteOrderStore {
     /// reader's snapshot: the writer never waits for it.
     public func xReport(at: Timestamp = .now()) throws -> ZReport {
         try read { db in
-            let last = try db.lastReport()
-            let figures = try db.reportFigures(after: last.lastSeq)
+            let (last, figures) = try sinceLastZ(db)
             return figures.report(
                 number: last.number + 1, at: at.description, firstSeq: last.lastSeq + 1,
                 lastSeq: max(figures.lastSeq, last.lastSeq), previousBalance: last.openBalance)
         }
+    }
+
+    /// The last Z and the figures of the entries after it, as `db`'s snapshot has them: folded on from what the
+    /// last call folded (``runningFigures``) while no Z came between, so an X every few seconds reads only the
+    /// entries since the one before.
+    func sinceLastZ(_ db: Database) throws -> (LastReport, ReportFigures) {
+        let last = try db.lastReport()
+        var figures =
+            runningFigures.withLock { kept in
+                kept.flatMap { $0.number == last.number && $0.figures.lastSeq >= last.lastSeq ? $0.figures : nil }
+            }
+            ?? {
+                var fresh = ReportFigures()
+                fresh.lastSeq = last.lastSeq
+                return fresh
+            }()
+        try db.fold(into: &figures, after: figures.lastSeq)
+        let folded = figures
+        runningFigures.withLock { kept in
+            if kept == nil || kept!.number != last.number || kept!.figures.lastSeq < folded.lastSeq {
+                kept = (last.number, folded)
+            }
+        }
+        return (last, figures)
     }
 
     /// Recomputes report `number` from the audit log alone (its entries, and the previous report's entry for the
@@ -86,10 +109,8 @@ extension OrderBook {
             try Cart.checkRef(ref)
             if let done = try store.zReport(ref: ref) { return (done, false) }
         }
-        let (last, folded) = try store.read { db in
-            let last = try db.lastReport()
-            return (last, try db.reportFigures(after: last.lastSeq))
-        }
+        let store = store
+        let (last, folded) = try store.read { db in try store.sinceLastZ(db) }
         let outcome = try await repository.record(.zReport, by: actor) { transaction, sequence, at in
             let db = transaction.db
             if let ref, let done = try db.zReport(ref: ref) {

@@ -37,6 +37,8 @@ public final class SQLiteOrderStore: OrderStore {
     /// The targets of the backups being written now (standardized paths): a second backup to one of them would
     /// remove the first one's `.partial` file as a leftover and both would fail, or worse.
     let backupsInFlight = Locked<Set<String>>([])
+    /// The figures folded since the last Z by the last X (its number), so that the next folds on from there.
+    let runningFigures = Locked<(number: Int64, figures: ReportFigures)?>(nil)
 
     /// Opens (creating when missing) the database at `path`, refuses a file that is not a pizzad database of a
     /// compatible version without touching it, applies pending `migrations`, and configures every connection.

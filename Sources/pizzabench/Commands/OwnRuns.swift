@@ -248,3 +248,21 @@ struct InstructionsCommand: AsyncParsableCommand {
         try run.finish()
     }
 }
+
+struct Reports: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "reports",
+        abstract: "A year of a busy shop with a Z each day: report.x, a Z, and order.create beside an X every 5 s.")
+    @OptionGroup var step: StepOptions
+    @Option(help: "Orders in the year.") var orders = 150_000
+    @Option(help: "Days, each closed with a Z.") var days = 365
+    @Option(help: "Rounds of the load comparison.") var rounds = 3
+
+    func run() async throws {
+        let run = try BenchRun(seconds: step.seconds)
+        let held = try await ReportsBench.report(
+            pizzad: run.pizzad, work: run.work + "/reports", migrations: Steps.migrations, orders: orders, days: days,
+            seconds: step.seconds, rounds: rounds)
+        try run.finish(held: held)
+    }
+}
