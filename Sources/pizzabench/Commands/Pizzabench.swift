@@ -19,7 +19,8 @@ struct Pizzabench: AsyncParsableCommand {
         subcommands: [
             All.self, Create.self, Kitchen.self, Big.self, Replication.self, Multicast.self, Writer.self,
             SoakCommand.self,
-            Litestream.self, Restore.self, Board.self, Chain.self, API.self, Outbox.self, Hostile.self, WholeOrder.self, Reports.self,
+            Litestream.self, Restore.self, Board.self, Chain.self, API.self, Outbox.self, Hostile.self, WholeOrder.self,
+            Reports.self,
             CountsCommand.self, InstructionsCommand.self, NIOFloorCommand.self,
         ],
         defaultSubcommand: All.self)
