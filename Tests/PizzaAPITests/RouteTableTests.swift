@@ -63,11 +63,24 @@ struct RouteTableTests {
         #expect(APIRoute.match(.head, "/v1/menu")?.route.operation == .getMenu)
         #expect(APIRoute.match(.delete, "/v1/menu") == nil)
         #expect(APIRoute.all.first { $0.operation == .getDocument }?.right == nil)
-        #expect(APIRoute.all.filter { $0.right == nil }.count == 1, "only the document is open to anyone")
+        #expect(
+            APIRoute.all.filter { $0.right == nil }.map(\.operation) == [.getDocument, .getDayPage],
+            "only the document and the day's page (which holds no figures) are open to anyone")
         // A parameter other than an order's id (a menu item's name) is any one segment.
         let item = APIRoute(.getMenu, .put, "/v1/menu/items/{item}/availability", .menu)
         #expect(item.segments.contains(.parameter))
         #expect(item.match("/v1/menu/items/cola-033/availability".utf8) != nil)
         #expect(item.match("/v1/menu/items//availability".utf8) == nil)
+    }
+
+    @Test("a named path is its named routes', not also a parameter route's: /v1/reports/z takes POST only")
+    func namedBeforeParameter() {
+        #expect(APIRoute.routes(at: "/v1/reports/z").routes.map(\.operation) == [.closeDay])
+        #expect(APIRoute.routes(at: "/v1/reports/x").routes.map(\.operation) == [.getXReport])
+        #expect(APIRoute.routes(at: "/v1/reports/7").routes.map(\.operation) == [.getZReport])
+        #expect(APIRoute.match(.get, "/v1/reports/z") == nil, "405 (POST only), not report 'z'")
+        #expect(APIRoute.match(.get, "/v1/reports/7")?.route.operation == .getZReport)
+        #expect(APIRoute.match(.post, "/v1/reports/z")?.route.operation == .closeDay)
+        #expect(APIRoute.shadowable == [.getZReport], "only {number} shares its path's shape with named routes")
     }
 }

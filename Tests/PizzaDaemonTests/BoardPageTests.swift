@@ -80,3 +80,46 @@ struct BoardPageBrowserTests {
         #expect(try daemon.stop() == 0)
     }
 }
+
+/// The manager's day page (CONTRACT section 18), in the same browser.
+@Suite(
+    "The day's figures at a glance, in a real browser", .serialized, .enabled(if: browserMissing == nil), .offThePool)
+struct DayPageBrowserTests {
+    @Test(
+        "headless Chromium: no figures without a token, a wrong one refused, a manager's shows the X by tender and rate, and a new payment within 5 s"
+    )
+    func dayPage() throws {
+        let port = try PostgresServer.freePort()
+        let folder = try TemporaryFolder("pizzad-day")
+        let daemon = try PizzadProcess(
+            config: """
+                api:
+                  listen: 127.0.0.1:\(port)
+                menu:
+                  taxes: {food: 700, drinks: 1900}
+                  pizzaTax: food
+                  products:
+                    cola-033: {name: Cola 0.33 l, category: drinks, price: 250, tax: drinks}
+                """, directory: folder.path)
+        let added = try daemon.pizzactl(["device", "add", "office", "--role", "manager"])
+        let token = try #require(added.stdout.split(separator: "\n").last.map(String.init), "\(added)")
+        for (items, tender) in [(["chicken:L", "cola-033"], "cash"), (["cheese"], "card")] {
+            let order = try json(daemon.pizzactl(["--json", "order", "new", "--place"] + items))
+            let total = try #require(order["total"] as? Int)
+            let amount = "\(total / 100).\(total % 100 < 10 ? "0" : "")\(total % 100)"
+            #expect(try daemon.pizzactl(["order", "pay", String(order["id"] as! Int), tender, amount]).status == 0)
+        }
+        let screenshot = folder.path + "/day.png"
+        let result = try run(
+            "/usr/bin/python3",
+            [
+                Binaries.repository + "/Tests/PizzaDaemonTests/Browser/day_page.py",
+                "http://127.0.0.1:\(port)/v1/reports/today", Binaries.pizzactl, daemon.socket, token, screenshot,
+            ], timeout: 300)
+        print("day page in Chromium:\n\(result.stdout)\(result.stderr)")
+        #expect(result.status == 0 && result.stdout.hasSuffix("ok\n"), "\(result)")
+        let png = FileManager.default.contents(atPath: screenshot) ?? Data()
+        #expect(png.starts(with: [0x89, 0x50, 0x4E, 0x47]), "no PNG screenshot")
+        #expect(try daemon.stop() == 0)
+    }
+}

@@ -3,4 +3,4 @@
 
 /// The SHA-256 of docs/openapi.yaml and openapi-generator-config.yaml, in that order, when the files beside this one
 /// were generated from them (swift-openapi-generator 1.14.3).
-let generatedFromDocument = "680bd0474f62dc583d33d8b77cf0f27451f64e9f784022d5d3d156300aa04fcb"
+let generatedFromDocument = "4289ac710d5d116a2cc409c55fbce17f01bdbee6bfcdacc5e2058145739a5842"

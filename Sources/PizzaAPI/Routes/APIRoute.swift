@@ -5,7 +5,7 @@ import PizzaCore
 enum APIOperation: String, CaseIterable, Sendable {
     case getDocument, getMenu, createOrder, listOrders, getOrder, placeOrder, advanceOrder, cancelOrder, watchEvents
     case setFulfilment, payOrder, discountOrder, refundOrder
-    case setAvailability, getXReport, closeDay, getZReport
+    case setAvailability, getXReport, closeDay, getZReport, getDayPage
 }
 
 /// One route of the order API (CONTRACT section 15). ``all`` is the one table: the router registers its handlers
@@ -29,6 +29,11 @@ struct APIRoute: Sendable {
         case literal([UInt8])
         case id
         case parameter
+
+        var isLiteral: Bool {
+            if case .literal = self { return true }
+            return false
+        }
     }
 
     /// Its operation.
@@ -76,8 +81,10 @@ struct APIRoute: Sendable {
         APIRoute(.discountOrder, .post, "/v1/orders/{id}/discounts", .discount, .change),
         APIRoute(.refundOrder, .post, "/v1/orders/{id}/refunds", .refund, .change),
         APIRoute(.setAvailability, .put, "/v1/menu/items/{item}/availability", .availability),
-        // Before `{number}`, which `x` would match too.
+        // Before `{number}`, which `x` and `today` would match too.
         APIRoute(.getXReport, .get, "/v1/reports/x", .reports),
+        // A page with no figures: it reads them with the token typed into it.
+        APIRoute(.getDayPage, .get, "/v1/reports/today", nil),
         APIRoute(.closeDay, .post, "/v1/reports/z", .reports),
         APIRoute(.getZReport, .get, "/v1/reports/{number}", .reports),
     ]
@@ -93,11 +100,21 @@ struct APIRoute: Sendable {
 
     /// The routes whose path is `path` (any method; `{id}` any one segment), and the id there; none when no route
     /// has that path (the router's 404). Read byte by byte in place: it is asked of every request.
+    ///
+    /// A path that routes with a name there and routes with a parameter there both match is the named ones':
+    /// `/v1/reports/z` is `POST /v1/reports/z`'s, not also `GET /v1/reports/{number}`'s (whose `Allow` would then
+    /// name a method the path does not take).
     static func routes(at path: String) -> (routes: [APIRoute], id: Int64?) {
         var found: [APIRoute] = []
         var id: Int64?
+        var fewest = Int.max
         for route in all {
-            if let match = route.match(path.utf8) {
+            guard let match = route.match(path.utf8) else { continue }
+            if route.parameters < fewest {
+                found.removeAll()
+                fewest = route.parameters
+            }
+            if route.parameters == fewest {
                 found.append(route)
                 id = match
             }
@@ -105,14 +122,40 @@ struct APIRoute: Sendable {
         return (found, id)
     }
 
-    /// The route for `method` at `path`, with its id; nil when none takes it.
+    /// The route for `method` at `path`, with its id; nil when none takes it (nor when the path is a named route's
+    /// that takes another method).
     static func match(_ method: HTTPRequest.Method, _ path: String) -> Match? {
         let method = method == .head ? .get : method
+        var best: Match?
         for route in all where route.method == method {
-            if let id = route.match(path.utf8) { return Match(route: route, id: id) }
+            guard let id = route.match(path.utf8), route.parameters < (best?.route.parameters ?? .max) else { continue }
+            best = Match(route: route, id: id)
         }
-        return nil
+        guard let best else { return nil }
+        // A route with fewer parameters at this path, of another method, owns it (looked for only where one could be:
+        // this is asked of every change on the event loop).
+        if shadowable.contains(best.route.operation),
+            all.contains(where: { $0.parameters < best.route.parameters && $0.match(path.utf8) != nil })
+        {
+            return nil
+        }
+        return best
     }
+
+    /// The routes a route with fewer parameters can take a path from: the same number of segments, and each of the
+    /// other's a name this one has too or has a parameter for (`GET /v1/reports/{number}`, by `/v1/reports/z`).
+    static let shadowable: Set<APIOperation> = Set(
+        all.filter { route in
+            all.contains { other in
+                other.parameters < route.parameters && other.segments.count == route.segments.count
+                    && zip(route.segments, other.segments).allSatisfy { mine, theirs in
+                        mine == theirs || !mine.isLiteral
+                    }
+            }
+        }.map(\.operation))
+
+    /// How many of its segments are parameters (`{id}` or another): fewer is more specific.
+    var parameters: Int { segments.count { !$0.isLiteral } }
 
     /// Whether `path` is this route's (nil if not), and its `{id}` (nil inside when the segment is no positive whole
     /// number: the handler answers 404 for it).

@@ -120,7 +120,7 @@ extension OrderAPI {
             try params.onlyKnown(["payment", "amount", "reason"])
             return try .refund(order: id, params)
         case .getDocument, .getMenu, .listOrders, .getOrder, .watchEvents, .setAvailability, .getXReport, .closeDay,
-            .getZReport:
+            .getZReport, .getDayPage:
             throw Problem.internal("\(route.route.path) is not a change")
         }
     }

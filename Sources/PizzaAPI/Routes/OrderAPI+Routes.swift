@@ -41,6 +41,17 @@ extension OrderAPI {
         case .getXReport: return { request, context in try await self.xReport(request, context) }
         case .closeDay: return { request, context in try await self.closeDay(request, context) }
         case .getZReport: return { request, context in try await self.zReport(request, context) }
+        case .getDayPage:
+            return { _, _ in
+                Response(
+                    status: .ok,
+                    headers: [
+                        .contentType: "text/html; charset=utf-8", .cacheControl: "no-store",
+                        HTTPField.Name("Content-Security-Policy")!:
+                            "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'",
+                    ],
+                    body: ResponseBody(byteBuffer: ByteBuffer(string: DayPage.html)))
+            }
         }
     }
 
