@@ -6,47 +6,23 @@ Usage: board_page.py URL PIZZACTL SOCKET SCREENSHOT FOLDER
 Orders are made and moved with pizzactl, as an operator would. Halfway, it writes FOLDER/restart-now and waits for
 FOLDER/restarted (the test restarts pizzad meanwhile). Prints one line per check; exits 0 when all held.
 """
-import json
 import os
-import subprocess
 import sys
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-url, pizzactl, socket, screenshot, folder = sys.argv[1:6]
+from browser import chromium, pizzactl, waiter
 
-
-def ctl(*args):
-    out = subprocess.run([pizzactl, "--socket", socket, "--json", *args], capture_output=True, text=True, timeout=30)
-    if out.returncode != 0:
-        raise SystemExit(f"pizzactl {' '.join(args)}: {out.stderr}")
-    return json.loads(out.stdout)
-
-
-def wait(what, condition, limit):
-    started = time.monotonic()
-    while time.monotonic() - started < limit:
-        try:
-            if condition():
-                return time.monotonic() - started
-        except Exception:
-            pass
-        time.sleep(0.02)
-    raise SystemExit(f"FAILED: {what} did not happen within {limit} s")
+url, pizzactl_path, socket, screenshot, folder = sys.argv[1:6]
+ctl = pizzactl(pizzactl_path, socket)
+wait = waiter()
 
 
 def in_column(order_id, column):
     return len(driver.find_elements(By.CSS_SELECTOR, f"#column-{column} #ticket-{order_id}")) == 1
 
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1600,900"]:
-    options.add_argument(argument)
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium("1600,900")
 try:
     driver.get(url)
     wait("the page going live", lambda: driver.find_element(By.ID, "status").text == "live", 15)
@@ -62,6 +38,13 @@ try:
     ctl("order", "advance", str(first))
     took = wait("the ticket moving to preparing", lambda: in_column(first, "preparing"), 1.0)
     print(f"advance shown in {took * 1000:.0f} ms")
+
+    # "86": an item taken off the menu is listed in the header at once, and gone when it is back.
+    ctl("menu", "off", "olives")
+    took = wait("the 86 list naming olives", lambda: driver.find_element(By.ID, "off").text == "86: olives", 1.0)
+    ctl("menu", "on", "olives")
+    wait("the 86 list empty again", lambda: driver.find_element(By.ID, "off").text == "", 1.0)
+    print(f"86 shown in {took * 1000:.0f} ms, and cleared")
 
     # The ticket's class and colour in one call: read apart, a loaded machine let the ticket pass the next mark
     # between the two (yellow read as red).

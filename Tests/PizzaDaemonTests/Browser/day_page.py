@@ -7,35 +7,15 @@ The page holds no figures until a manager's token is typed in; then it shows the
 VAT rate, and follows new payments within its 5 s refresh. Orders and payments are made with pizzactl. Prints one
 line per check; exits 0 when all held.
 """
-import json
-import subprocess
 import sys
-import time
 
-from selenium import webdriver
-from selenium.webdriver.chrome.service import Service
 from selenium.webdriver.common.by import By
 
-url, pizzactl, socket, token, screenshot = sys.argv[1:6]
+from browser import chromium, pizzactl, waiter
 
-
-def ctl(*args):
-    out = subprocess.run([pizzactl, "--socket", socket, "--json", *args], capture_output=True, text=True, timeout=30)
-    if out.returncode != 0:
-        raise SystemExit(f"pizzactl {' '.join(args)}: {out.stderr}")
-    return json.loads(out.stdout)
-
-
-def wait(what, condition, limit):
-    started = time.monotonic()
-    while time.monotonic() - started < limit:
-        try:
-            if condition():
-                return time.monotonic() - started
-        except Exception:
-            pass
-        time.sleep(0.05)
-    raise SystemExit(f"FAILED: {what} did not happen within {limit} s: {driver.find_element(By.TAG_NAME, 'body').text!r}")
+url, pizzactl_path, socket, token, screenshot = sys.argv[1:6]
+ctl = pizzactl(pizzactl_path, socket)
+wait = waiter(lambda: f": {driver.find_element(By.TAG_NAME, 'body').text!r}")
 
 
 def money(cents):
@@ -58,11 +38,7 @@ def sign_in(value):
     driver.find_element(By.ID, "show").click()
 
 
-options = webdriver.ChromeOptions()
-options.binary_location = "/usr/bin/chromium"
-for argument in ["--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--window-size=1000,900"]:
-    options.add_argument(argument)
-driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=options)
+driver = chromium("1000,900")
 try:
     driver.get(url)
     wait("the page asking for a token", lambda: driver.find_element(By.ID, "status").text == "not signed in", 15)
