@@ -83,7 +83,6 @@ extension SQLiteOrderStore {
     static func encodeReport(_ report: ZReport) throws -> String { try JSONValueEncoder().encode(report).jsonText }
 }
 
-
 extension OrderBook {
     /// Closes the period (`report.z`): a Z report over the entries since the last one, numbered next, written as
     /// one audit entry and one `z_reports` row. With a `ref` a Z already has, that Z, unchanged.
