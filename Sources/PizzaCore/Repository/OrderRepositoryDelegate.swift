@@ -20,6 +20,7 @@ public protocol OrderRepositoryDelegate: AnyObject, Sendable {
 extension OrderRepositoryDelegate {
     public func repository(didCommit change: OrderChange, latency: Duration) {}
     public func repository(didFail operation: OrderOperation, error: any Error) {}
+    /// Nothing, unless the delegate hears of changes that belong to no order.
     public func repository(didCommit change: ShopChange) {}
 }
 

@@ -123,7 +123,7 @@ public struct ReportFigures: Sendable, Equatable {
                 if payment.amount >= 0 {
                     tenders[payment.tender, default: (0, 0)].payments &+= payment.amount
                 } else {
-                    tenders[payment.tender, default: (0, 0)].refunds &+= -payment.amount
+                    tenders[payment.tender, default: (0, 0)].refunds &+= 0 &- payment.amount
                 }
                 channels[channel, default: (0, 0)].payments &+= payment.amount
             }
@@ -153,6 +153,7 @@ public struct ReportFigures: Sendable, Equatable {
             openBalance: previousBalance &+ balanceChange)
     }
 
+    /// Equal when they make the same report (the lines kept for a CSV aside).
     public static func == (lhs: ReportFigures, rhs: ReportFigures) -> Bool {
         lhs.report(number: 0, at: "", firstSeq: 0, lastSeq: lhs.lastSeq, previousBalance: 0)
             == rhs.report(number: 0, at: "", firstSeq: 0, lastSeq: rhs.lastSeq, previousBalance: 0)

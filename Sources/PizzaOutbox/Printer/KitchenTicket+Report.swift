@@ -51,7 +51,7 @@ extension KitchenTicket {
         add("Tenders", .bold)
         for tender in report.tenders {
             amount("\(tender.tender) in", tender.payments)
-            if tender.refunds != 0 { amount("\(tender.tender) refunded", -tender.refunds) }
+            if tender.refunds != 0 { amount("\(tender.tender) refunded", 0 &- tender.refunds) }
         }
         add("")
         add("Channels", .bold)

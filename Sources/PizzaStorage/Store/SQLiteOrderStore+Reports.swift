@@ -227,6 +227,7 @@ public enum ReportError: Error, Equatable, Sendable, CustomStringConvertible, Do
         }
     }
 
+    /// The failure in a sentence.
     public var description: String {
         switch self {
         case .unreadableEntry(let seq, let reason):

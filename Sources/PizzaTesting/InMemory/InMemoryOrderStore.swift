@@ -29,6 +29,7 @@ public final class InMemoryOrderStore: OrderStore {
         }
     }
 
+    /// Runs a change that belongs to no order, as ``submit(_:)-(PendingChange<InMemoryOrderStore>)`` runs an order's.
     public func submit(_ change: PendingShopChange<InMemoryOrderStore>) {
         queue.async { [tables] in
             let transaction = InMemoryTransaction(tables.value)
