@@ -88,8 +88,8 @@ struct ReportCommand: AsyncParsableCommand {
                             String(report.number), Output.time(report.at), "\(report.firstSeq)-\(report.lastSeq)",
                             String(report.placed.count), String(report.cancelled.count),
                             Output.money(report.gross, currency),
-                            Output.money(report.taxes.reduce(0) { $0 + $1.tax }, currency),
-                            Output.money(report.tenders.reduce(0) { $0 + $1.payments - $1.refunds }, currency),
+                            Output.money(report.taxes.reduce(0) { $0 &+ $1.tax }, currency),
+                            Output.money(report.tenders.reduce(0) { $0 &+ $1.payments &- $1.refunds }, currency),
                             Output.money(report.openBalance, currency),
                         ]
                     }, right: [0, 3, 4, 5, 6, 7, 8])
@@ -135,15 +135,15 @@ struct ReportCommand: AsyncParsableCommand {
             }
                 + [
                     [
-                        "total", "", money(report.gross), money(report.taxes.reduce(0) { $0 + $1.net }),
-                        money(report.taxes.reduce(0) { $0 + $1.tax }),
+                        "total", "", money(report.gross), money(report.taxes.reduce(0) { $0 &+ $1.net }),
+                        money(report.taxes.reduce(0) { $0 &+ $1.tax }),
                     ]
                 ], right: [1, 2, 3, 4])
         print("Discounts: \(money(report.discounts))  Fees: \(money(report.fees))")
         Output.table(
             ["TENDER", "PAYMENTS", "REFUNDS", "NET"],
             report.tenders.map { line in
-                [line.tender, money(line.payments), money(line.refunds), money(line.payments - line.refunds)]
+                [line.tender, money(line.payments), money(line.refunds), money(line.payments &- line.refunds)]
             }, right: [1, 2, 3])
         Output.table(
             ["CHANNEL", "SOLD", "TAKEN"],
@@ -189,7 +189,7 @@ enum ReportCSV {
         for line in lines {
             let fields = [
                 String(report.number), report.at, String(line.order), quoted(line.channel), quoted(line.rate.name),
-                percent(line.rate.basisPoints), amount(line.gross), amount(line.gross - line.tax), amount(line.tax),
+                percent(line.rate.basisPoints), amount(line.gross), amount(line.gross &- line.tax), amount(line.tax),
             ]
             text += fields.joined(separator: ",") + "\r\n"
         }
