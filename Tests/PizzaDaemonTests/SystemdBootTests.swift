@@ -187,7 +187,14 @@ struct SystemdBootTests {
                 errors.contains("configuration refused") && errors.contains("log.level")
                     && errors.contains("/etc/pizzad/pizzad.yaml"), "journalctl -p err: \(errors)")
             try step(system, "cp /root/good.yaml /etc/pizzad/pizzad.yaml && systemctl reload pizzad")
-            #expect(try system.sh("systemctl is-active pizzad").stdout.hasPrefix("active"))
+            // Active again once the good reload's job is done (a loaded machine has shown it still `reloading` for
+            // a moment after `systemctl reload` returned); what it said, with the journal, if it never is.
+            if try waitUntilActive(system, timeout: 10) == nil {
+                let evidence = try system.sh(
+                    "systemctl is-active pizzad; systemctl show -p ActiveState -p SubState pizzad; "
+                        + "journalctl -u pizzad --no-pager -o cat | tail -20")
+                Issue.record("pizzad is not active after a good reload:\n\(evidence.stdout)")
+            }
 
             // MARK: a backup where the service cannot keep it is refused, naming where it may go
             let tmpBackup = try system.sh("pizzactl db backup /tmp/lost.sqlite")

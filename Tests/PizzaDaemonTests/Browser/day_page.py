@@ -24,11 +24,11 @@ def money(cents):
 
 
 def row(table, first):
-    for tr in driver.find_elements(By.CSS_SELECTOR, f"#{table} tr"):
-        cells = [td.text for td in tr.find_elements(By.TAG_NAME, "td")]
-        if cells and cells[0] == first:
-            return cells
-    return None
+    # Read in one script: the page replaces its rows every 5 s, and an element found before a refresh is stale after.
+    rows = driver.execute_script(
+        "return [...document.querySelectorAll(arguments[0])].map(tr => [...tr.cells].map(td => td.textContent));",
+        f"#{table} tr")
+    return next((cells for cells in rows if cells and cells[0] == first), None)
 
 
 def sign_in(value):
