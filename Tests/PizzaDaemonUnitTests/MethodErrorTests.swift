@@ -168,3 +168,35 @@ struct MethodErrorTests {
         }
     }
 }
+
+/// Bad input to the shop's methods (CONTRACT sections 17-18): each a named error naming the field, nothing written.
+@Suite("The shop's methods refuse bad input by name")
+struct ShopMethodErrorTests {
+    @Test(
+        "menu.setAvailable and report.* with missing, mistyped, unknown or out-of-range parameters",
+        arguments: [
+            (#"{"method":"menu.setAvailable","params":{"available":false}}"#, -32602, "item"),
+            (#"{"method":"menu.setAvailable","params":{"item":"olives"}}"#, -32602, "available"),
+            (#"{"method":"menu.setAvailable","params":{"item":"olives","available":"no"}}"#, -32602, "available"),
+            (#"{"method":"menu.setAvailable","params":{"item":"lemonade","available":false}}"#, 1004, "item"),
+            (#"{"method":"menu.setAvailable","params":{"item":"olives","available":false,"x":1}}"#, -32602, "x"),
+            (#"{"method":"report.get","params":{}}"#, -32602, "number"),
+            (#"{"method":"report.get","params":{"number":"one"}}"#, -32602, "number"),
+            (#"{"method":"report.get","params":{"number":7}}"#, 1001, "number"),
+            (#"{"method":"report.verify","params":{"number":-1}}"#, 1001, "number"),
+            (#"{"method":"report.list","params":{"limit":0}}"#, 1004, "limit"),
+            (#"{"method":"report.z","params":{"ref":""}}"#, 1004, "ref"),
+            (#"{"method":"report.z","params":{"ref":7}}"#, -32602, "ref"),
+            (#"{"method":"report.x","params":{"print":"yes"}}"#, -32602, "print"),
+        ])
+    func refused(request: String, code: Int, field: String) async throws {
+        let daemon = try await InProcessDaemon()
+        let line = request.replacingOccurrences(of: #"{"method""#, with: #"{"jsonrpc":"2.0","id":1,"method""#)
+        let response = try await daemon.request(line)
+        #expect(response.errorCode == code, "\(line): \(response)")
+        #expect(response.errorData?["field"] as? String == field, "\(line): \(response)")
+        // Nothing was written: no Z, no item off.
+        let verify = try await daemon.request(#"{"jsonrpc":"2.0","id":2,"method":"audit.verify"}"#)
+        #expect(verify.result?["entries"] as? Int == 0, "\(verify)")
+    }
+}
