@@ -131,9 +131,7 @@ extension OrderAPI {
         _ change: ChangeRequest, status: HTTPResponse.Status, key: RequestKey?, device: DeviceIdentity,
         completion: @escaping @Sendable (APIAnswer) -> Void
     ) {
-        var actor = daemon
-        actor.device = device.name
-        actor.address = device.address
+        let actor = actor(device)
         let creating = change.operation == .create
         guard let key else {
             return repository.submit(change, by: actor) { result in
