@@ -289,7 +289,11 @@ let package = Package(
             name: "PizzaMetricsTests", dependencies: ["PizzaMetrics", "PizzaCore", "PizzaTesting"],
             swiftSettings: strict),
         .testTarget(
-            name: "PizzaClientTests", dependencies: ["PizzaClient", "PizzaProtocol", "PizzaTesting", "CSystemShims"],
+            name: "PizzaClientTests",
+            dependencies: [
+                "PizzaClient", "PizzaProtocol", "PizzaTesting", "CSystemShims",
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
             swiftSettings: strict),
         .testTarget(name: "SQLiteTests", dependencies: ["SQLite", "PizzaTesting"], swiftSettings: strict),
         // The order API in process: its router over a real SQLite store, without a socket (HummingbirdTesting).
