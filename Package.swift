@@ -215,23 +215,31 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // pizzad, and pizzactl when started under that name: the package installs pizzactl as a link to pizzad.
         .executableTarget(
             name: "pizzad",
             dependencies: [
-                "PizzaDaemon", .product(name: "NIOCore", package: "swift-nio"),
+                "PizzaDaemon", "PizzactlCLI", .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            exclude: ["exports.map"],
             swiftSettings: strict,
-            linkerSettings: staticRuntime
+            linkerSettings: staticRuntime + [
+                .unsafeFlags(
+                    ["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/pizzad/exports.map"],
+                    .when(configuration: .release))
+            ]
         ),
-        .executableTarget(
-            name: "pizzactl",
+        // pizzactl's commands, for the pizzactl program and for pizzad started as pizzactl.
+        .target(
+            name: "PizzactlCLI",
             dependencies: [
                 "PizzaClient", "PizzaProtocol", "PizzaWire", "PizzaCore",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             swiftSettings: strict
         ),
+        .executableTarget(name: "pizzactl", dependencies: ["PizzactlCLI"], swiftSettings: strict),
         // The benchmark: pizzad against the SQLite limit on the same machine (swift run -c release pizzabench).
         // A test helper: holds many connections to pizzad in a process of its own (HeldConnections in the tests).
         .executableTarget(

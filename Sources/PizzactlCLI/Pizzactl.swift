@@ -5,8 +5,15 @@ import PizzaClient
 import PizzaProtocol
 import PizzaWire
 
+/// pizzactl's entry point: the `pizzactl` program's, and `pizzad`'s when it is started under the name `pizzactl`
+/// (the Debian package installs `pizzactl` as a link to `pizzad`: one binary carries SwiftNIO, the protocol and
+/// argument-parser once, not twice).
+public enum PizzactlProgram {
+    /// Parses the process's arguments as pizzactl's, runs the command they name, and exits with its code.
+    public static func main() async { await Pizzactl.main() }
+}
+
 /// pizzactl: the operator's command line for pizzad (CONTRACT section 5).
-@main
 struct Pizzactl: AsyncParsableCommand {
     static let version = PizzadVersion.current
 

@@ -42,6 +42,7 @@ struct OutboxCommand: AsyncParsableCommand {
 
     struct Retry: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "retry",
             abstract: "Send what waits for a printer or webhook now, and enable it again if it was disabled.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl

@@ -25,6 +25,7 @@ func checkStatus(_ status: String?, option: String) throws {
 extension OrderCommand {
     struct New: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "new",
             abstract: "Create an order, optionally with items (pizzas and products), optionally placed.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
@@ -53,7 +54,8 @@ extension OrderCommand {
 
     struct Add: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Add an item (a pizza or a product) to an open order.", discussion: GlobalOptions.help)
+            commandName: "add", abstract: "Add an item (a pizza or a product) to an open order.",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Argument(
@@ -71,7 +73,7 @@ extension OrderCommand {
 
     struct Remove: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Remove an item from an open order.", discussion: GlobalOptions.help)
+            commandName: "remove", abstract: "Remove an item from an open order.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Argument(help: "The item id (see 'order show').") var item: Int64
@@ -84,7 +86,7 @@ extension OrderCommand {
 
     struct Place: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Place an open order that has pizzas.", discussion: GlobalOptions.help)
+            commandName: "place", abstract: "Place an open order that has pizzas.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
 
@@ -95,7 +97,7 @@ extension OrderCommand {
 
     struct Advance: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Move an order one step forward.", discussion: GlobalOptions.help)
+            commandName: "advance", abstract: "Move an order one step forward.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Option(help: "Only if the order is in this status (refused with 'conflict' otherwise).") var from: String?
@@ -111,7 +113,7 @@ extension OrderCommand {
 
     struct Cancel: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Cancel an order that has not shipped.", discussion: GlobalOptions.help)
+            commandName: "cancel", abstract: "Cancel an order that has not shipped.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Option(help: "Why (required).") var reason: String
@@ -124,7 +126,7 @@ extension OrderCommand {
 
     struct Show: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Show an order with its items and history.", discussion: GlobalOptions.help)
+            commandName: "show", abstract: "Show an order with its items and history.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64?
         @Option(help: "Find the order by your reference instead.") var ref: String?
@@ -143,6 +145,7 @@ extension OrderCommand {
 
     struct Print: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "print",
             abstract: "Print an order's kitchen ticket again (it says REPRINT), or show it as text.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
@@ -174,7 +177,7 @@ extension OrderCommand {
 
     struct List: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List orders, newest first.", discussion: GlobalOptions.help)
+            commandName: "list", abstract: "List orders, newest first.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Only orders in this status.") var status: String?
         @Option(help: "Only orders created since this time (YYYY-MM-DD or ISO-8601 UTC).") var since: String?

@@ -12,6 +12,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct Add: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "add",
             abstract: "Add a device; print its token once (the daemon keeps only its hash) and the certificate's "
                 + "fingerprint.",
             discussion: """
@@ -64,6 +65,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "list",
             abstract: "List the devices: name, role, when added, last seen and from where, revoked.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
@@ -90,6 +92,7 @@ struct DeviceCommand: AsyncParsableCommand {
 
     struct Revoke: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "revoke",
             abstract: "Revoke a device: its token is refused from its next request on, on open connections too.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl

@@ -4,7 +4,7 @@ import PizzaWire
 
 struct Metrics: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Print the Prometheus metrics.", discussion: GlobalOptions.help)
+        commandName: "metrics", abstract: "Print the Prometheus metrics.", discussion: GlobalOptions.help)
 
     @ParentCommand var pizzactl: Pizzactl
 

@@ -11,7 +11,8 @@ struct ReportCommand: AsyncParsableCommand {
 
     struct X: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "The figures since the last Z report, closing nothing.", discussion: GlobalOptions.help)
+            commandName: "x", abstract: "The figures since the last Z report, closing nothing.",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Flag(help: "Print it on the printers with reports: true as well.") var print = false
 
@@ -26,7 +27,7 @@ struct ReportCommand: AsyncParsableCommand {
 
     struct Z: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Close the day: the next Z report, numbered, kept and never changed.",
+            commandName: "z", abstract: "Close the day: the next Z report, numbered, kept and never changed.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Option(help: "A reference for this close: run again with the same one, it closes nothing more.")
@@ -43,6 +44,7 @@ struct ReportCommand: AsyncParsableCommand {
 
     struct Show: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show Z report N; with --csv, a line per order and VAT rate for a spreadsheet.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
@@ -67,7 +69,7 @@ struct ReportCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List the Z reports, oldest first.", discussion: GlobalOptions.help)
+            commandName: "list", abstract: "List the Z reports, oldest first.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Only reports after this number.") var after: Int64?
         @Option(help: "At most this many (1 to 1000).") var limit: Int = 100
@@ -100,6 +102,7 @@ struct ReportCommand: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Recompute Z report N from the audit log; exit 1 naming the first figure that differs.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl

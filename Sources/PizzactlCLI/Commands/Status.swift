@@ -4,7 +4,8 @@ import PizzaWire
 
 struct Status: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Show the daemon's state: version, database, orders by status.", discussion: GlobalOptions.help)
+        commandName: "status", abstract: "Show the daemon's state: version, database, orders by status.",
+        discussion: GlobalOptions.help)
 
     @ParentCommand var pizzactl: Pizzactl
 

@@ -10,7 +10,8 @@ struct DB: AsyncParsableCommand {
 
     struct Backup: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Write a consistent online copy of the database to PATH.", discussion: GlobalOptions.help)
+            commandName: "backup", abstract: "Write a consistent online copy of the database to PATH.",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "Where to write the copy (must not exist).", completion: .file()) var path: String
 
@@ -30,7 +31,8 @@ struct DB: AsyncParsableCommand {
 
     struct Check: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Run integrity_check and foreign_key_check.", discussion: GlobalOptions.help)
+            commandName: "check", abstract: "Run integrity_check and foreign_key_check.", discussion: GlobalOptions.help
+        )
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {

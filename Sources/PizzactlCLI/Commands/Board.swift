@@ -16,6 +16,7 @@ import PizzaWire
 /// last tickets bumped out. Follows `events.watch` and survives a daemon restart (it resumes after the last event).
 struct Board: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(
+        commandName: "board",
         abstract: "The kitchen's board, full screen: tickets by status, bump with Enter. q quits.",
         discussion: GlobalOptions.help)
 

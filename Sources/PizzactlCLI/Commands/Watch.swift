@@ -7,7 +7,8 @@ import PizzaWire
 
 struct Watch: AsyncParsableCommand, PizzactlCommand {
     static let configuration = CommandConfiguration(
-        abstract: "Follow changes live: the kitchen view. Ctrl-C stops.", discussion: GlobalOptions.help)
+        commandName: "watch", abstract: "Follow changes live: the kitchen view. Ctrl-C stops.",
+        discussion: GlobalOptions.help)
 
     @ParentCommand var pizzactl: Pizzactl
     @Option(help: "Only orders entering or leaving this status.") var status: String?

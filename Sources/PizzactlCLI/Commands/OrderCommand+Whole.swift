@@ -142,7 +142,7 @@ extension OrderCommand {
 
     struct Discount: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Give a discount on an order or one of its items, before it ships.",
+            commandName: "discount", abstract: "Give a discount on an order or one of its items, before it ships.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
@@ -168,7 +168,7 @@ extension OrderCommand {
 
     struct Pay: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Record a payment: TENDER is cash, card, online, platform or voucher.",
+            commandName: "pay", abstract: "Record a payment: TENDER is cash, card, online, platform or voucher.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
@@ -196,7 +196,8 @@ extension OrderCommand {
 
     struct Refund: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Refund part or all of a payment (see 'order show' for its id).", discussion: GlobalOptions.help)
+            commandName: "refund", abstract: "Refund part or all of a payment (see 'order show' for its id).",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The order id.") var id: Int64
         @Argument(help: "The payment's id.") var payment: Int64

@@ -9,6 +9,7 @@ struct ReplicationCommand: AsyncParsableCommand {
 
     struct Status: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "status",
             abstract: "Show the peer, whether it is connected or the last error, what was shipped and the backlog.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
@@ -33,6 +34,7 @@ struct ReplicationCommand: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "verify",
             abstract: "Compare this shop's audit chain with the centre's at the centre's last sequence number.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl

@@ -10,7 +10,7 @@ struct AuditCommand: AsyncParsableCommand {
 
     struct List: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "List audit entries, oldest first.", discussion: GlobalOptions.help)
+            commandName: "list", abstract: "List audit entries, oldest first.", discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Option(help: "Only entries after this sequence number.") var after: Int64?
         @Option(help: "At most this many (1 to 1000).") var limit: Int = 100
@@ -40,7 +40,8 @@ struct AuditCommand: AsyncParsableCommand {
 
     struct Verify: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Check the audit hash chain and that every order matches it.", discussion: GlobalOptions.help)
+            commandName: "verify", abstract: "Check the audit hash chain and that every order matches it.",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
 
         func run() async throws {

@@ -11,6 +11,7 @@ struct MenuCommand: AsyncParsableCommand {
 extension MenuCommand {
     struct Show: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "show",
             abstract: "Show the menu: kinds, prices, crusts, extras, products, VAT rates, fees, what is off.",
             discussion: GlobalOptions.help)
 
@@ -58,6 +59,7 @@ extension MenuCommand {
 
     struct Off: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
+            commandName: "off",
             abstract: "Take a kind, product or extra off the menu until it is put back: orders for it are refused.",
             discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
@@ -68,7 +70,8 @@ extension MenuCommand {
 
     struct On: AsyncParsableCommand, PizzactlCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Put a kind, product or extra back on the menu.", discussion: GlobalOptions.help)
+            commandName: "on", abstract: "Put a kind, product or extra back on the menu.",
+            discussion: GlobalOptions.help)
         @ParentCommand var pizzactl: Pizzactl
         @Argument(help: "The kind, product or extra (as the menu names it).") var item: String
 
