@@ -1,4 +1,5 @@
 import Dispatch
+import PizzaTesting
 import Testing
 
 /// Runs a suite's tests on threads of their own instead of Swift's cooperative pool.
@@ -22,16 +23,4 @@ struct OffThePool: SuiteTrait, TestTrait, TestScoping {
 extension Trait where Self == OffThePool {
     /// The suite's tests run off the cooperative pool (``OffThePool``).
     static var offThePool: Self { OffThePool() }
-}
-
-/// A task executor on a concurrent dispatch queue: a job that blocks holds one of its threads, not the cooperative
-/// pool's.
-final class BlockingTestExecutor: TaskExecutor, @unchecked Sendable {
-    static let shared = BlockingTestExecutor()
-    private let queue = DispatchQueue(label: "pizzad-tests.blocking", attributes: .concurrent)
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
-    }
 }

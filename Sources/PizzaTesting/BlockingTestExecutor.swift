@@ -1,0 +1,13 @@
+import Dispatch
+
+/// A task executor on a concurrent dispatch queue: a job that blocks holds one of its threads, not the cooperative
+/// pool's. The daemon's suites run on it (`.offThePool`), and a client test whose timing is the point.
+public final class BlockingTestExecutor: TaskExecutor, @unchecked Sendable {
+    public static let shared = BlockingTestExecutor()
+    private let queue = DispatchQueue(label: "pizzad-tests.blocking", attributes: .concurrent)
+
+    public func enqueue(_ job: consuming ExecutorJob) {
+        let job = UnownedJob(job)
+        queue.async { job.runSynchronously(on: self.asUnownedTaskExecutor()) }
+    }
+}
