@@ -12,7 +12,7 @@ import SQLite
 ///
 /// What describes the present (connections, storage, sizes, ages) is read when the metrics are rendered, so a
 /// scrape shows the moment it was taken; nothing is polled in between and nothing scans the orders (the ages are
-/// one index seek per status). The standard process metrics are appended (``ProcessMetrics``).
+/// one index seek per status). The standard process metrics are ``ProcessMetrics``, on the same backend.
 final class DaemonMetrics: Sendable {
     /// Why a connection or request was answered `overloaded` (the `reason` label).
     enum OverloadReason: String, CaseIterable {
@@ -42,6 +42,7 @@ final class DaemonMetrics: Sendable {
     private let databaseBytes: Gauge
     private let walBytes: Gauge
     private let oldestAge: [OrderStatus: Gauge]
+    private let process: ProcessMetrics
 
     /// What each of its metrics means, for the `# HELP` lines.
     static let help: [String: String] = [
@@ -66,6 +67,7 @@ final class DaemonMetrics: Sendable {
     init(backend: PrometheusBackend, store: SQLiteOrderStore, board: BoardSettings = BoardSettings()) {
         self.backend = backend
         self.store = store
+        process = ProcessMetrics(backend: backend)
         backend.describe(Self.help)
         let factory = backend.factory
         connections = Gauge(label: "pizzad_connections", factory: factory)
@@ -135,7 +137,8 @@ final class DaemonMetrics: Sendable {
                 gauge.record(oldest[status].map { Double(max(0, now - $0.millisecondsSince1970)) / 1000 } ?? 0)
             }
         }
-        return backend.render() + "\n" + ProcessMetrics.render()
+        process.update()
+        return backend.render()
     }
 
     private static func size(of path: String) -> Int64 {
