@@ -222,6 +222,12 @@ public final class APIServer: Service {
             certificateChain: served.chain.map { .certificate($0) }, privateKey: .privateKey(served.key))
         configuration.sslContextCallback = served.callback
         configuration.minimumTLSVersion = .tlsv12
+        // A connection pizzad closes (an answer to `Connection: close`, a refusal, a deadline) sends its close_notify
+        // and is gone: NIOSSL's default waits 5 s for the client's, reading nothing meanwhile, so each such
+        // connection sat in CLOSE-WAIT holding one of its address's api.maxConnectionsPerAddress slots (a till
+        // reconnecting for every order was refused after 256 in those 5 s). The data sent before it is not lost: a
+        // close writes and flushes it first, and RFC 8446 (6.1) does not ask the closing side to wait.
+        configuration.shutdownTimeout = .zero
         configuration.cipherSuites = [
             "ECDHE-ECDSA-AES128-GCM-SHA256", "ECDHE-RSA-AES128-GCM-SHA256", "ECDHE-ECDSA-AES256-GCM-SHA384",
             "ECDHE-RSA-AES256-GCM-SHA384", "ECDHE-ECDSA-CHACHA20-POLY1305", "ECDHE-RSA-CHACHA20-POLY1305",
