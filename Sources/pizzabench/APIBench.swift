@@ -126,6 +126,43 @@ enum APIBench {
             clientCPUPerRequest: wrkCPU / Double(requests), failed: failed)
     }
 
+    /// A till that opens a new TLS connection for every order (`Baselines/ctls.c`, C on OpenSSL, so that the client
+    /// costs less than pizzad): 16 of them for `seconds`, offering the last connection's session (a TLS 1.3 ticket)
+    /// when `resume`, else a full handshake each time. Nil where it cannot be built (no C compiler or OpenSSL's
+    /// headers, Debian's `libssl-dev`), with why.
+    static func reconnecting(_ shop: Shop, seconds: Double, resume: Bool, work: String) throws -> (Run, resumed: Int)? {
+        let client = work + "/ctls"
+        if !FileManager.default.isExecutableFile(atPath: client) {
+            let built = try ChildProcess.run(
+                "/usr/bin/env",
+                ["gcc", "-O2", "-pthread", "-o", client, Steps.baselines + "/ctls.c", "-lssl", "-lcrypto"])
+            guard built.status == 0 else {
+                print("reconnecting till not measured: ctls.c did not build (gcc and libssl-dev): \(built.output)")
+                return nil
+            }
+        }
+        let before = Bench.cpuSeconds(of: shop.daemon.pid)
+        let ordersBefore = try count(shop)
+        let result = try ChildProcess.run(
+            client,
+            [
+                "127.0.0.1", String(shop.port), shop.certificate, shop.token, "16", String(seconds),
+                resume ? "resume" : "full",
+            ], timeout: seconds + 60)
+        let cpu = Bench.cpuSeconds(of: shop.daemon.pid) - before
+        let orders = try count(shop) - ordersBefore
+        let fields = result.output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard result.status == 0, fields.count == 6 else { throw BenchError("ctls: \(result.output)") }
+        let handshakes = max(1, Int(fields[3]))
+        return (
+            Run(
+                perSecond: Double(orders) / seconds, p50: "-", p99: "-", cpuPerOrder: cpu / Double(max(1, orders)),
+                orders: orders, clientCPUPerRequest: (fields[4] + fields[5]) / Double(handshakes),
+                failed: Int(fields[1])),
+            Int(fields[2])
+        )
+    }
+
     static func count(_ shop: Shop) throws -> Int {
         let result = try ChildProcess.run("/usr/bin/sqlite3", [shop.daemon.database, "SELECT count(*) FROM carts"])
         return Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
@@ -138,6 +175,7 @@ enum APIBench {
         var ratios: [Double] = []
         var p99s: [String] = []
         var replayP50s: [String] = []
+        var reconnectRatios: [Double] = []
         var failed = 0
         for round in 1...rounds {
             let shop = try start(pizzad: pizzad, directory: work + "/api-\(round)")
@@ -190,6 +228,22 @@ enum APIBench {
                 Bench.format(fresh.cpuPerOrder * 1e6, 0), Bench.format(fresh.clientCPUPerRequest * 1e6, 0),
                 "\(fresh.failed)",
             ])
+            // A reconnecting till on a connection per order: with a full handshake each time, and resumed (the
+            // ticket of its last connection), against a keep-alive order's CPU.
+            for resume in [false, true] {
+                Bench.settleDisk()
+                guard let (fresh, resumed) = try reconnecting(shop, seconds: seconds, resume: resume, work: work) else {
+                    break
+                }
+                failed += fresh.failed
+                rows.append([
+                    "\(round)",
+                    "new TLS connection each, \(resume ? "resumed, \(resumed) of them" : "full handshake") (ctls)",
+                    Bench.format(fresh.perSecond, 0), fresh.p50, fresh.p99, Bench.format(fresh.cpuPerOrder * 1e6, 0),
+                    Bench.format(fresh.clientCPUPerRequest * 1e6, 0), "\(fresh.failed)",
+                ])
+                if resume { reconnectRatios.append(fresh.cpuPerOrder / max(1e-9, keepAlive.cpuPerOrder)) }
+            }
             let h2 = try await APIHTTP2.run(shop, streams: 16, seconds: seconds)
             rows.append([
                 "\(round)", "\(h2.version), 16 streams (AsyncHTTPClient; \(h2.failures) failed)",
@@ -215,6 +269,13 @@ enum APIBench {
                 + "(median \(Bench.format(p99, 2)) ms, target < 10 ms); a replayed key answers in "
                 + "\(replayP50s.joined(separator: ", ")) p50 (median \(Bench.format(replayP50, 3)) ms, target < 1 ms); "
                 + "\(failed) answers not 2xx (target 0): " + (held ? "held" : "NOT HELD"))
+        if !reconnectRatios.isEmpty {
+            let reconnect = Bench.median(reconnectRatios)
+            print(
+                "order API: a till on a new TLS connection per order, resumed: pizzad's CPU per order "
+                    + "\(reconnectRatios.map { Bench.format($0, 2) }.joined(separator: ", "))× a keep-alive order's "
+                    + "(median \(Bench.format(reconnect, 2)), target ≤ 2: \(reconnect <= 2 ? "held" : "NOT held"))")
+        }
         return held
     }
 }
