@@ -319,7 +319,11 @@ let package = Package(
             swiftSettings: strict
         ),
         .testTarget(
-            name: "PizzaOutboxTests", dependencies: ["PizzaOutbox", "PizzaCore", "PizzaStorage"], swiftSettings: strict),
+            name: "PizzaOutboxTests",
+            dependencies: [
+                "PizzaOutbox", "PizzaCore", "PizzaStorage", "PizzaTesting",
+                .product(name: "Logging", package: "swift-log"),
+            ], swiftSettings: strict),
         .testTarget(
             name: "PizzaDaemonUnitTests",
             dependencies: [

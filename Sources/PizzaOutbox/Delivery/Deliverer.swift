@@ -10,6 +10,7 @@ final class Deliverer: Sendable {
     let destination: any Destination
     private let store: SQLiteOrderStore
     private let logger: Logger
+    private let clock: any DeliveryClock
     /// Rung by every commit: wakes the deliverer while it waits for work.
     private let bell = Doorbell()
     /// Rung by `pizzactl outbox retry` alone: wakes it while it waits out a failure or a disabled state, which
@@ -30,9 +31,13 @@ final class Deliverer: Sendable {
         var busy = false
     }
 
-    init(destination: any Destination, store: SQLiteOrderStore, logger: Logger) {
+    init(
+        destination: any Destination, store: SQLiteOrderStore, logger: Logger,
+        clock: any DeliveryClock = SystemDeliveryClock()
+    ) {
         self.destination = destination
         self.store = store
+        self.clock = clock
         var logger = logger
         logger[metadataKey: destination.kind.rawValue] = "\(destination.name)"
         self.logger = logger
@@ -180,7 +185,7 @@ final class Deliverer: Sendable {
                     state.failures = 0
                     state.nextAttemptAt = nil
                     state.delivered += 1
-                    state.lastDeliveredAt = .now()
+                    state.lastDeliveredAt = clock.now()
                 }
                 publish(cursor)
                 return true
@@ -192,7 +197,7 @@ final class Deliverer: Sendable {
                 try? await store.recordAttempt(name: destination.name, seq: entry.seq - 1)
                 cursor.attemptedSeq = entry.seq - 1
             }
-            let now = Timestamp.now()
+            let now = clock.now()
             let failures = state.withLock { state in
                 state.failures += 1
                 state.failed += 1
@@ -228,15 +233,11 @@ final class Deliverer: Sendable {
                 return false
             }
             let wait = delay ?? .seconds(1)
-            let due = ContinuousClock.now + wait
             state.withLock {
                 $0.nextAttemptAt = Timestamp(millisecondsSince1970: now.millisecondsSince1970 + wait.milliseconds)
             }
             publish(cursor)
-            while ContinuousClock.now < due, !Task.isCancelled {
-                await retryBell.wait(timeout: due - ContinuousClock.now)
-                if takeRetry() { break }
-            }
+            await clock.wait(wait, orUntil: retryBell) { [self] in takeRetry() }
             state.withLock { $0.nextAttemptAt = nil }
         }
         return false
