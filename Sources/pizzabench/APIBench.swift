@@ -126,41 +126,67 @@ enum APIBench {
             clientCPUPerRequest: wrkCPU / Double(requests), failed: failed)
     }
 
-    /// A till that opens a new TLS connection for every order (`Baselines/ctls.c`, C on OpenSSL, so that the client
-    /// costs less than pizzad): 16 of them for `seconds`, offering the last connection's session (a TLS 1.3 ticket)
-    /// when `resume`, else a full handshake each time. Nil where it cannot be built (no C compiler or OpenSSL's
-    /// headers, Debian's `libssl-dev`), with why.
-    static func reconnecting(_ shop: Shop, seconds: Double, resume: Bool, work: String) throws -> (Run, resumed: Int)? {
-        let client = work + "/ctls"
+    /// A load client in C (`Baselines/NAME.c`, built into `work` the first time with `libraries`), run against
+    /// `shop`: its output's numbers, pizzad's CPU seconds over the run and the orders it added. Nil where it cannot
+    /// be built (no C compiler or the libraries' headers), with why.
+    static func cClient(
+        _ name: String, libraries: [String], _ shop: Shop, arguments: [String], seconds: Double, work: String
+    ) throws -> (fields: [Double], cpu: Double, orders: Int)? {
+        let client = work + "/" + name
         if !FileManager.default.isExecutableFile(atPath: client) {
             let built = try ChildProcess.run(
                 "/usr/bin/env",
-                ["gcc", "-O2", "-pthread", "-o", client, Steps.baselines + "/ctls.c", "-lssl", "-lcrypto"])
+                ["gcc", "-O2", "-pthread", "-o", client, Steps.baselines + "/\(name).c"] + libraries.map { "-l" + $0 })
             guard built.status == 0 else {
-                print("reconnecting till not measured: ctls.c did not build (gcc and libssl-dev): \(built.output)")
+                print(
+                    "\(name) not measured: \(name).c did not build (gcc, and \(libraries) with headers): \(built.output)"
+                )
                 return nil
             }
         }
         let before = Bench.cpuSeconds(of: shop.daemon.pid)
         let ordersBefore = try count(shop)
         let result = try ChildProcess.run(
-            client,
-            [
-                "127.0.0.1", String(shop.port), shop.certificate, shop.token, "16", String(seconds),
-                resume ? "resume" : "full",
-            ], timeout: seconds + 60)
+            client, ["127.0.0.1", String(shop.port), shop.certificate, shop.token] + arguments, timeout: seconds + 60)
         let cpu = Bench.cpuSeconds(of: shop.daemon.pid) - before
         let orders = try count(shop) - ordersBefore
         let fields = result.output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard result.status == 0, fields.count == 6 else { throw BenchError("ctls: \(result.output)") }
-        let handshakes = max(1, Int(fields[3]))
+        guard result.status == 0, fields.count == 6 else { throw BenchError("\(name): \(result.output)") }
+        return (fields, cpu, orders)
+    }
+
+    /// A till that opens a new TLS connection for every order (`Baselines/ctls.c`, C on OpenSSL, so that the client
+    /// costs less than pizzad): 16 of them for `seconds`, offering the last connection's session (a TLS 1.3 ticket)
+    /// when `resume`, else a full handshake each time.
+    static func reconnecting(_ shop: Shop, seconds: Double, resume: Bool, work: String) throws -> (Run, resumed: Int)? {
+        guard
+            let (fields, cpu, orders) = try cClient(
+                "ctls", libraries: ["ssl", "crypto"], shop,
+                arguments: ["16", String(seconds), resume ? "resume" : "full"],
+                seconds: seconds, work: work)
+        else { return nil }
         return (
             Run(
                 perSecond: Double(orders) / seconds, p50: "-", p99: "-", cpuPerOrder: cpu / Double(max(1, orders)),
-                orders: orders, clientCPUPerRequest: (fields[4] + fields[5]) / Double(handshakes),
+                orders: orders, clientCPUPerRequest: (fields[4] + fields[5]) / Double(max(1, Int(fields[3]))),
                 failed: Int(fields[1])),
             Int(fields[2])
         )
+    }
+
+    /// Tills over HTTP/2 on libnghttp2 (`Baselines/ch2.c`): two TLS connections (one per event loop of pizzad's),
+    /// eight streams each, every order its own key, against HTTP/1.1's 16 connections.
+    static func http2(_ shop: Shop, seconds: Double, work: String) throws -> Run? {
+        guard
+            let (fields, cpu, orders) = try cClient(
+                "ch2", libraries: ["nghttp2", "ssl", "crypto"], shop, arguments: ["2", "8", String(seconds)],
+                seconds: seconds, work: work)
+        else { return nil }
+        return Run(
+            perSecond: Double(orders) / seconds, p50: Bench.format(fields[2] / 1000, 2) + "ms",
+            p99: Bench.format(fields[3] / 1000, 2) + "ms", cpuPerOrder: cpu / Double(max(1, orders)), orders: orders,
+            clientCPUPerRequest: (fields[4] + fields[5]) / Double(max(1, Int(fields[0]) + Int(fields[1]))),
+            failed: Int(fields[1]))
     }
 
     static func count(_ shop: Shop) throws -> Int {
@@ -176,6 +202,8 @@ enum APIBench {
         var p99s: [String] = []
         var replayP50s: [String] = []
         var reconnectRatios: [Double] = []
+        var http2Rates: [Double] = []
+        var http2CPUs: [Double] = []
         var failed = 0
         for round in 1...rounds {
             let shop = try start(pizzad: pizzad, directory: work + "/api-\(round)")
@@ -244,6 +272,17 @@ enum APIBench {
                 ])
                 if resume { reconnectRatios.append(fresh.cpuPerOrder / max(1e-9, keepAlive.cpuPerOrder)) }
             }
+            Bench.settleDisk()
+            if let h2 = try http2(shop, seconds: seconds, work: work) {
+                failed += h2.failed
+                rows.append([
+                    "\(round)", "HTTP/2, 2 connections x 8 streams (ch2, libnghttp2)", Bench.format(h2.perSecond, 0),
+                    h2.p50, h2.p99, Bench.format(h2.cpuPerOrder * 1e6, 0),
+                    Bench.format(h2.clientCPUPerRequest * 1e6, 0), "\(h2.failed)",
+                ])
+                http2Rates.append(h2.perSecond / max(1, keepAlive.perSecond))
+                http2CPUs.append(h2.cpuPerOrder / max(1e-9, keepAlive.cpuPerOrder))
+            }
             let h2 = try await APIHTTP2.run(shop, streams: 16, seconds: seconds)
             rows.append([
                 "\(round)", "\(h2.version), 16 streams (AsyncHTTPClient; \(h2.failures) failed)",
@@ -269,6 +308,15 @@ enum APIBench {
                 + "(median \(Bench.format(p99, 2)) ms, target < 10 ms); a replayed key answers in "
                 + "\(replayP50s.joined(separator: ", ")) p50 (median \(Bench.format(replayP50, 3)) ms, target < 1 ms); "
                 + "\(failed) answers not 2xx (target 0): " + (held ? "held" : "NOT HELD"))
+        if !http2Rates.isEmpty {
+            let rate = Bench.median(http2Rates)
+            let cpu = Bench.median(http2CPUs)
+            print(
+                "order API: HTTP/2 (ch2) / HTTP/1.1 \(http2Rates.map { Bench.format($0, 2) }.joined(separator: ", ")) "
+                    + "(median \(Bench.format(rate, 2)), target ≥ 0.80), pizzad's CPU per order "
+                    + "\(http2CPUs.map { Bench.format($0, 2) }.joined(separator: ", "))× HTTP/1.1's (median "
+                    + "\(Bench.format(cpu, 2)), target ≤ 1.30): " + (rate >= 0.8 && cpu <= 1.3 ? "held" : "NOT held"))
+        }
         if !reconnectRatios.isEmpty {
             let reconnect = Bench.median(reconnectRatios)
             print(
