@@ -126,69 +126,6 @@ enum APIBench {
             clientCPUPerRequest: wrkCPU / Double(requests), failed: failed)
     }
 
-    /// A load client in C (`Baselines/NAME.c`, built into `work` the first time with `libraries`), run against
-    /// `shop`: its output's numbers, pizzad's CPU seconds over the run and the orders it added. Nil where it cannot
-    /// be built (no C compiler or the libraries' headers), with why.
-    static func cClient(
-        _ name: String, libraries: [String], _ shop: Shop, arguments: [String], seconds: Double, work: String
-    ) throws -> (fields: [Double], cpu: Double, orders: Int)? {
-        let client = work + "/" + name
-        if !FileManager.default.isExecutableFile(atPath: client) {
-            let built = try ChildProcess.run(
-                "/usr/bin/env",
-                ["gcc", "-O2", "-pthread", "-o", client, Steps.baselines + "/\(name).c"] + libraries.map { "-l" + $0 })
-            guard built.status == 0 else {
-                print(
-                    "\(name) not measured: \(name).c did not build (gcc, and \(libraries) with headers): \(built.output)"
-                )
-                return nil
-            }
-        }
-        let before = Bench.cpuSeconds(of: shop.daemon.pid)
-        let ordersBefore = try count(shop)
-        let result = try ChildProcess.run(
-            client, ["127.0.0.1", String(shop.port), shop.certificate, shop.token] + arguments, timeout: seconds + 60)
-        let cpu = Bench.cpuSeconds(of: shop.daemon.pid) - before
-        let orders = try count(shop) - ordersBefore
-        let fields = result.output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
-        guard result.status == 0, fields.count == 6 else { throw BenchError("\(name): \(result.output)") }
-        return (fields, cpu, orders)
-    }
-
-    /// A till that opens a new TLS connection for every order (`Baselines/ctls.c`, C on OpenSSL, so that the client
-    /// costs less than pizzad): 16 of them for `seconds`, offering the last connection's session (a TLS 1.3 ticket)
-    /// when `resume`, else a full handshake each time.
-    static func reconnecting(_ shop: Shop, seconds: Double, resume: Bool, work: String) throws -> (Run, resumed: Int)? {
-        guard
-            let (fields, cpu, orders) = try cClient(
-                "ctls", libraries: ["ssl", "crypto"], shop,
-                arguments: ["16", String(seconds), resume ? "resume" : "full"],
-                seconds: seconds, work: work)
-        else { return nil }
-        return (
-            Run(
-                perSecond: Double(orders) / seconds, p50: "-", p99: "-", cpuPerOrder: cpu / Double(max(1, orders)),
-                orders: orders, clientCPUPerRequest: (fields[4] + fields[5]) / Double(max(1, Int(fields[3]))),
-                failed: Int(fields[1])),
-            Int(fields[2])
-        )
-    }
-
-    /// Tills over HTTP/2 on libnghttp2 (`Baselines/ch2.c`): two TLS connections (one per event loop of pizzad's),
-    /// eight streams each, every order its own key, against HTTP/1.1's 16 connections.
-    static func http2(_ shop: Shop, seconds: Double, work: String) throws -> Run? {
-        guard
-            let (fields, cpu, orders) = try cClient(
-                "ch2", libraries: ["nghttp2", "ssl", "crypto"], shop, arguments: ["2", "8", String(seconds)],
-                seconds: seconds, work: work)
-        else { return nil }
-        return Run(
-            perSecond: Double(orders) / seconds, p50: Bench.format(fields[2] / 1000, 2) + "ms",
-            p99: Bench.format(fields[3] / 1000, 2) + "ms", cpuPerOrder: cpu / Double(max(1, orders)), orders: orders,
-            clientCPUPerRequest: (fields[4] + fields[5]) / Double(max(1, Int(fields[0]) + Int(fields[1]))),
-            failed: Int(fields[1]))
-    }
-
     static func count(_ shop: Shop) throws -> Int {
         let result = try ChildProcess.run("/usr/bin/sqlite3", [shop.daemon.database, "SELECT count(*) FROM carts"])
         return Int(result.output.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
