@@ -114,10 +114,11 @@ struct ControlClientTests {
         }
         // Not before its time: a timeout that fired at once (or a refusal taken for one) would end sooner.
         #expect(took >= .milliseconds(300), "timed out after \(took), before its 300 ms")
-        // Nor much after: at most a second past what the same timer took on this machine at this moment (a client
-        // that waited for its 10 s default, or for a second timer, fails here).
+        // Nor much after: at most twice what the same timer took on this machine at this moment, and a second (the
+        // client's path awaits more than the timer's: under the whole suite both took some 27 s, waiting for
+        // threads). A client that waited for its 10 s default, or for a timer of its own besides, fails here.
         let timer = await reference.value
-        #expect(took < timer + .seconds(1), "timed out after \(took); a 300 ms timer took \(timer)")
+        #expect(took < timer * 2 + .seconds(1), "timed out after \(took); a 300 ms timer took \(timer)")
     }
 
     @Test("a daemon that hangs up: disconnected")
