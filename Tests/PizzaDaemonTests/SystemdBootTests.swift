@@ -21,6 +21,10 @@ struct SystemdBootTests {
     )
     func operatorChecks() async throws {
         try await withMachine(heavy: true) {
+            // How long each part took, printed at the end: the suite's longest test says where its time goes.
+            let phases = Phases()
+            defer { print("the booted-systemd test's phases: \(phases.summary)") }
+            phases.begin("packages")
             let previous = try DebianPackages.previous()
             let current = try DebianPackages.current()
             let version = try DebianPackages.currentVersion
@@ -46,6 +50,7 @@ struct SystemdBootTests {
                     #expect(findings.isEmpty, "lintian --pedantic:\n\(findings.joined(separator: "\n"))")
                 }
             }
+            phases.begin("container made and booted")
             let system = try BootedSystem { root in
                 try FileManager.default.createDirectory(atPath: root + "/root/debs", withIntermediateDirectories: true)
                 for deb in [previous, current] {
@@ -61,6 +66,7 @@ struct SystemdBootTests {
             let currentDeb = "/root/debs/" + (current as NSString).lastPathComponent
 
             // MARK: the package before this one, installed as an operator would, with orders in it
+            phases.begin("the package before this one, installed as an operator would, with orders in it")
             try step(system, "apt-get install -y \(previousDeb)", timeout: 300)
             guard try waitUntilActive(system) != nil else {
                 let evidence = try system.sh(
@@ -81,6 +87,7 @@ struct SystemdBootTests {
             let readyBefore = try readyLines(system)
 
             // MARK: upgrade: one restart, migrations applied before READY=1, every order and the edited file kept
+            phases.begin("upgrade")
             let upgrade = try step(
                 system,
                 "DEBIAN_FRONTEND=noninteractive apt-get install -y -o Dpkg::Options::=--force-confold \(currentDeb)",
@@ -109,6 +116,7 @@ struct SystemdBootTests {
                 "test -f /etc/pizzad/pizzad.yaml.dpkg-dist && ! grep -q calzone /etc/pizzad/pizzad.yaml.dpkg-dist")
 
             // MARK: where the package put things
+            phases.begin("where the package put things")
             try step(
                 system,
                 "test -x /usr/sbin/pizzad && test -x /usr/bin/pizzactl && test -f /usr/share/pizzad/migrations/0001_initial.sql && test -f /usr/share/pizzad/migrations/central/0001_central.sql && test -f /usr/share/pizzad/monitoring/pizzad-alerts.yml && test -f /lib/systemd/system/pizzad-metrics.socket && test -f /usr/lib/sysusers.d/pizzad.conf && test -f /usr/share/bash-completion/completions/pizzactl && test -f /usr/share/zsh/vendor-completions/_pizzactl && test -f /usr/share/fish/vendor_completions.d/pizzactl.fish && test -f /usr/share/doc/pizzad/copyright && test -f /usr/share/doc/pizzad/changelog.gz && test -f /usr/share/doc/pizzad/OPERATIONS.md"
@@ -135,12 +143,14 @@ struct SystemdBootTests {
             }
 
             // MARK: status, journal
+            phases.begin("status, journal")
             let status = try system.sh("systemctl status pizzad --no-pager")
             #expect(status.stdout.contains("Status: \"serving"), "no STATUS= line in systemctl status:\n\(status)")
             let documentation = try system.sh("systemctl show -p Documentation --value pizzad")
             #expect(documentation.stdout.contains("man:pizzad(8)"), "\(documentation)")
 
             // MARK: pizzactl as root, as a member of group pizzad, as an outsider
+            phases.begin("pizzactl as root, as a member of group pizzad, as an outsider")
             for user in [nil, "alice"] as [String?] {
                 let who = user ?? "root"
                 try step(system, "pizzactl status", user: user)
@@ -162,6 +172,7 @@ struct SystemdBootTests {
                 "the audit log does not name each actor:\n\(audit)")
 
             // MARK: reload: a new kind is orderable at once; a refused file fails the command the operator typed
+            phases.begin("reload")
             try step(
                 system,
                 "sed -i 's/^  kinds:$/  kinds:\\n    stromboli:\\n      prices: {M: 1100}\\n      size: M/' /etc/pizzad/pizzad.yaml"
@@ -197,6 +208,7 @@ struct SystemdBootTests {
             }
 
             // MARK: a backup where the service cannot keep it is refused, naming where it may go
+            phases.begin("a backup where the service cannot keep it is refused, naming where it may go")
             let tmpBackup = try system.sh("pizzactl db backup /tmp/lost.sqlite")
             #expect(
                 tmpBackup.status != 0 && (tmpBackup.stdout + tmpBackup.stderr).contains("/var/lib/pizzad"),
@@ -204,12 +216,14 @@ struct SystemdBootTests {
             try step(system, "pizzactl db backup /var/lib/pizzad/kept.sqlite && test -s /var/lib/pizzad/kept.sqlite")
 
             // MARK: socket activation: stopped, then started again by a client
+            phases.begin("socket activation")
             try step(system, "systemctl stop pizzad")
             #expect(try system.sh("systemctl is-active pizzad").stdout.hasPrefix("inactive"))
             try step(system, "pizzactl status")
             #expect(try waitUntilActive(system) != nil, "a client did not start pizzad through its socket")
 
             // MARK: watchdog (a drop-in shortens WatchdogSec so the test does not wait the shipped 30 s)
+            phases.begin("watchdog (a drop-in shortens WatchdogSec so the test does not wait the shipped 30 s)")
             try step(
                 system,
                 "mkdir -p /etc/systemd/system/pizzad.service.d && printf '[Service]\\nWatchdogSec=4s\\n' > /etc/systemd/system/pizzad.service.d/watchdog.conf && systemctl daemon-reload && systemctl restart pizzad"
@@ -229,6 +243,7 @@ struct SystemdBootTests {
                 "rm -r /etc/systemd/system/pizzad.service.d && systemctl daemon-reload && systemctl restart pizzad")
 
             // MARK: kill -9 under load: Restart=on-failure brings it back, nothing acknowledged is lost
+            phases.begin("kill -9 under load")
             let load =
                 "for i in $(seq 1 400); do pizzactl --timeout 30 order new --json --place cheese >> /root/acked.json 2>/dev/null; done"
             try step(system, "rm -f /root/acked.json; nohup sh -c '\(load)' >/dev/null 2>&1 & echo $! > /root/load.pid")
@@ -251,6 +266,7 @@ struct SystemdBootTests {
             #expect(lost.isEmpty, "acknowledged orders lost across kill -9: \(lost.prefix(10))")
 
             // MARK: systemctl stop under load: exit 0, STOPPING=1, the WAL checkpointed
+            phases.begin("systemctl stop under load")
             try step(
                 system,
                 "nohup sh -c 'for i in $(seq 1 200); do pizzactl order new --place cheese >/dev/null 2>&1; done' >/dev/null 2>&1 & echo $! > /root/load.pid; sleep 1"
@@ -271,6 +287,7 @@ struct SystemdBootTests {
                 timeout: 120)
 
             // MARK: security inside, and sqlite3 as a member of group pizzad
+            phases.begin("security inside, and sqlite3 as a member of group pizzad")
             let security = try system.sh("systemd-analyze security pizzad --no-pager | tail -1")
             let exposure = Double(security.stdout.split(separator: " ").compactMap { Double($0) }.last ?? 99)
             #expect(exposure <= 1.0, "systemd-analyze security: \(security)")
@@ -281,6 +298,7 @@ struct SystemdBootTests {
                 "alice cannot read the database: \(peek)")
 
             // MARK: stop leaves no stale socket; the documented recovery after a start-limit hit works
+            phases.begin("stop leaves no stale socket; the documented recovery after a start-limit hit works")
             try step(system, "systemctl stop pizzad.socket pizzad")
             #expect(
                 try system.sh("test -e /run/pizzad/pizzad.sock").status != 0, "a stale socket is left after stopping")
@@ -295,6 +313,7 @@ struct SystemdBootTests {
             try step(system, "pizzactl status")
 
             // MARK: the journal of a healthy daemon
+            phases.begin("the journal of a healthy daemon")
             let warnings = try system.sh("journalctl -u pizzad -p warning --no-pager -o cat")
             let unexpected = warnings.stdout.split(separator: "\n").filter { line in
                 // The faults this test caused on purpose.
@@ -322,6 +341,7 @@ struct SystemdBootTests {
             #expect(noise.stdout.isEmpty, "the hardening shows in the journal:\n\(noise.stdout)")
 
             // MARK: a printer and a webhook, reached only through the outbox drop-in
+            phases.begin("a printer and a webhook, reached only through the outbox drop-in")
             try step(system, "setsid -f perl /root/receivers.pl >/root/receivers.log 2>&1; sleep 1")
             try step(
                 system,
@@ -367,6 +387,7 @@ struct SystemdBootTests {
             #expect(try waitUntilActive(system) != nil)
 
             // MARK: a database from a newer pizzad (a downgrade): refused by name, exit 65, no restart loop
+            phases.begin("a database from a newer pizzad (a downgrade)")
             try step(
                 system,
                 "sqlite3 /var/lib/pizzad/pizzad.sqlite \"INSERT INTO schema_migrations VALUES (9999, 'from_a_newer_pizzad', '\(String(repeating: "a", count: 64))', '2026-12-01T00:00:00.000Z')\""
@@ -392,6 +413,7 @@ struct SystemdBootTests {
             let ordersBeforeRemoval = try countOrders(system)
 
             // MARK: remove keeps configuration and database; purge keeps a database with orders and says where
+            phases.begin("remove keeps configuration and database; purge keeps a database with orders and says where")
             try step(system, "apt-get remove -y pizzad", timeout: 120)
             #expect(
                 try system.sh("systemctl is-active pizzad").stdout.hasPrefix("inactive"), "pizzad runs after remove")
@@ -414,6 +436,7 @@ struct SystemdBootTests {
             #expect(try countOrders(system) == ordersBeforeRemoval, "purge touched a database with orders")
 
             // MARK: a shop that never took an order: purge leaves nothing behind
+            phases.begin("a shop that never took an order")
             try step(system, "mv /var/lib/pizzad /root/kept-state && apt-get install -y \(currentDeb)", timeout: 300)
             #expect(try waitUntilActive(system) != nil, "a fresh install did not start pizzad")
             try step(system, "pizzactl status && test -f /var/lib/pizzad/pizzad.sqlite")
@@ -469,5 +492,22 @@ struct SystemdBootTests {
     private func orderID(_ json: String) -> Int? {
         guard let range = json.range(of: #""id":\s*(\d+)"#, options: .regularExpression) else { return nil }
         return Int(json[range].split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "")
+    }
+}
+
+/// Times the parts of a long test, one after another: each ``begin(_:)`` ends the part before.
+private final class Phases: @unchecked Sendable {
+    private var done: [(String, Double)] = []
+    private var current: (String, Stopwatch)?
+
+    func begin(_ name: String) {
+        if let (previous, watch) = current { done.append((previous, watch.seconds)) }
+        current = (name, Stopwatch())
+    }
+
+    /// Each part and its seconds, the one still running included.
+    var summary: String {
+        let all = done + (current.map { [($0.0, $0.1.seconds)] } ?? [])
+        return all.map { "\($0.0) \(String(format: "%.1f", $0.1)) s" }.joined(separator: "; ")
     }
 }
