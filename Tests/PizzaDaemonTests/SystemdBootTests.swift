@@ -245,7 +245,7 @@ struct SystemdBootTests {
             // MARK: kill -9 under load: Restart=on-failure brings it back, nothing acknowledged is lost
             phases.begin("kill -9 under load")
             let load =
-                "for i in $(seq 1 400); do pizzactl --timeout 30 order new --json --place cheese >> /root/acked.json 2>/dev/null; done"
+                "for i in $(seq 1 250); do pizzactl --timeout 30 order new --json --place cheese >> /root/acked.json 2>/dev/null; done"
             try step(system, "rm -f /root/acked.json; nohup sh -c '\(load)' >/dev/null 2>&1 & echo $! > /root/load.pid")
             try await Task.sleep(for: .seconds(2))
             let victim = try #require(try waitUntilActive(system))
@@ -269,7 +269,7 @@ struct SystemdBootTests {
             phases.begin("systemctl stop under load")
             try step(
                 system,
-                "nohup sh -c 'for i in $(seq 1 200); do pizzactl order new --place cheese >/dev/null 2>&1; done' >/dev/null 2>&1 & echo $! > /root/load.pid; sleep 1"
+                "nohup sh -c 'for i in $(seq 1 100); do pizzactl order new --place cheese >/dev/null 2>&1; done' >/dev/null 2>&1 & echo $! > /root/load.pid; sleep 1"
             )
             try step(system, "systemctl stop pizzad", timeout: 60)
             let result = try system.sh("systemctl show -p Result -p ExecMainStatus pizzad")
