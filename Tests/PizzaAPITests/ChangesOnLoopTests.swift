@@ -47,7 +47,7 @@ struct ChangesOnLoopTests {
     }
 
     /// The parts written out until an `.end` (the repository answers from its writer thread, then the loop writes),
-    /// or a failure after 10 s: no answer is not a hang.
+    /// or a failure after 120 s: no answer is not a hang (and a loaded suite is not a failure).
     static func answer(_ channel: NIOAsyncTestingChannel) async throws -> (HTTPResponse, String) {
         try await within {
             var head: HTTPResponse?
@@ -65,7 +65,7 @@ struct ChangesOnLoopTests {
 
     struct NoAnswer: Error {}
 
-    /// `body`'s value, or ``NoAnswer`` after 10 s. Polled rather than raced in a task group: the testing channel's
+    /// `body`'s value, or ``NoAnswer`` after 120 s. Polled rather than raced in a task group: the testing channel's
     /// waits do not end when cancelled, and a group waits for its children.
     static func within<T: Sendable>(_ body: @escaping @Sendable () async throws -> T) async throws -> T {
         let outcome = Locked<Result<T, any Error>?>(nil)
@@ -77,7 +77,7 @@ struct ChangesOnLoopTests {
                 outcome.withLock { $0 = .failure(error) }
             }
         }
-        let limit = ContinuousClock.now + .seconds(10)
+        let limit = ContinuousClock.now + .seconds(120)
         while outcome.value == nil, ContinuousClock.now < limit { try await Task.sleep(for: .milliseconds(5)) }
         guard let result = outcome.value else {
             work.cancel()
@@ -157,7 +157,7 @@ struct ChangesOnLoopTests {
         let text = String(buffer: bytes)
         #expect(text.hasPrefix("HTTP/1.1 201 Created\r\n"), "\(text.prefix(200))")
         #expect(text.contains("\r\nConnection: close\r\n\r\n{"), "\(text.prefix(400))")
-        let closing = ContinuousClock.now + .seconds(10)
+        let closing = ContinuousClock.now + .seconds(120)
         while channel.isActive, ContinuousClock.now < closing { try await Task.sleep(for: .milliseconds(10)) }
         #expect(!channel.isActive, "not closed after its answer")
     }
