@@ -22,7 +22,7 @@ public enum OldShop {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = output
-        try process.run()
+        try process.runWithCleanSignals()
         let text = String(decoding: output.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         process.waitUntilExit()
         guard process.terminationStatus == 0 else { throw Failure(description: "sqlite3 .read \(dump): \(text)") }
