@@ -362,12 +362,9 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
-        // The test process's allocator: glibc's main arena only (Foundation's Process.run() over-reads /proc/self/fd's
-        // entries, and past a thread arena's end that crashed the test process; see the file).
-        .target(name: "OneMallocArena", path: "Tests/OneMallocArena"),
         .testTarget(
             name: "PizzaDaemonTests",
-            dependencies: ["PizzaProtocol", "PizzaWire", "PizzaClient", "PizzaCore", "PizzaTesting", "OneMallocArena"],
+            dependencies: ["PizzaProtocol", "PizzaWire", "PizzaClient", "PizzaCore", "PizzaTesting"],
             // The browser's side of the board page test, run with Debian's python3; the lossy network's proxy and till.
             exclude: [
                 "Browser", "LossyNetwork", "Outbox/webhook_receiver.py", "Outbox/receivers.pl", "Hostile/h2flood.py",
