@@ -1,5 +1,4 @@
 public import Foundation
-import Locking
 
 extension Process {
     /// Starts the process with no signal blocked and every signal at its default action (except those the child
@@ -9,19 +8,12 @@ extension Process {
     /// a Dispatch worker or a Swift concurrency thread, which block most signals, the child ran with SIGTERM and
     /// SIGALRM blocked (pgbench's `-T` never ended; a pizzad could not be stopped with SIGTERM). So the calling
     /// thread's mask is emptied for the spawn, then put back.
-    ///
-    /// One spawn at a time in this process: under the whole suite, with dozens of threads starting children at once,
-    /// Foundation's `Process.run()` once crashed inside its own copying (a bad pointer in `memcpy`) and took the test
-    /// process with it. A spawn takes a millisecond or two; waiting for another costs nothing a test would notice.
     public func runWithCleanSignals() throws {
         var none = sigset_t()
         var previous = sigset_t()
         sigemptyset(&none)
         pthread_sigmask(SIG_SETMASK, &none, &previous)
         defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
-        try spawning.withLock { _ in try run() }
+        try run()
     }
 }
-
-/// Held while a child is spawned (``Foundation/Process/runWithCleanSignals()``).
-private let spawning = Locked(())

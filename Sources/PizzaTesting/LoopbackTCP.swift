@@ -42,6 +42,16 @@ public enum LoopbackTCP {
         return fd
     }
 
+    /// How many connections from the loopback address `from` to 127.0.0.1:`port` are still established on the
+    /// client's side (one the server closed is in CLOSE-WAIT there), as `ss` lists them: for connections another
+    /// process holds (``HeldConnections``).
+    public static func established(to port: Int, from: String) throws -> Int {
+        let listed = try ChildProcess.run(
+            "/usr/bin/env", ["ss", "-Htn", "state", "established", "( dport = :\(port) and src \(from) )"])
+        guard listed.status == 0 else { throw HarnessError("ss: \(listed.output)") }
+        return listed.output.split(separator: "\n").count
+    }
+
     /// Whether the server has closed `fd` (a read finds its end), without waiting.
     public static func closedByServer(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0

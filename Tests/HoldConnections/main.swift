@@ -2,10 +2,11 @@
 // itself stays under Foundation's /proc/self/fd limit (see Tests/PizzaDaemonTests/Harness/HeldConnections.swift).
 //
 //   hold-connections unix PATH COUNT [mixed]    connections to a Unix socket
-//   hold-connections tcp PORT COUNT             connections to 127.0.0.1:PORT
+//   hold-connections tcp PORT COUNT [FROM]      connections to 127.0.0.1:PORT, from the loopback address FROM
 //
-// With `mixed`, a third shut their sending side and a third send half a request line. It prints `ready` once all
-// are open and holds them until its standard input closes, then exits (which closes them).
+// With `mixed`, a third shut their sending side and a third send half a request line. It prints `ready N` once it
+// has tried them all (N: how many connected; over TCP the server may refuse some) and holds them until its standard
+// input closes, then exits (which closes them).
 import CSystemShims
 import Glibc
 
@@ -21,9 +22,10 @@ func fail(_ message: String) -> Never {
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4, let count = Int(arguments[3]), ["unix", "tcp"].contains(arguments[1]) else {
-    fail("usage: hold-connections unix PATH COUNT [mixed] | tcp PORT COUNT")
+    fail("usage: hold-connections unix PATH COUNT [mixed] | tcp PORT COUNT [FROM]")
 }
 let mixed = arguments.count > 4 && arguments[4] == "mixed"
+let from = arguments[1] == "tcp" && arguments.count > 4 ? arguments[4] : nil
 
 var files = rlimit()
 if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files.rlim_max {
@@ -31,9 +33,21 @@ if getrlimit(Int32(RLIMIT_NOFILE.rawValue), &files) == 0, files.rlim_cur < files
     _ = setrlimit(Int32(RLIMIT_NOFILE.rawValue), &files)
 }
 
-func connectTCP(port: UInt16) -> Int32 {
+/// A connection to 127.0.0.1:`port` from `from` (any loopback address), or nil when the server refused it.
+func connectTCP(port: UInt16, from: String?) -> Int32? {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
     guard fd >= 0 else { fail("socket: \(String(cString: strerror(errno)))") }
+    if let from {
+        var local = sockaddr_in()
+        local.sin_family = sa_family_t(AF_INET)
+        local.sin_addr.s_addr = inet_addr(from)
+        let bound = withUnsafePointer(to: &local) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
+            }
+        }
+        guard bound == 0 else { fail("bind to \(from): \(String(cString: strerror(errno)))") }
+    }
     var address = sockaddr_in()
     address.sin_family = sa_family_t(AF_INET)
     address.sin_port = port.bigEndian
@@ -43,7 +57,10 @@ func connectTCP(port: UInt16) -> Int32 {
             connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size))
         }
     }
-    guard result == 0 else { fail("connect to port \(port): \(String(cString: strerror(errno)))") }
+    guard result == 0 else {
+        close(fd)
+        return nil
+    }
     return fd
 }
 
@@ -59,7 +76,8 @@ for index in 0..<count {
     let fd: Int32
     if arguments[1] == "tcp" {
         guard let port = UInt16(arguments[2]) else { fail("not a port: \(arguments[2])") }
-        fd = connectTCP(port: port)
+        guard let connected = connectTCP(port: port, from: from) else { continue }
+        fd = connected
     } else {
         fd = connectUnix(path: arguments[2])
     }
@@ -70,7 +88,7 @@ for index in 0..<count {
     }
     held.append(fd)
 }
-say("ready\n", to: 1)
+say("ready \(held.count)\n", to: 1)
 var byte: UInt8 = 0
 while read(0, &byte, 1) > 0 {}
 exit(0)
