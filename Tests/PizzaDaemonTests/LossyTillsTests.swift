@@ -28,6 +28,7 @@ struct LossyTillsTests {
 
         /// Till `index`'s namespace, with `10.213.index.2`, reaching this host at `10.213.index.1`.
         func make() throws {
+            Self.removeLeftovers()
             for (offset, namespace) in namespaces.enumerated() {
                 let index = offset + 1
                 let host = "pzh\(tag)\(index)"
@@ -44,6 +45,27 @@ struct LossyTillsTests {
                         throw HarnessError("ip \(command.joined(separator: " ")): \(result)")
                     }
                 }
+            }
+        }
+
+        /// What a test process killed before its `remove()` left: its host ends (`pzhTAGN`, holding `10.213.N.1`, so
+        /// that this run's tills were routed to a dead link and gave up) and namespaces (`pzt-TAG-N`), for every tag
+        /// that is not a running process's.
+        static func removeLeftovers() {
+            func alive(_ tag: Substring) -> Bool { Int32(tag).map { kill($0, 0) == 0 } ?? true }
+            let links = (try? run("ip", ["-o", "link", "show"]))?.stdout ?? ""
+            for line in links.split(separator: "\n") {
+                let fields = line.split(separator: " ")
+                guard fields.count > 1 else { continue }
+                let name = fields[1].split(separator: "@").first.map { $0.trimmingCharacters(in: [":"]) } ?? ""
+                guard name.hasPrefix("pzh"), name.count > 4 else { continue }
+                if !alive(name.dropFirst(3).dropLast()) { _ = try? run("ip", ["link", "delete", name]) }
+            }
+            let namespaces = (try? run("ip", ["netns", "list"]))?.stdout ?? ""
+            for line in namespaces.split(separator: "\n") {
+                guard let name = line.split(separator: " ").first, name.hasPrefix("pzt-") else { continue }
+                let parts = name.split(separator: "-")
+                if parts.count == 3, !alive(parts[1]) { _ = try? run("ip", ["netns", "delete", String(name)]) }
             }
         }
 
