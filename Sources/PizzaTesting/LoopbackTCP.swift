@@ -52,6 +52,15 @@ public enum LoopbackTCP {
         return listed.output.split(separator: "\n").count
     }
 
+    /// How many connections to the listener on `port` wait in its accept queue, not yet taken by the server (its
+    /// `Recv-Q` in `ss`): zero once the server has accepted all that connected.
+    public static func waitingToBeAccepted(port: Int) throws -> Int {
+        let listed = try ChildProcess.run("/usr/bin/env", ["ss", "-Hltn", "( sport = :\(port) )"])
+        guard listed.status == 0 else { throw HarnessError("ss: \(listed.output)") }
+        return listed.output.split(separator: "\n").compactMap { $0.split(separator: " ").dropFirst().first }
+            .compactMap { Int($0) }.reduce(0, +)
+    }
+
     /// Whether the server has closed `fd` (a read finds its end), without waiting.
     public static func closedByServer(_ fd: Int32) -> Bool {
         var byte: UInt8 = 0

@@ -25,11 +25,14 @@ struct ChangesOnLoopTests {
     ) {
         let told = Locked(0)
         let channel = NIOAsyncTestingChannel()
-        let fastPath = ChangesOnLoop(api: fixture.api, logger: Logger(label: "test")) { _ in told.withLock { $0 += 1 } }
-        if http1 {
-            try await channel.pipeline.addHandler(HTTPResponseEncoder())
+        let api = fixture.api
+        // Made on the channel's loop, where the handlers live (neither is Sendable).
+        try await channel.testingEventLoop.executeInContext {
+            let pipeline = channel.pipeline.syncOperations
+            if http1 { try pipeline.addHandler(HTTPResponseEncoder()) }
+            try pipeline.addHandler(
+                ChangesOnLoop(api: api, logger: Logger(label: "test")) { _ in told.withLock { $0 += 1 } })
         }
-        try await channel.pipeline.addHandler(fastPath)
         try await channel.connect(to: try SocketAddress(ipAddress: "127.0.0.1", port: 4000))
         return (channel, told)
     }

@@ -173,6 +173,17 @@ struct MetricsEndpointTests {
         let scrape = try httpGet(port: port, "/metrics")
         #expect(scrape.status == 200)
         #expect(started.seconds < 5)
+        // Up to the limit (1,024), then one more: answered 503 and closed at once, and counted.
+        let toTheLimit = try HeldConnections(port: port, count: 1024 - 1001)
+        // Accepted (so admitted in order) before the one past the limit connects.
+        let accepted = Stopwatch()
+        while try LoopbackTCP.waitingToBeAccepted(port: port) > 0, accepted.seconds < 10 { usleep(10_000) }
+        let refused = try HTTPConnection(port: port)
+        let (refusal, refusedClosed) = refused.readUntilClosed(timeout: 5)
+        #expect(refusedClosed && refusal.hasPrefix("HTTP/1.1 503"), "\(refusal)")
+        toTheLimit.release()
+        let counted = try daemon.pizzactl(["metrics"]).stdout
+        #expect(counted.contains(#"pizzad_overload_refusals_total{reason="metrics_connections"} 1"#), "\(counted)")
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         #expect(try daemon.pizzactl(["status"]).status == 0)
         // Both kinds are answered 408 and closed once the request timeout (10 s) passes.

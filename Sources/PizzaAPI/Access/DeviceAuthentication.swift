@@ -1,5 +1,5 @@
 import Foundation
-import HTTPTypes
+public import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
 import Logging
@@ -102,5 +102,6 @@ extension HTTPField.Name {
     static let webhookTimestamp = Self("webhook-timestamp")!
     static let webhookSignature = Self("webhook-signature")!
     static let idempotencyKey = Self("Idempotency-Key")!
-    static let lastEventID = Self("Last-Event-ID")!
+    /// Where a Server-Sent Events client resumes (`/v1/events`, the board's stream).
+    public static let lastEventID = Self("Last-Event-ID")!
 }

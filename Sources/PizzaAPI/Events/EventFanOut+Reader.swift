@@ -9,6 +9,7 @@ extension EventFanOut {
         public let device: String?
         /// Whether it gets orders without the customer's name.
         public let hideCustomer: Bool
+        private let onDrop: (@Sendable () -> Void)?
         private let state = Locked(State())
 
         private typealias Waiting = CheckedContinuation<[ByteBuffer]?, Never>
@@ -38,10 +39,12 @@ extension EventFanOut {
             }
         }
 
-        /// A reader for `device` (nil: not a device); subscribe it with ``EventFanOut/subscribe(_:)``.
-        public init(device: String?, hideCustomer: Bool) {
+        /// A reader for `device` (nil: not a device); subscribe it with ``EventFanOut/subscribe(_:)``. `onDrop` runs
+        /// once if it is dropped for not keeping up (its writer may then be stuck on a client that stopped reading).
+        public init(device: String?, hideCustomer: Bool, onDrop: (@Sendable () -> Void)? = nil) {
             self.device = device
             self.hideCustomer = hideCustomer
+            self.onDrop = onDrop
         }
 
         /// Takes `batch`; false once it is past its allowance (it is then ended, with a `dropped` event last).
@@ -65,6 +68,7 @@ extension EventFanOut {
                 return (fits, (waiting, events))
             }
             if let (waiting, events) = resume { waiting.resume(returning: events) }
+            if !fits { onDrop?() }
             return fits
         }
 

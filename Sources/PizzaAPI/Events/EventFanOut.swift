@@ -48,16 +48,17 @@ public final class EventFanOut: OrderRepositoryDelegate {
     }
 
     /// A new reader for `device` (nil: not a device); it receives every change committed from now on, until
-    /// ``remove(_:)``.
-    public func subscribe(device: String?, hideCustomer: Bool = false) -> Reader {
-        let reader = Reader(device: device, hideCustomer: hideCustomer)
+    /// ``remove(_:)``; `onDrop` runs if it is dropped for not keeping up.
+    public func subscribe(
+        device: String?, hideCustomer: Bool = false, onDrop: (@Sendable () -> Void)? = nil
+    ) -> Reader {
+        let reader = Reader(device: device, hideCustomer: hideCustomer, onDrop: onDrop)
         subscribe(reader)
         return reader
     }
 
-    /// Adds a reader of another kind (the board's pages, ``GatheredReader``); it receives every change committed from
-    /// now on.
-    public func subscribe(_ reader: any EventReader) {
+    /// Adds `reader`; it receives every change committed from now on.
+    func subscribe(_ reader: any EventReader) {
         state.withLock { state in
             reader.skip(through: state.lastSeq)
             state.byID[ObjectIdentifier(reader)] = reader

@@ -14,19 +14,14 @@ public import ServiceLifecycle
 /// service keep `PrivateNetwork=yes`), with TLS 1.2 or newer, offering HTTP/2 and HTTP/1.1 (ALPN), or plain HTTP/1.1
 /// on a loopback address.
 ///
-/// Hummingbird binds by address only; so that a passed socket is served the same way, the listener is NIO's own
-/// (`ServerBootstrap`, bound or `withBoundSocket`), and each connection is Hummingbird's HTTP channel running the
-/// router. It runs on NIO's shared event loops, which are also Swift concurrency's executor in pizzad: Hummingbird's
+/// The listener is ``HTTPListener`` (as the board's and the metrics'), each connection Hummingbird's HTTP channel
+/// running the router. It runs on NIO's shared event loops, which are also Swift concurrency's executor in pizzad: Hummingbird's
 /// handlers are tasks, and a connection on loops of its own made every request and answer hop between two pools
 /// (measured in docs/PERFORMANCE.md, "The order API"). What keeps a flood, a slow client or a handshake from
 /// holding the control socket is the limits (connections, deadlines, rates), not threads of its own.
 public final class APIServer: Service {
-    /// What the API serves on.
-    public enum Listener: Sendable {
-        case address(host: String, port: Int)
-        /// A listening TCP socket's descriptor, passed by systemd.
-        case passed(Int32)
-    }
+    /// What the API serves on: an address, or the socket systemd passed.
+    public typealias Listener = HTTPListener.Socket
 
     /// Why the API could not start: named, for the log and the exit.
     public struct StartError: Error, CustomStringConvertible {
@@ -54,9 +49,7 @@ public final class APIServer: Service {
         _ = try ServedCertificate(certificatePath: certificatePath, keyPath: keyPath)
     }
 
-    private let group: MultiThreadedEventLoopGroup
-    private let serve: @Sendable () async -> Void
-    private let close: @Sendable () async -> Void
+    private let listener: HTTPListener
     /// Where it listens: `127.0.0.1:8443`, `[::]:8443`.
     public let address: String
     /// `https` or `http`.
@@ -79,8 +72,6 @@ public final class APIServer: Service {
             }
         }
         scheme = tls == nil ? "http" : "https"
-        let group = MultiThreadedEventLoopGroup.singleton
-        self.group = group
         let responder = try api.router().buildResponder()
         let connections = ConnectionCount(
             limit: settings.maxConnections, perAddress: settings.maxConnectionsPerAddress,
@@ -114,7 +105,7 @@ public final class APIServer: Service {
             httpDecoderConfiguration: .init(
                 maxHeaderFieldSize: APISettings.maximumHeaderBytes, maxHeaderListSize: APISettings.maximumHeaderBytes,
                 maxHeaderFieldCount: 100))
-        let bound: (address: String, serve: @Sendable () async -> Void, close: @Sendable () async -> Void)
+        let bound: HTTPListener
         do {
             if let tls {
                 let child = try HTTP2UpgradeChannel(
@@ -123,38 +114,33 @@ public final class APIServer: Service {
                         idleTimeout: .seconds(settings.idleTimeoutSeconds), streamConfiguration: http1),
                     responder: answer)
                 bound = try await Self.bind(
-                    child, listener, group, connections, .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
+                    child, listener, connections, .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             } else {
                 bound = try await Self.bind(
-                    HTTP1Channel(responder: answer, configuration: http1), listener, group, connections,
+                    HTTP1Channel(responder: answer, configuration: http1), listener, connections,
                     .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             }
         } catch {
             throw StartError(description: "cannot listen for the order API: \(error)", isConfiguration: false)
         }
         address = bound.address
-        serve = bound.serve
-        close = bound.close
+        self.listener = bound
     }
 
     /// Serves until the graceful shutdown, then closes the listener.
     public func run() async throws {
         await withGracefulShutdownHandler {
-            await serve()
-        } onGracefulShutdown: { [close] in
-            Task { await close() }
+            await listener.serve()
+        } onGracefulShutdown: { [listener] in
+            Task { await listener.close() }
         }
     }
 
     private static func bind<Child: ServerChildChannel>(
-        _ child: Child, _ listener: Listener, _ group: MultiThreadedEventLoopGroup, _ connections: ConnectionCount,
-        _ firstRequest: TimeAmount, _ logger: Logger
-    ) async throws -> (address: String, serve: @Sendable () async -> Void, close: @Sendable () async -> Void) {
-        let bootstrap = ServerBootstrap(group: group)
-            .serverChannelOption(.backlog, value: 256)
-            .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
-            .childChannelOption(.allowRemoteHalfClosure, value: true)
-        let initialize: @Sendable (any Channel) -> EventLoopFuture<Child.Value> = { channel in
+        _ child: Child, _ listener: Listener, _ connections: ConnectionCount, _ firstRequest: TimeAmount,
+        _ logger: Logger
+    ) async throws -> HTTPListener {
+        try await HTTPListener.bind(child, on: listener, name: "order API", logger: logger) { channel in
             let refusal = connections.admit(channel, host: channel.remoteAddress?.ipAddress ?? "unknown")
             if refusal == .address {
                 // One address past its share: closed without a word (it holds the others' slots, or tries to).
@@ -183,32 +169,6 @@ public final class APIServer: Service {
             }
             return value
         }
-        let server: NIOAsyncChannel<Child.Value, Never>
-        switch listener {
-        case .address(let host, let port):
-            server = try await bootstrap.bind(host: host, port: port, childChannelInitializer: initialize)
-        case .passed(let descriptor):
-            server = try await bootstrap.bind(descriptor, childChannelInitializer: initialize)
-        }
-        let address =
-            server.channel.localAddress.map { local in
-                let host = local.ipAddress ?? "?"
-                return host.contains(":") ? "[\(host)]:\(local.port ?? 0)" : "\(host):\(local.port ?? 0)"
-            } ?? "passed socket"
-        let serve: @Sendable () async -> Void = {
-            await withDiscardingTaskGroup { group in
-                do {
-                    try await server.executeThenClose { inbound in
-                        for try await connection in inbound {
-                            group.addTask { await child.handle(value: connection, logger: logger) }
-                        }
-                    }
-                } catch {
-                    logger.error("order API: accepting connections failed: \(error)")
-                }
-            }
-        }
-        return (address, serve, { try? await server.channel.close() })
     }
 
     /// TLS 1.2 or newer with forward-secret AEAD ciphers only, from the configured PEM files (re-read on reload:

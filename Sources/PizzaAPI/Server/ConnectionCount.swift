@@ -78,26 +78,3 @@ extension APIServer {
         }
     }
 }
-
-/// The first handler of a connection past `api.maxConnections`: answers `503 Service Unavailable` as soon as the
-/// connection is active, reads nothing, and closes it.
-final class RefusedConnection: ChannelInboundHandler, Sendable {
-    typealias InboundIn = ByteBuffer
-
-    static let answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
-
-    func handlerAdded(context: ChannelHandlerContext) {
-        if context.channel.isActive { refuse(context) }
-    }
-
-    func channelActive(context: ChannelHandlerContext) { refuse(context) }
-
-    func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
-
-    private func refuse(_ context: ChannelHandlerContext) {
-        let bound = NIOLoopBound(context, eventLoop: context.eventLoop)
-        context.writeAndFlush(NIOAny(context.channel.allocator.buffer(string: Self.answer))).whenComplete { _ in
-            bound.value.close(promise: nil)
-        }
-    }
-}

@@ -1,10 +1,11 @@
 import NIOCore
+import NIOHTTPTypes
 
 /// Cuts off what a scraper never does, before the HTTP parser buffers it: a request over
 /// ``maximumRequestBytes`` (431, or 413 once its head was read), a request that has not arrived in full
 /// ``requestTimeout`` after its first byte (or after connecting) (408), and a keep-alive connection idle for
-/// ``idleTimeout`` (closed). First in the pipeline, on raw bytes; ``MetricsHTTPHandler`` tells it where each
-/// request begins and ends with the outbound ``Event``s.
+/// ``idleTimeout`` (closed). First in the pipeline, on raw bytes; ``RequestGuardEvents``, after the HTTP decoder,
+/// tells it where each request begins and ends with the outbound ``Event``s.
 final class HTTPRequestGuard: ChannelDuplexHandler {
     typealias InboundIn = ByteBuffer
     typealias InboundOut = ByteBuffer
@@ -110,5 +111,27 @@ final class HTTPRequestGuard: ChannelDuplexHandler {
         let channel = context.channel
         context.writeAndFlush(wrapOutboundOut(.byteBuffer(context.channel.allocator.buffer(string: response))))
             .whenComplete { _ in channel.close(promise: nil) }
+    }
+}
+
+/// Tells ``HTTPRequestGuard`` where each request begins (its head parsed) and ends (its answer's end written); in
+/// Hummingbird's HTTP channel after the decoder.
+final class RequestGuardEvents: ChannelDuplexHandler, RemovableChannelHandler {
+    typealias InboundIn = HTTPRequestPart
+    typealias InboundOut = HTTPRequestPart
+    typealias OutboundIn = HTTPResponsePart
+    typealias OutboundOut = HTTPResponsePart
+
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+        if case .head = unwrapInboundIn(data) {
+            context.triggerUserOutboundEvent(HTTPRequestGuard.Event.requestHeadReceived, promise: nil)
+        }
+        context.fireChannelRead(data)
+    }
+
+    func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
+        guard case .end = unwrapOutboundIn(data) else { return context.write(data, promise: promise) }
+        context.write(data, promise: promise)
+        context.triggerUserOutboundEvent(HTTPRequestGuard.Event.responseSent, promise: nil)
     }
 }
