@@ -333,7 +333,7 @@ let package = Package(
             name: "PizzaDaemonUnitTests",
             dependencies: [
                 "PizzaDaemon", "PizzaReplication", "PizzaStorage", "PizzaProtocol", "PizzaWire", "PizzaCore", "SQLite",
-                "PizzaTesting", "Locking", "PizzaMetrics", "PizzaOutbox",
+                "PizzaTesting", "Locking", "PizzaMetrics", "PizzaOutbox", "DaemonHarness", "PizzaClient",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"), .product(name: "Logging", package: "swift-log"),
             ],
@@ -365,9 +365,16 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // What the daemon's tests share, in a process or in the test's: pizzactl as a user types it, HTTP on raw
+        // sockets, the real PostgreSQL, Prometheus, webhook receivers and systemd they start.
+        .target(
+            name: "DaemonHarness",
+            dependencies: ["PizzaProtocol", "PizzaWire", "PizzaClient", "PizzaCore", "PizzaTesting"],
+            path: "Tests/DaemonHarness", swiftSettings: strict
+        ),
         .testTarget(
             name: "PizzaDaemonTests",
-            dependencies: ["PizzaProtocol", "PizzaWire", "PizzaClient", "PizzaCore", "PizzaTesting"],
+            dependencies: ["PizzaProtocol", "PizzaWire", "PizzaClient", "PizzaCore", "PizzaTesting", "DaemonHarness"],
             // The browser's side of the board page test, run with Debian's python3; the lossy network's proxy and till.
             exclude: [
                 "Browser", "LossyNetwork", "Outbox/webhook_receiver.py", "Outbox/receivers.pl", "Hostile/h2flood.py",

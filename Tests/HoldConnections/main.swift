@@ -1,5 +1,5 @@
 // hold-connections: a test helper that opens many connections to pizzad and holds them, so that the test process
-// itself stays under Foundation's /proc/self/fd limit (see Tests/PizzaDaemonTests/Harness/HeldConnections.swift).
+// itself stays under Foundation's /proc/self/fd limit (see Sources/PizzaTesting/HeldConnections.swift).
 //
 //   hold-connections unix PATH COUNT [mixed]    connections to a Unix socket
 //   hold-connections tcp PORT COUNT [FROM]      connections to 127.0.0.1:PORT, from the loopback address FROM

@@ -1,9 +1,7 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing
-
-/// Whether this process may mount a tmpfs (root, as on the build machines and CI).
-let canMount: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/mount")
 
 @Suite("A full disk", .serialized, .offThePool)
 struct DiskFullTests {

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing
@@ -412,6 +413,30 @@ struct MetricsEndpointTests {
         // Nothing is wrong with this shop, so nothing fires (PizzadMissing would need no target at all).
         let firing = try prometheus.query(#"ALERTS{alertstate="firing"}"#)
         #expect(firing.isEmpty, "\(firing)")
+        #expect(try daemon.stop() == 0)
+    }
+}
+
+/// In the metrics endpoint's serialized suite: its 1,000 held connections never overlap that suite's own 1,000.
+extension MetricsEndpointTests {
+    @Test("1,000 idle connections and a client that never sends: the board and pizzactl go on; the silent are cut off")
+    func boardIdleConnections() throws {
+        let daemon = try PizzadProcess(config: "board:\n  listen: 127.0.0.1:0\n")
+        let port = try #require(daemon.boardPort, "no 'serving board' line in:\n\(daemon.output)")
+        let first = try HTTPConnection(port: port)
+        let held = try HeldConnections(port: port, count: 998)
+        let slow = try HTTPConnection(port: port)
+        try slow.send("GET /boa")
+        let started = Stopwatch()
+        #expect(try httpGet(port: port, "/board").status == 200)
+        #expect(started.seconds < 5)
+        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
+        let (silent, silentClosed) = first.readUntilClosed(timeout: 20)
+        #expect(silentClosed && silent.hasPrefix("HTTP/1.1 408"), "\(silent)")
+        let (partial, partialClosed) = slow.readUntilClosed(timeout: 20)
+        #expect(partialClosed && partial.hasPrefix("HTTP/1.1 408"), "\(partial)")
+        held.release()
+        #expect(try httpGet(port: port, "/board").status == 200)
         #expect(try daemon.stop() == 0)
     }
 }

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing
@@ -6,21 +7,6 @@ import Testing
 /// operator types it (CONTRACT section 15).
 @Suite("Order API over the network", .serialized, .offThePool)
 struct OrderAPILiveTests {
-    /// A self-signed certificate for 127.0.0.1 and ::1, and its key, in `folder`.
-    static func certificate(in folder: String) throws -> (certificate: String, key: String) {
-        let certificate = folder + "/api.pem"
-        let key = folder + "/api.key"
-        let made = try run(
-            "openssl",
-            [
-                "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes", "-days", "2",
-                "-subj", "/CN=pizzad", "-addext", "subjectAltName=IP:127.0.0.1,IP:::1", "-keyout", key, "-out",
-                certificate,
-            ])
-        guard made.status == 0 else { throw HarnessError("openssl req: \(made)") }
-        return (certificate, key)
-    }
-
     /// A pizzad serving the API with TLS on a free port, with a till's, a kitchen's and a reader's tokens.
     struct Shop {
         let folder: TemporaryFolder
@@ -32,7 +18,7 @@ struct OrderAPILiveTests {
 
     static func start(_ extra: String = "") throws -> Shop {
         let folder = try TemporaryFolder("pizzad-api")
-        let (certificate, key) = try Self.certificate(in: folder.path)
+        let (certificate, key) = try selfSignedCertificate(in: folder.path)
         let port = try freeLoopbackPort()
         let daemon = try PizzadProcess(
             config: """
@@ -356,7 +342,7 @@ struct OrderAPILiveTests {
     func refusedConfigurations() throws {
         let folder = try TemporaryFolder("pizzad-api")
         defer { folder.remove() }
-        let (certificate, _) = try Self.certificate(in: folder.path)
+        let (certificate, _) = try selfSignedCertificate(in: folder.path)
         for (config, key) in [
             ("api:\n  listen: 0.0.0.0:8443\n", "api.listen"),
             ("api:\n  listen: 127.0.0.1:8443\n  tls:\n    certificate: \(certificate)\n", "api.tls.key"),
@@ -370,7 +356,7 @@ struct OrderAPILiveTests {
         // systemd does not restart), not 1 again and again.
         let other = folder.path + "/other"
         try FileManager.default.createDirectory(atPath: other, withIntermediateDirectories: true)
-        let (_, otherKey) = try Self.certificate(in: other)
+        let (_, otherKey) = try selfSignedCertificate(in: other)
         for (config, named) in [
             (
                 "api:\n  listen: 127.0.0.1:8443\n  tls:\n    certificate: \(folder.path)/missing.pem\n    key: \(otherKey)\n",

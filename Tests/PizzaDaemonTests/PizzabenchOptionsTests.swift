@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing

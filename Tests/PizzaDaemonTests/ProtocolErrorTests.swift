@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaCore
 import PizzaProtocol

@@ -80,11 +80,16 @@ public enum Daemon {
 
     /// Runs the daemon with the configuration `loader` reads, until SIGTERM or SIGINT; returns the exit code.
     static func serve(_ loader: ConfigurationLoader) async -> Int32 {
-        let environment = loader.environment
         raiseOpenFileLimit()
-        let journal = environment["JOURNAL_STREAM"] != nil
+        let journal = loader.environment["JOURNAL_STREAM"] != nil
         LoggingSystem.bootstrap { label in DaemonLogHandler(label: label, journal: journal) }
-        let logger = Logger(label: "pizzad")
+        return await run(loader, logger: Logger(label: "pizzad"), control: DaemonControl(usesSignals: true))
+    }
+
+    /// Runs the daemon with the configuration `loader` reads, logging to `logger`, until `control` stops it (or the
+    /// signals it traps); returns the exit code. A test runs it in its own process with a control of its own.
+    static func run(_ loader: ConfigurationLoader, logger: Logger, control: DaemonControl) async -> Int32 {
+        let environment = loader.environment
         let notifier = SystemdNotifier(environment: environment)
 
         let configuration: DaemonConfiguration
@@ -105,7 +110,7 @@ public enum Daemon {
         }
 
         // From here a SIGTERM waits for the services, and stops them gracefully, rather than killing a start.
-        let earlyStop = await EarlyStop()
+        await control.trapSignals()
         let store: SQLiteOrderStore
         let migrationsPath: String
         let centralMigrations: [Migration]
@@ -167,7 +172,8 @@ public enum Daemon {
 
         server.whenShuttingDown { notifier.notify("STOPPING=1\nSTATUS=stopping: finishing requests under way") }
         let reload = await ReloadService(
-            loader: loader, current: configuration, state: state, notifier: notifier, logger: logger)
+            loader: loader, current: configuration, state: state, notifier: notifier, logger: logger,
+            trapsHangUp: control.usesSignals)
         let health = HealthService(state: state, server: server, notifier: notifier, logger: logger) { [logger] in
             // The service group is running, so SIGTERM and SIGINT already lead to a graceful shutdown.
             logger.info(
@@ -200,10 +206,10 @@ public enum Daemon {
         let serviceGroup = ServiceGroup(
             configuration: ServiceGroupConfiguration(
                 services: services,
-                gracefulShutdownSignals: [.sigterm, .sigint],
+                gracefulShutdownSignals: control.usesSignals ? [.sigterm, .sigint] : [],
                 logger: logger))
-        await earlyStop.hand(to: serviceGroup)
-        if earlyStop.requested { logger.notice("asked to stop while starting: stopping") }
+        await control.hand(to: serviceGroup, reload: reload)
+        if control.requested { logger.notice("asked to stop while starting: stopping") }
         do {
             try await serviceGroup.run()
         } catch {

@@ -42,12 +42,15 @@ final class DaemonState: Sendable {
     let metricsAddress = Locked<String?>(nil)
     private let factoryState: Locked<PizzaFactory>
     private let accessState: Locked<AccessPolicy>
+    /// The environment the daemon was started with (`STATE_DIRECTORY`, the centre's password).
+    let environment: [String: String]
 
     init(
         store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger,
         centralMigrations: [Migration] = [], environment: [String: String] = [:]
     ) async throws {
         self.logger = logger
+        self.environment = environment
         orders = OrderBook(store: store)
         // The items taken off the menu, as the last run left them.
         try orders.loadAvailability()

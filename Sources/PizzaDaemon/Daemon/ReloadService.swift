@@ -16,9 +16,9 @@ final class ReloadService: Service {
 
     init(
         loader: ConfigurationLoader, current: DaemonConfiguration, state: DaemonState, notifier: SystemdNotifier,
-        logger: Logger
+        logger: Logger, trapsHangUp: Bool = true
     ) async {
-        self.signals = await UnixSignalsSequence(trapping: .sighup)
+        self.signals = trapsHangUp ? await UnixSignalsSequence(trapping: .sighup) : nil
         self.loader = loader
         self.current = Locked(current)
         self.state = state
@@ -26,10 +26,12 @@ final class ReloadService: Service {
         self.logger = logger
     }
 
-    /// Traps `SIGHUP` (whose default action would end the process) as soon as the service exists.
-    private let signals: UnixSignalsSequence
+    /// Traps `SIGHUP` (whose default action would end the process) as soon as the service exists; nil in a test's
+    /// process, where only ``DaemonControl/reload()`` reloads.
+    private let signals: UnixSignalsSequence?
 
     func run() async throws {
+        guard let signals else { return try await gracefulShutdown() }
         for await _ in signals.cancelOnGracefulShutdown() {
             await reload()
         }

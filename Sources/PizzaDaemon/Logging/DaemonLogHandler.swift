@@ -18,6 +18,8 @@ public struct DaemonLogHandler: LogHandler {
         set { Self.sharedLevel = newValue }
     }
     private let label: String
+    /// Where the lines go instead of stderr (a daemon in a test's process keeps its own).
+    private let sink: (@Sendable (String) -> Void)?
 
     /// The level of every logger writing through this handler: set at start and on `SIGHUP`.
     public static var sharedLevel: Logger.Level {
@@ -31,6 +33,14 @@ public struct DaemonLogHandler: LogHandler {
     public init(label: String, journal: Bool) {
         self.label = label
         self.journal = journal
+        sink = nil
+    }
+
+    /// A handler for `label` writing each line, as on a terminal, to `sink`.
+    init(label: String, sink: @escaping @Sendable (String) -> Void) {
+        self.label = label
+        journal = false
+        self.sink = sink
     }
 
     public subscript(metadataKey key: String) -> Logger.Metadata.Value? {
@@ -63,6 +73,7 @@ public struct DaemonLogHandler: LogHandler {
         } else {
             line = "\(Self.localTime()) \(event.level.rawValue.uppercased()) \(message)\n"
         }
+        if let sink { return sink(line) }
         Self.output.withLock { _ in
             _ = line.utf8CString.withUnsafeBufferPointer { buffer in
                 write(STDERR_FILENO, buffer.baseAddress, buffer.count - 1)

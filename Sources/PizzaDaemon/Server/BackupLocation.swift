@@ -8,10 +8,9 @@ import Foundation
 enum BackupLocation {
     static let volatileFolders = ["/tmp", "/var/tmp", "/dev/shm", "/run"]
 
-    /// Why `path` cannot keep a backup, with what to use instead; nil when it can.
-    static func refusal(
-        for path: String, environment: [String: String] = ProcessInfo.processInfo.environment
-    ) -> (reason: String, allowed: String)? {
+    /// Why `path` cannot keep a backup, with what to use instead, under the daemon's `environment`; nil when it
+    /// can.
+    static func refusal(for path: String, environment: [String: String]) -> (reason: String, allowed: String)? {
         guard let state = environment["STATE_DIRECTORY"]?.split(separator: ":").first.map(String.init) else {
             return nil
         }

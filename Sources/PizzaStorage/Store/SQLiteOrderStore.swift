@@ -263,11 +263,19 @@ public final class SQLiteOrderStore: OrderStore {
         return try await checkpointer.checkpoint()
     }
 
-    /// Checkpoints the WAL (truncating it) and closes the readers and the checkpointer; the writer closes when
-    /// the store is released.
+    /// Checkpoints the WAL (truncating it) and closes the checkpointer, the readers and the writer's connection:
+    /// nothing of the database's files stays open.
     public func close() async {
         checkpointer.close()
-        _ = try? await withWriter { db in try db.checkpoint(truncate: true) }
+        let rules = rules
+        _ = try? await writer.withConnection { db in
+            rules.carriedNumbers = nil
+            try db.checkpoint(truncate: true)
+        }
+        // The file's connections close now, not when the last reference to the store goes (a process's exit did
+        // that; a daemon run in a test's process, or a restore after a stop, needs them closed): the writer's is
+        // replaced by an empty one in memory, so a write after the store closed fails and touches no file.
+        _ = try? await writer.withConnection { db in db = try Database(path: ":memory:") }
         readers.close()
     }
 }

@@ -26,7 +26,7 @@ extension RPCDispatcher {
                     "path", "\(path) names a folder; give the copy's file name, e.g. \(path)pizzad-backup.sqlite",
                     allowed: ["a file's path"])
             }
-            if let refusal = BackupLocation.refusal(for: path) {
+            if let refusal = BackupLocation.refusal(for: path, environment: state.environment) {
                 throw RPCError.validation("path", refusal.reason, allowed: [refusal.allowed])
             }
             let bytes: Int64

@@ -1,45 +1,46 @@
-import Foundation
-import PizzaTesting
-import Testing
+public import Foundation
+public import PizzaTesting
+public import Testing
 
 /// A webhook endpoint that verifies every delivery with PyPI's `standardwebhooks` (`Outbox/webhook_receiver.py`, in
 /// the venv `.ci/run` makes), answering as its script says, and logging what it received.
-final class WebhookReceiver {
+public final class WebhookReceiver {
     /// One delivery it received and verified (or could not).
-    struct Record: Decodable {
-        var verified: Bool
-        var answered: Int?
-        var id: String?
-        var timestamp: Int64?
-        var received: Double?
-        var seq: Int64?
-        var kind: String?
-        var order: Int64?
-        var status: String?
+    public struct Record: Decodable {
+        public var verified: Bool
+        public var answered: Int?
+        public var id: String?
+        public var timestamp: Int64?
+        public var received: Double?
+        public var seq: Int64?
+        public var kind: String?
+        public var order: Int64?
+        public var status: String?
         /// For an item's availability: the item and whether it is available now.
-        var item: String?
-        var available: Bool?
+        public var item: String?
+        public var available: Bool?
         /// For a Z report: its number.
-        var report: Int64?
-        var error: String?
+        public var report: Int64?
+        public var error: String?
     }
 
-    let port: Int
-    let secret: String
-    let secretFile: String
+    public let port: Int
+    public let secret: String
+    public let secretFile: String
     private let log: String
     private let process: Process
 
-    static let python = Binaries.repository + "/.cache/standardwebhooks/bin/python"
+    public static let python = Binaries.repository + "/.cache/standardwebhooks/bin/python"
 
     /// Whether the venv is there; tests skip with a reason when it is not.
-    static var available: Bool { FileManager.default.isExecutableFile(atPath: python) }
+    public static var available: Bool { FileManager.default.isExecutableFile(atPath: python) }
 
     /// Why a test that needs the receiver is skipped, as the order API's schemathesis test says it.
-    static let missing: Comment = "standardwebhooks is not installed in .cache/standardwebhooks (.ci/run installs it)"
+    public static let missing: Comment =
+        "standardwebhooks is not installed in .cache/standardwebhooks (.ci/run installs it)"
 
     /// A receiver writing its log and its secret into `folder`; `script` and `always` as the script's usage says.
-    init(
+    public init(
         in folder: String, name: String = "hook", script: [String] = [], always: String? = nil,
         tls: (String, String)? = nil
     )
@@ -78,14 +79,14 @@ final class WebhookReceiver {
         process.waitUntilExit()
     }
 
-    var url: String { "http://127.0.0.1:\(port)/hook" }
+    public var url: String { "http://127.0.0.1:\(port)/hook" }
 
     /// What it logged, in order.
-    func records() throws -> [Record] {
+    public func records() throws -> [Record] {
         let text = try String(contentsOfFile: log, encoding: .utf8)
         return try text.split(separator: "\n").map { try JSONDecoder().decode(Record.self, from: Data($0.utf8)) }
     }
 
     /// The deliveries it accepted (answered 2xx).
-    func accepted() throws -> [Record] { try records().filter { ($0.answered ?? 0) / 100 == 2 } }
+    public func accepted() throws -> [Record] { try records().filter { ($0.answered ?? 0) / 100 == 2 } }
 }

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaClient
 import PizzaCore
@@ -11,7 +12,7 @@ struct HealthTests {
     @Test("a watcher that never reads is dropped with a notice; the kitchen is not slowed")
     func slowWatcher() async throws {
         try await withMachine(heavy: false) {
-            let daemon = try PizzadProcess()
+            let daemon = try LiveDaemon()
             // The watcher lives on a plain thread of its own: it subscribes, reads nothing while the kitchen works,
             // then, once the daemon drops it, reads what it was sent, as a screen coming back would. (The daemon
             // closes a dropped watcher's connection 10 s after the notice, however slow this build is.)
@@ -81,7 +82,7 @@ struct HealthTests {
 
     @Test("events reach a watcher in commit order while many clients change orders at once")
     func eventOrder() async throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         let watcher = try RawConnection(path: daemon.socket)
         _ = try watcher.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -127,7 +128,7 @@ struct HealthTests {
         let listener = try NotifyListener(path: directory + "/notify.sock")
         // The writer is to stay wedged on another program's lock past the watchdog's interval: its busy timeout
         // (5 s by default) would free it first.
-        let daemon = try PizzadProcess(
+        let daemon = try LiveDaemon(
             config: "database:\n  busyTimeoutMs: 60000\n",
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
         _ = listener.collect(timeout: 3) { $0.filter { $0.message.contains("WATCHDOG=1") }.count >= 2 }
@@ -156,7 +157,7 @@ struct HealthTests {
 
     @Test("a long read transaction holding the WAL back shows in the metrics and the log, and clears")
     func checkpointStarvation() throws {
-        let daemon = try PizzadProcess(environment: ["WATCHDOG_USEC": "400000"])
+        let daemon = try LiveDaemon(environment: ["WATCHDOG_USEC": "400000"])
         try #require(daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         // An sqlite3 shell with an open read transaction: its snapshot pins the WAL.
         let reader = Process()

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing
@@ -33,7 +34,7 @@ struct WireFormTests {
         let directoryFolder = try TemporaryFolder("pizzad-wire")
         defer { directoryFolder.remove() }
         let directory = directoryFolder.path
-        var daemon = try PizzadProcess(directory: directory)
+        var daemon = try LiveDaemon(directory: directory)
         let live = try RawConnection(path: daemon.socket)
         _ = try live.request(#"{"jsonrpc":"2.0","id":1,"method":"events.watch"}"#)
         let connection = try RawConnection(path: daemon.socket)
@@ -74,7 +75,7 @@ struct WireFormTests {
             try sqlite3(
                 daemon.database, "SELECT json_extract(after, '$.items[0].pizza.kind') FROM audit_log WHERE seq = 1")
                 == "chicken")
-        daemon = try PizzadProcess(directory: directory)
+        daemon = try LiveDaemon(directory: directory)
         let again = try RawConnection(path: daemon.socket)
         let listed = try again.request(#"{"jsonrpc":"2.0","id":5,"method":"audit.list"}"#).result
         #expect(try Self.canonical((listed?["entries"] as? [[String: Any]])?.first?["after"]) == expected)

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaClient
 import PizzaProtocol
@@ -28,7 +29,7 @@ struct ReplicationTests {
     @Test("a whole order reaches the centre with the shop's figures: subtotal, total, VAT per rate, paid, balance")
     func wholeOrderAtTheCentre() async throws {
         let centre = try Centre()
-        let shop = try PizzadProcess(
+        let shop = try LiveDaemon(
             config: """
                 menu:
                   taxes: {food: 700, drinks: 1900}
@@ -94,8 +95,8 @@ struct ReplicationTests {
     )
     func twoShops() async throws {
         let centre = try Centre()
-        let berlin = try PizzadProcess(environment: try centre.shop("berlin"))
-        let paris = try PizzadProcess(environment: try centre.shop("paris", batchSize: 7))
+        let berlin = try LiveDaemon(environment: try centre.shop("berlin"))
+        let paris = try LiveDaemon(environment: try centre.shop("paris", batchSize: 7))
         async let a: Void = { try await loadOrders(berlin, orders: 240) }()
         async let b: Void = { try await loadOrders(paris, orders: 180) }()
         _ = try await (a, b)
@@ -196,7 +197,7 @@ struct ReplicationTests {
         var trusted = try centre.shop("tls-trusted")
         trusted["PIZZAD_REPLICATION_POSTGRES_TLS"] = "require"
         trusted["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = centre.folder + "/server.crt"
-        let shop = try PizzadProcess(environment: trusted)
+        let shop = try LiveDaemon(environment: trusted)
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         #expect(try centre.entries("tls-trusted") == (try localEntries(shop)))
@@ -211,7 +212,7 @@ struct ReplicationTests {
 
         var untrusted = try centre.shop("tls-untrusted")
         untrusted["PIZZAD_REPLICATION_POSTGRES_TLS"] = "require"
-        let refused = try PizzadProcess(environment: untrusted)
+        let refused = try LiveDaemon(environment: untrusted)
         try await loadOrders(refused, orders: 3)
         let status = try await waitForStatus(refused, "a TLS error") { $0["lastError"] is String }
         let message = status["lastError"] as? String ?? ""
@@ -247,7 +248,7 @@ struct ReplicationTests {
         let plain = try Centre()
         let environment = try plain.shop("prefer-plain")
         #expect(environment["PIZZAD_REPLICATION_POSTGRES_TLS"] == nil, "the harness must not set the mode")
-        let fallsBack = try PizzadProcess(environment: environment)
+        let fallsBack = try LiveDaemon(environment: environment)
         try await loadOrders(fallsBack, orders: 5)
         try await waitUntilShipped(fallsBack)
         #expect(try plain.entries("prefer-plain") == (try localEntries(fallsBack)))
@@ -257,7 +258,7 @@ struct ReplicationTests {
         let secure = try Centre(tls: true)
         var trusted = try secure.shop("prefer-trusted")
         trusted["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = secure.folder + "/server.crt"
-        let upgrades = try PizzadProcess(environment: trusted)
+        let upgrades = try LiveDaemon(environment: trusted)
         try await loadOrders(upgrades, orders: 5)
         try await waitUntilShipped(upgrades)
         #expect(try encrypted(secure, "shop_prefer_trusted") == "t", "prefer takes TLS when the centre offers it")
@@ -266,7 +267,7 @@ struct ReplicationTests {
         // The centre offers TLS with a certificate the shop cannot verify: prefer does not fall back to plain text
         // (that would let anyone in the middle answer in the centre's place); it names the error and waits.
         let untrusted = try secure.shop("prefer-untrusted")
-        let refused = try PizzadProcess(environment: untrusted)
+        let refused = try LiveDaemon(environment: untrusted)
         try await loadOrders(refused, orders: 3)
         let status = try await waitForStatus(refused, "a TLS error") { $0["lastError"] is String }
         let message = status["lastError"] as? String ?? ""
@@ -287,7 +288,7 @@ struct ReplicationTests {
             FROM generate_series(1, 200000) AS n;
             ANALYZE order_events;
             """)
-        let shop = try PizzadProcess(environment: try centre.shop("bern", batchSize: 10))
+        let shop = try LiveDaemon(environment: try centre.shop("bern", batchSize: 10))
         try await loadOrders(shop, orders: 60)
         try await waitUntilShipped(shop)
         let local = try localEntries(shop)
@@ -323,7 +324,7 @@ struct ReplicationTests {
             SELECT 'other-' || n, repeat('k', 32), 'nobody', 0, repeat('0', 64) FROM generate_series(1, 5000) AS n;
             SELECT pg_stat_reset();
             """)
-        let shop = try PizzadProcess(environment: try centre.shop("bern", batchSize: 5))
+        let shop = try LiveDaemon(environment: try centre.shop("bern", batchSize: 5))
         try await loadOrders(shop, orders: 40)
         try await waitUntilShipped(shop)
         // A backend's table statistics are flushed when it ends (an idle one waits up to 10 s).
@@ -343,7 +344,7 @@ struct ReplicationTests {
     )
     func centreDown() async throws {
         let centre = try Centre()
-        let shop = try PizzadProcess(environment: try centre.shop("lyon"))
+        let shop = try LiveDaemon(environment: try centre.shop("lyon"))
         let (up, down) = try await withMachine(heavy: false) {
             try await loadOrders(shop, clients: 1, orders: 40)  // warm up
             let up = try await loadOrders(shop, clients: 1, orders: 150)
@@ -381,7 +382,7 @@ struct ReplicationTests {
         var environment = try centre.shop("oslo")
         // The limit this test is about, shortened from its shipped 30 s so that the test waits for it in seconds.
         environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
-        let shop = try PizzadProcess(environment: environment)
+        let shop = try LiveDaemon(environment: environment)
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
 
@@ -420,12 +421,12 @@ struct ReplicationTests {
     )
     func lostWhileQuiet() async throws {
         let centre = try Centre()
-        func shop(_ id: String, idleCheck: Int) throws -> PizzadProcess {
+        func shop(_ id: String, idleCheck: Int) throws -> LiveDaemon {
             var environment = try centre.shop(id)
             // The limit this test is about, shortened from its shipped 30 s so that the test waits for it in seconds.
             environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
             environment["PIZZAD_REPLICATION_IDLE_CHECK_SECONDS"] = String(idleCheck)
-            return try PizzadProcess(environment: environment)
+            return try LiveDaemon(environment: environment)
         }
         let watchful = try shop("porto", idleCheck: 1)
         let patient = try shop("braga", idleCheck: 60)
@@ -469,7 +470,7 @@ struct ReplicationTests {
         .enabled(if: canMount))
     func centralDiskFull() async throws {
         let centre = try Centre()
-        let shop = try PizzadProcess(environment: try centre.shop("nantes", batchSize: 20))
+        let shop = try LiveDaemon(environment: try centre.shop("nantes", batchSize: 20))
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
 
@@ -559,7 +560,7 @@ struct ReplicationTests {
     )
     func refusals() async throws {
         let centre = try Centre()
-        let wrong = try PizzadProcess(environment: try centre.shop("oslo", password: "not-the-password"))
+        let wrong = try LiveDaemon(environment: try centre.shop("oslo", password: "not-the-password"))
         try await loadOrders(wrong, orders: 5)
         let status = try await waitForStatus(wrong, "a refused login") { $0["lastError"] is String }
         #expect((status["lastErrorKind"] as? String) == "authentication", "\(status)")
@@ -578,7 +579,7 @@ struct ReplicationTests {
         #expect(migrate.status == 1)
         #expect(migrate.stderr.contains("already holds orders, shops that pizzad did not create"), "\(migrate.stderr)")
         foreign["PIZZAD_LOG_LEVEL"] = "info"
-        let intruder = try PizzadProcess(environment: foreign)
+        let intruder = try LiveDaemon(environment: foreign)
         try await loadOrders(intruder, orders: 3)
         let refused = try await waitForStatus(intruder, "the foreign database refused") {
             $0["state"] as? String == "stopped"
@@ -671,7 +672,7 @@ struct ReplicationTests {
         )
 
         // A shop ships into the upgraded centre: items in the wire form, totals as the shop has them.
-        let shop = try PizzadProcess(environment: try centre.shop("nice"))
+        let shop = try LiveDaemon(environment: try centre.shop("nice"))
         try await loadOrders(shop, orders: 6)
         try await waitUntilShipped(shop)
         #expect(
@@ -687,7 +688,7 @@ struct ReplicationTests {
     func schemaBehind() async throws {
         let centre = try Centre(migrate: false)
         try centre.server.psql("CREATE ROLE shop_graz LOGIN PASSWORD 'shop_graz-secret'")
-        let shop = try PizzadProcess(
+        let shop = try LiveDaemon(
             environment: centre.environment(shop: "graz", user: "shop_graz", password: "shop_graz-secret"))
         try await loadOrders(shop, orders: 5)
         let status = try await waitForStatus(shop, "schema_behind") {
@@ -717,7 +718,7 @@ struct ReplicationTests {
         let shopFolder = try TemporaryFolder("pizzad-it")
         defer { shopFolder.remove() }
         let directory = shopFolder.path
-        let shop = try PizzadProcess(environment: environment, directory: directory)
+        let shop = try LiveDaemon(environment: environment, directory: directory)
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         let backup = directory + "/old-copy.sqlite"
@@ -730,7 +731,7 @@ struct ReplicationTests {
         // The shop's disk is replaced by the older copy, and the kitchen goes on: new changes, old numbers.
         for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: shop.database + suffix) }
         try FileManager.default.copyItem(atPath: backup, toPath: shop.database)
-        let restored = try PizzadProcess(environment: environment, directory: directory)
+        let restored = try LiveDaemon(environment: environment, directory: directory)
         try await loadOrders(restored, orders: 3)
         let status = try await waitForStatus(restored, "diverged") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "diverged", "\(status)")
@@ -749,7 +750,7 @@ struct ReplicationTests {
     )
     func centreLostBatches() async throws {
         let centre = try Centre()
-        let shop = try PizzadProcess(environment: try centre.shop("vienna"))
+        let shop = try LiveDaemon(environment: try centre.shop("vienna"))
         try await loadOrders(shop, orders: 30)
         try await waitUntilShipped(shop)
         try centre.sql(
@@ -781,11 +782,11 @@ struct ReplicationTests {
     func shopIDCollision() async throws {
         let centre = try Centre()
         let environment = try centre.shop("zurich")
-        let first = try PizzadProcess(environment: environment)
+        let first = try LiveDaemon(environment: environment)
         try await loadOrders(first, orders: 5)
         try await waitUntilShipped(first)
         let before = try centre.entries("zurich")
-        let second = try PizzadProcess(environment: environment)
+        let second = try LiveDaemon(environment: environment)
         try await loadOrders(second, orders: 5)
         let status = try await waitForStatus(second, "a shop collision") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "shop_collision", "\(status)")
@@ -807,7 +808,7 @@ struct ReplicationTests {
         defer { shopFolder.remove() }
         let directory = shopFolder.path
         // The kitchen runs without replication first, so nothing is central yet.
-        let kitchen = try PizzadProcess(directory: directory)
+        let kitchen = try LiveDaemon(directory: directory)
         try await loadOrders(kitchen, orders: 10)
         #expect(try kitchen.stop() == 0)
         let total = Int(try sqlite3(kitchen.database, "SELECT count(*) FROM audit_log")) ?? 0
@@ -821,7 +822,7 @@ struct ReplicationTests {
             """)
         #expect(try sqlite3(kitchen.database, "SELECT count(*) FROM audit_log WHERE after LIKE '%forged%'") == "1")
 
-        let shop = try PizzadProcess(environment: try centre.shop("porto"), directory: directory)
+        let shop = try LiveDaemon(environment: try centre.shop("porto"), directory: directory)
         let status = try await waitForStatus(shop, "tampered") { $0["state"] as? String == "stopped" }
         #expect((status["lastErrorKind"] as? String) == "tampered", "\(status)")
         #expect(
@@ -842,7 +843,7 @@ struct ReplicationTests {
 struct ReplicationOffTests {
     @Test("replication status says off, verify and bad parameters are named errors, the kitchen is untouched")
     func off() async throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         let status = try daemon.pizzactl(["replication", "status"])
         #expect(status.status == 0 && status.stdout.contains("replication: off"), "\(status)")
         let verify = try daemon.pizzactl(["replication", "verify"])

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaClient
 import PizzaCore
@@ -7,11 +8,11 @@ import PizzaWire
 import Testing
 
 /// The board's HTTP listener without a browser: what it serves, how its stream resumes, and the same hardening as
-/// the metrics endpoint (the two share `HTTPEndpoint` and `HTTPRequestGuard`).
+/// the metrics endpoint (the two share `HTTPEndpoint` and `HTTPRequestGuard`), in the test's process.
 @Suite("The kitchen's board listener: the page, the event stream, bad input", .serialized, .offThePool)
 struct BoardEndpointTests {
-    func start(_ extra: String = "", directory: String? = nil) throws -> (PizzadProcess, Int) {
-        let daemon = try PizzadProcess(config: "board:\n  listen: 127.0.0.1:0\n" + extra, directory: directory)
+    func start(_ extra: String = "", directory: String? = nil) throws -> (LiveDaemon, Int) {
+        let daemon = try LiveDaemon(config: "board:\n  listen: 127.0.0.1:0\n" + extra, directory: directory)
         let port = try #require(daemon.boardPort, "no 'serving board' line in:\n\(daemon.output)")
         return (daemon, port)
     }
@@ -72,8 +73,8 @@ struct BoardEndpointTests {
             !stream.contains("Ada") && !stream.contains("\"Bo\"") && stream.contains("\"customer\":null"), "\(stream)")
         #expect(stream.contains("\"showCustomer\":false") && stream.contains("\"baking\":[60,90]"), "\(stream)")
         #expect(try daemon.stop() == 0)
-        let refused = try PizzadProcess(
-            config: "board:\n  placed:\n    warnSeconds: 900\n    lateSeconds: 600\n", wait: .none)
+        let refused = try LiveDaemon(
+            config: "board:\n  placed:\n    warnSeconds: 900\n    lateSeconds: 600\n", wait: false)
         #expect(try refused.waitForExit() == 78)
         #expect(refused.output.contains("board.placed.warnSeconds"), "\(refused.output)")
     }
@@ -135,30 +136,6 @@ struct BoardEndpointTests {
             daemon.output.contains("dropped a slow board"),
             "after \(created.value) orders: \(daemon.output.suffix(1000))")
         print("board endpoint: a stuck reader was dropped after \(created.value) orders")
-        #expect(try httpGet(port: port, "/board").status == 200)
-        #expect(try daemon.stop() == 0)
-    }
-}
-
-/// In the metrics endpoint's serialized suite: its 1,000 held connections never overlap that suite's own 1,000.
-extension MetricsEndpointTests {
-    @Test("1,000 idle connections and a client that never sends: the board and pizzactl go on; the silent are cut off")
-    func boardIdleConnections() throws {
-        let daemon = try PizzadProcess(config: "board:\n  listen: 127.0.0.1:0\n")
-        let port = try #require(daemon.boardPort, "no 'serving board' line in:\n\(daemon.output)")
-        let first = try HTTPConnection(port: port)
-        let held = try HeldConnections(port: port, count: 998)
-        let slow = try HTTPConnection(port: port)
-        try slow.send("GET /boa")
-        let started = Stopwatch()
-        #expect(try httpGet(port: port, "/board").status == 200)
-        #expect(started.seconds < 5)
-        #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
-        let (silent, silentClosed) = first.readUntilClosed(timeout: 20)
-        #expect(silentClosed && silent.hasPrefix("HTTP/1.1 408"), "\(silent)")
-        let (partial, partialClosed) = slow.readUntilClosed(timeout: 20)
-        #expect(partialClosed && partial.hasPrefix("HTTP/1.1 408"), "\(partial)")
-        held.release()
         #expect(try httpGet(port: port, "/board").status == 200)
         #expect(try daemon.stop() == 0)
     }

@@ -4,8 +4,8 @@
 /// it: minutes of CPU and, worse, of disk writes that make every fsync wait. A check with a time bound ("2,400
 /// orders within 60 s", "a scrape within 1.5 s") beside it measures that, not pizzad. Timed checks share the
 /// machine with each other; the heavy test waits until none runs, and they wait while it runs.
-actor MachineShare {
-    static let shared = MachineShare()
+public actor MachineShare {
+    public static let shared = MachineShare()
 
     private var timedRunning = 0
     private var heavyRunning = false
@@ -17,7 +17,7 @@ actor MachineShare {
         if heavy { heavyRunning = true } else { timedRunning += 1 }
     }
 
-    func acquire(heavy: Bool) async {
+    public func acquire(heavy: Bool) async {
         // First come, first served: nobody overtakes a waiting heavy test.
         if waiting.isEmpty, canEnter(heavy: heavy) {
             enter(heavy: heavy)
@@ -26,7 +26,7 @@ actor MachineShare {
         await withCheckedContinuation { waiting.append((heavy, $0)) }
     }
 
-    func release(heavy: Bool) {
+    public func release(heavy: Bool) {
         if heavy { heavyRunning = false } else { timedRunning -= 1 }
         while let first = waiting.first, canEnter(heavy: first.heavy) {
             waiting.removeFirst()
@@ -37,7 +37,7 @@ actor MachineShare {
 }
 
 /// Runs `body` as a timed check (`heavy: false`) or as the heavy test (`heavy: true`); see ``MachineShare``.
-func withMachine<T>(heavy: Bool, _ body: () async throws -> T) async throws -> T {
+public func withMachine<T>(heavy: Bool, _ body: () async throws -> T) async throws -> T {
     await MachineShare.shared.acquire(heavy: heavy)
     do {
         let result = try await body()

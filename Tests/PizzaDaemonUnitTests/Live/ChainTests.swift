@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaClient
 import PizzaCore
@@ -60,8 +61,8 @@ struct ChainTests {
     )
     func throughPgBouncer() async throws {
         let chain = try ChainCentre()
-        let berlin = try PizzadProcess(environment: try chain.shop("berlin"))
-        let paris = try PizzadProcess(environment: try chain.shop("paris"))
+        let berlin = try LiveDaemon(environment: try chain.shop("berlin"))
+        let paris = try LiveDaemon(environment: try chain.shop("paris"))
         // Small batches, so shipping is still under way when PgBouncer goes away.
         async let a: Void = { try await loadOrders(berlin, orders: 300) }()
         async let b: Void = { try await loadOrders(paris, orders: 300) }()
@@ -138,7 +139,7 @@ struct ChainTests {
     )
     func eachShopItsOwn() async throws {
         let chain = try ChainCentre(serverConnections: 4)
-        let berlin = try PizzadProcess(environment: try chain.shop("berlin"))
+        let berlin = try LiveDaemon(environment: try chain.shop("berlin"))
         _ = try chain.shop("paris")
         try await loadOrders(berlin, orders: 20)
         try await waitUntilShipped(berlin)
@@ -222,7 +223,7 @@ struct ChainTests {
         var nice = try centre.shop("nice")
         lyon["PIZZAD_MIGRATIONS"] = v4
         nice["PIZZAD_MIGRATIONS"] = v4
-        let shops = [("lyon", try PizzadProcess(environment: lyon)), ("nice", try PizzadProcess(environment: nice))]
+        let shops = [("lyon", try LiveDaemon(environment: lyon)), ("nice", try LiveDaemon(environment: nice))]
         try await loadOrders(shops[0].1, orders: 100)
         try await loadOrders(shops[1].1, orders: 100)
         for (_, daemon) in shops { try await waitUntilShipped(daemon) }
@@ -277,7 +278,7 @@ struct ChainTests {
         // A shop whose pizzad knows only schema 4, restarted after the upgrade, ships on into the newest schema.
         let lyonFolder = shops[0].1.directory
         #expect(try shops[0].1.stop() == 0)
-        let restarted = try PizzadProcess(environment: lyon, directory: lyonFolder)
+        let restarted = try LiveDaemon(environment: lyon, directory: lyonFolder)
         try await loadOrders(restarted, orders: 20)
         try await waitUntilShipped(restarted)
         #expect(try centre.entries("lyon") == localEntries(restarted))

@@ -1,13 +1,13 @@
-import Foundation
-import PizzaTesting
+public import Foundation
+public import PizzaTesting
 
 /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`: receives sd_notify messages with the sender's
 /// pid (`SO_PASSCRED`).
-final class NotifyListener {
-    let path: String
+public final class NotifyListener {
+    public let path: String
     private let fd: Int32
 
-    init(path: String) throws {
+    public init(path: String) throws {
         self.path = path
         fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
         var address = sockaddr_un()
@@ -31,7 +31,7 @@ final class NotifyListener {
     }
 
     /// One message and its sender's pid, or nil when none came within 200 ms.
-    func receive() -> (message: String, pid: Int32)? {
+    public func receive() -> (message: String, pid: Int32)? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var control = [UInt8](repeating: 0, count: 64)
         return buffer.withUnsafeMutableBytes { data in
@@ -62,7 +62,7 @@ final class NotifyListener {
     }
 
     /// Collects messages until `done` says enough or `timeout` passes.
-    func collect(timeout: Double, until done: ([(message: String, pid: Int32)]) -> Bool) -> [(
+    public func collect(timeout: Double, until done: ([(message: String, pid: Int32)]) -> Bool) -> [(
         message: String, pid: Int32
     )] {
         var messages: [(message: String, pid: Int32)] = []

@@ -1,5 +1,5 @@
-import Foundation
-import PizzaTesting
+public import Foundation
+public import PizzaTesting
 
 /// A Debian root file system booted with `systemd-nspawn -b`: a real systemd as PID 1, driven with `nsenter`.
 ///
@@ -8,26 +8,28 @@ import PizzaTesting
 /// `systemd-nspawn -b` fails with "Failed to open system bus" (no systemd on the host), so it runs with
 /// `--register=no --keep-unit`, and `--private-network` keeps the container off the host's network. With no
 /// machined on the host, `systemctl -M` cannot reach it; `nsenter -t <its PID 1> -a` can.
-final class BootedSystem {
-    static let suite = "bookworm"
+public final class BootedSystem {
+    public static let suite = "bookworm"
     // man-db for `man -w`; sqlite3 is what the package recommends (purge uses it to see whether orders are left).
-    static let packages = ["systemd", "systemd-sysv", "dbus", "sqlite3", "util-linux", "passwd", "procps", "man-db"]
-    static var mirror: String {
+    public static let packages = [
+        "systemd", "systemd-sysv", "dbus", "sqlite3", "util-linux", "passwd", "procps", "man-db",
+    ]
+    public static var mirror: String {
         ProcessInfo.processInfo.environment["PIZZAD_DEBIAN_MIRROR"] ?? "http://deb.debian.org/debian"
     }
 
     /// The recipe's fingerprint: a changed package list makes a new root file system.
-    static var recipe: String {
+    public static var recipe: String {
         let text = "\(suite) minbase \(packages.joined(separator: ","))"
         // FNV-1a: a name, not a security boundary.
         let hash = text.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
         return String(hash, radix: 16)
     }
 
-    static var cache: String { Binaries.repository + "/.cache/nspawn" }
+    public static var cache: String { Binaries.repository + "/.cache/nspawn" }
 
     /// Why a booted systemd cannot be had here, or nil.
-    static var unavailableReason: String? {
+    public static var unavailableReason: String? {
         guard getuid() == 0 else { return "not root (systemd-nspawn needs root)" }
         for program in ["systemd-nspawn", "debootstrap", "nsenter"] where !Binaries.available(program) {
             return "\(program) is missing (Debian: systemd-container, debootstrap, util-linux)"
@@ -37,7 +39,7 @@ final class BootedSystem {
     }
 
     /// The cached root file system, made with debootstrap if missing (a minute or two, downloading ~60 MB).
-    static func rootFileSystem() throws -> String {
+    public static func rootFileSystem() throws -> String {
         let path = cache + "/\(suite)-\(recipe)"
         if FileManager.default.fileExists(atPath: path + "/usr/lib/systemd/systemd") { return path }
         try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
@@ -64,7 +66,7 @@ final class BootedSystem {
         return path
     }
 
-    let root: String
+    public let root: String
     private let nspawn: Process
     private let consoleLog: String
     /// The container's PID 1 (systemd), seen from the host.
@@ -72,7 +74,7 @@ final class BootedSystem {
 
     /// Copies the cached root file system, lets `prepare` install into it, and boots it; returns once systemd
     /// reports the system running (or degraded).
-    init(prepare: (_ root: String) throws -> Void) throws {
+    public init(prepare: (_ root: String) throws -> Void) throws {
         let base = try Self.rootFileSystem()
         root = NSTemporaryDirectory() + "pizzad-nspawn-" + UUID().uuidString.prefix(8)
         let copied = try run("cp", ["-a", "--reflink=auto", base, root], timeout: 300)
@@ -114,17 +116,17 @@ final class BootedSystem {
     }
 
     /// What the container printed on its console.
-    var console: String { (try? String(contentsOfFile: consoleLog, encoding: .utf8)) ?? "" }
+    public var console: String { (try? String(contentsOfFile: consoleLog, encoding: .utf8)) ?? "" }
 
     /// Runs a program inside, as root or as `user` (with that user's groups from the container's /etc/group).
     @discardableResult
-    func exec(_ arguments: [String], user: String? = nil, input: String? = nil, timeout: Double = 120) throws
+    public func exec(_ arguments: [String], user: String? = nil, input: String? = nil, timeout: Double = 120) throws
         -> CommandResult
     {
         var command = ["-t", "\(leader)", "-a", "--"]
         if let user { command += ["setpriv", "--reuid=\(user)", "--regid=\(user)", "--init-groups", "--reset-env"] }
         command += arguments
-        return try PizzaDaemonTests.run(
+        return try DaemonHarness.run(
             "nsenter", command,
             environment: ["PATH": "/usr/sbin:/usr/bin:/sbin:/bin", "LANG": "C.UTF-8", "SYSTEMD_PAGER": ""],
             input: input, timeout: timeout)
@@ -132,12 +134,12 @@ final class BootedSystem {
 
     /// Runs a shell command line inside, as root or as `user`.
     @discardableResult
-    func sh(_ script: String, user: String? = nil, timeout: Double = 120) throws -> CommandResult {
+    public func sh(_ script: String, user: String? = nil, timeout: Double = 120) throws -> CommandResult {
         try exec(["/bin/sh", "-c", script], user: user, timeout: timeout)
     }
 
     /// Powers the container off and removes its copy of the root file system.
-    func shutdown() {
+    public func shutdown() {
         if nspawn.isRunning {
             _ = try? sh("systemctl poweroff --no-block", timeout: 10)
             let deadline = TimeLimit(seconds: 30)
@@ -154,7 +156,7 @@ final class BootedSystem {
     deinit { shutdown() }
 
     /// The pid of the child of `parent` whose command name is `name`.
-    static func child(of parent: Int32, named name: String) -> Int32? {
+    public static func child(of parent: Int32, named name: String) -> Int32? {
         guard let tasks = try? FileManager.default.contentsOfDirectory(atPath: "/proc/\(parent)/task") else {
             return nil
         }

@@ -1,5 +1,5 @@
-import Foundation
-import PizzaTesting
+public import Foundation
+public import PizzaTesting
 
 /// The Debian packages the booted-systemd test installs: this tree's, built with `scripts/build-deb`, and the one
 /// built from the tree before pizzad had a package (`previousCommit`), to upgrade from.
@@ -11,31 +11,31 @@ import PizzaTesting
 /// Both Swift builds share `.build-system/`: the same dependencies at the same versions with the same flags
 /// (BoringSSL twice, NIO, swift-crypto, postgres-nio, ...), compiled once. On a fresh clone the previous package is
 /// built first and this tree's then compiles its own modules and the dependencies 0.2.0 did not have.
-enum DebianPackages {
+public enum DebianPackages {
     /// The last commit before the package: 0.2.0, installed then by `systemd/install.sh`.
-    static let previousCommit = "25c53da"
-    static let previousVersion = "0.2.0"
+    public static let previousCommit = "25c53da"
+    public static let previousVersion = "0.2.0"
 
-    static var cache: String { Binaries.repository + "/.cache/deb" }
+    public static var cache: String { Binaries.repository + "/.cache/deb" }
 
     /// Both packages are Swift's debug build (`noopt`, which debian/rules maps to `-c debug`) with no debug-symbol
     /// package (`noddebs`): what the test checks is the packaging, the units and the upgrade, which the optimizer
     /// does not change, and two release builds from an empty folder were most of a fresh clone's `swift test`.
-    static let buildOptions = "noopt noddebs"
+    public static let buildOptions = "noopt noddebs"
 
     /// The environment of both `dpkg-buildpackage` runs: ``buildOptions`` and gzip for the .deb (dpkg-deb's xz took
     /// a minute and a half of both cores for each 150 MB debug build; the package is unpacked once, here).
-    static func environment(options: String, _ more: [String: String]) -> [String: String] {
+    public static func environment(options: String, _ more: [String: String]) -> [String: String] {
         more.merging(
             ["DEB_BUILD_OPTIONS": options, "DPKG_DEB_COMPRESSOR_TYPE": "gzip", "SWIFT_SCRATCH": scratch]
         ) { _, new in new }
     }
 
     /// The Swift build folder of both packages (`swift build --scratch-path`, through debian/rules' SWIFT_SCRATCH).
-    static var scratch: String { Binaries.repository + "/.build-system" }
+    public static var scratch: String { Binaries.repository + "/.build-system" }
 
     /// Why the packages cannot be built here, or nil.
-    static var unavailableReason: String? {
+    public static var unavailableReason: String? {
         for program in ["dpkg-buildpackage", "dh", "dpkg-deb", "git"] where !Binaries.available(program) {
             return "\(program) is missing (Debian: dpkg-dev, debhelper, git)"
         }
@@ -43,7 +43,7 @@ enum DebianPackages {
     }
 
     /// This tree's version: `debian/changelog`'s first entry.
-    static var currentVersion: String {
+    public static var currentVersion: String {
         get throws {
             let parsed = try run("dpkg-parsechangelog", ["-S", "Version"], directory: Binaries.repository)
             guard parsed.status == 0 else { throw HarnessError("dpkg-parsechangelog: \(parsed)") }
@@ -51,7 +51,7 @@ enum DebianPackages {
         }
     }
 
-    static var architecture: String {
+    public static var architecture: String {
         get throws {
             try run("dpkg-architecture", ["-qDEB_HOST_ARCH"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         }
@@ -60,7 +60,7 @@ enum DebianPackages {
     /// This tree's package: the one built last if the tree is committed and the same (`.cache/deb/current/tree`
     /// names the tree it was built from), else built now (at the lowest priority: the other suites' timed checks keep
     /// their CPU). A warm run of an unchanged tree then spends no minutes on a Swift build and dpkg-buildpackage.
-    static func current() throws -> String {
+    public static func current() throws -> String {
         let out = cache + "/current"
         let deb = out + "/pizzad_\(try currentVersion)_\(try architecture).deb"
         let stamp = out + "/tree"
@@ -85,7 +85,7 @@ enum DebianPackages {
 
     /// The tree object of `HEAD` when nothing in the work tree differs from it (nor is untracked and not ignored);
     /// nil for a tree with changes of its own, which is always built.
-    static func committedTree() throws -> String? {
+    public static func committedTree() throws -> String? {
         let status = try run("git", ["status", "--porcelain"], directory: Binaries.repository)
         guard status.status == 0, status.stdout.isEmpty else { return nil }
         let tree = try run("git", ["rev-parse", "HEAD^{tree}"], directory: Binaries.repository)
@@ -94,7 +94,7 @@ enum DebianPackages {
     }
 
     /// The package of `previousCommit`, from the cache or built now.
-    static func previous() throws -> String {
+    public static func previous() throws -> String {
         let deb = cache + "/pizzad_\(previousVersion)_\(try architecture).deb"
         if FileManager.default.fileExists(atPath: deb) { return deb }
         let source = cache + "/pizzad-\(previousVersion)"
@@ -133,7 +133,7 @@ enum DebianPackages {
 
     /// This tree's `debian/` names files a later pizzad added (a unit, an example): for the old tree, the lines that
     /// name a file it does not have are left out, so that it packages what it had.
-    static func dropWhatTheOldTreeLacks(in source: String) throws {
+    public static func dropWhatTheOldTreeLacks(in source: String) throws {
         func exists(_ path: String) -> Bool {
             path.contains("*") || FileManager.default.fileExists(atPath: source + "/" + path)
         }

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing
@@ -34,8 +35,8 @@ private func snapshot(_ database: String) throws -> [String: Data] {
 }
 
 /// A stopped shop's folder with a database of `orders` orders made by a real pizzad.
-private func stoppedShop(orders: Int, environment: [String: String] = [:]) async throws -> PizzadProcess {
-    let shop = try PizzadProcess(environment: environment)
+private func stoppedShop(orders: Int, environment: [String: String] = [:]) async throws -> LiveDaemon {
+    let shop = try LiveDaemon(environment: environment)
     try await loadOrders(shop, orders: orders)
     #expect(try shop.stop() == 0)
     return shop
@@ -49,7 +50,7 @@ struct RestoreFromBackupTests {
         "a backup restored up to an earlier entry is, table by table, the backup taken then; restored whole it answers order.get as before and the next change chains on"
     )
     func pointInTimeAndWhole() async throws {
-        let shop = try PizzadProcess()
+        let shop = try LiveDaemon()
         try await loadOrders(shop, orders: 40)
         let early = shop.directory + "/early.sqlite"
         #expect(try shop.pizzactl(["db", "backup", early]).status == 0)
@@ -92,7 +93,7 @@ struct RestoreFromBackupTests {
         #expect(aside.count == 1, "\(aside)")
         #expect(try dump(shop.directory + "/" + (aside.first ?? "")) == before, "the replaced database changed")
         #expect(try dump(shop.database) == (try dump(late)))
-        let again = try PizzadProcess(directory: shop.directory)
+        let again = try LiveDaemon(directory: shop.directory)
         #expect(try again.pizzactl(["--json", "order", "show", "41"]).stdout == shown)
         #expect(try again.pizzactl(["audit", "verify"]).status == 0)
         #expect(try again.pizzactl(["db", "check"]).status == 0)
@@ -103,7 +104,8 @@ struct RestoreFromBackupTests {
 
         // With the daemon running, nothing happens: it holds the database.
         let busy = try restore(["--from-backup", late, "--database", again.database, "--force"])
-        #expect(busy.status == 75 && busy.stderr.contains("pizzad, pid \(again.pid)"), "\(busy)")
+        // Named by its process (here the test's own: the daemon runs in it) and pid.
+        #expect(busy.status == 75 && busy.stderr.contains(", pid \(again.pid))"), "\(busy)")
         // --if-db-not-exists leaves a database in place alone, and restores where there is none.
         let kept = try restore(["--from-backup", late, "--database", again.database, "--if-db-not-exists"])
         #expect(kept.status == 0 && kept.stdout.contains("nothing restored"), "\(kept)")
@@ -314,7 +316,7 @@ struct RestoreFromCentralTests {
     func pointInTime() async throws {
         let centre = try Centre()
         let environment = try centre.shop("tromso")
-        let shop = try PizzadProcess(environment: environment)
+        let shop = try LiveDaemon(environment: environment)
         // One client: every entry later than the one before, so "up to a time" is one prefix of the history.
         try await loadOrders(shop, clients: 1, orders: 60)
         try await waitUntilShipped(shop)
@@ -342,7 +344,7 @@ struct RestoreFromCentralTests {
     func divergedHeals() async throws {
         let centre = try Centre()
         let environment = try centre.shop("bergen")
-        let shop = try PizzadProcess(environment: environment)
+        let shop = try LiveDaemon(environment: environment)
         try await loadOrders(shop, orders: 10)
         try await waitUntilShipped(shop)
         let backup = shop.directory + "/old-copy.sqlite"
@@ -356,7 +358,7 @@ struct RestoreFromCentralTests {
         let old = try restore(
             ["--from-backup", backup, "--database", shop.database, "--force"], environment: environment)
         #expect(old.status == 0 && old.stdout.contains("shipping from this copy stops as diverged"), "\(old)")
-        let diverged = try PizzadProcess(environment: environment, directory: shop.directory)
+        let diverged = try LiveDaemon(environment: environment, directory: shop.directory)
         try await loadOrders(diverged, orders: 3)
         let status = try await waitForStatus(diverged, "diverged") { $0["state"] as? String == "stopped" }
         #expect((status["lastError"] as? String ?? "").contains("pizzad restore --from-central --force"), "\(status)")
@@ -367,7 +369,7 @@ struct RestoreFromCentralTests {
         let healed = try restore(["--from-central", "--database", shop.database, "--force"], environment: environment)
         #expect(healed.status == 0 && healed.stdout.contains("moved to"), "\(healed)")
         #expect(try localEntries(shop.database) == central)
-        let again = try PizzadProcess(environment: environment, directory: shop.directory)
+        let again = try LiveDaemon(environment: environment, directory: shop.directory)
         try await loadOrders(again, orders: 5)
         try await waitUntilShipped(again)
         #expect(try centre.entries("bergen") == (try localEntries(again)))
@@ -381,7 +383,7 @@ struct RestoreFromCentralTests {
     func badCentres() async throws {
         let centre = try Centre()
         let environment = try centre.shop("kiruna")
-        let shop = try PizzadProcess(environment: environment)
+        let shop = try LiveDaemon(environment: environment)
         try await loadOrders(shop, orders: 20)
         try await waitUntilShipped(shop)
         #expect(try shop.stop() == 0)

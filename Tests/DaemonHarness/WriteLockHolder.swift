@@ -1,13 +1,13 @@
-import Foundation
-import PizzaTesting
+public import Foundation
+public import PizzaTesting
 
 /// An `sqlite3` shell left with an open write transaction on a database: another program holding the write lock.
-final class WriteLockHolder {
+public final class WriteLockHolder {
     private let process = Process()
     private let input = Pipe()
 
     /// Starts `sqlite3 path`, begins an immediate transaction and writes, then waits a moment for the lock.
-    init(database path: String) throws {
+    public init(database path: String) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["sqlite3", path]
         process.standardInput = input
@@ -18,7 +18,7 @@ final class WriteLockHolder {
     }
 
     /// Rolls back, quits and waits for the shell to exit.
-    func release() throws {
+    public func release() throws {
         input.fileHandleForWriting.write(Data("ROLLBACK;\n.quit\n".utf8))
         try input.fileHandleForWriting.close()
         _ = waitForExit(process)

@@ -1,22 +1,14 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Synchronization
 import Testing
 
-/// Parses pizzactl's `--json` output.
-func json(_ result: CommandResult) throws -> [String: Any] {
-    guard result.status == 0 else { throw HarnessError("pizzactl failed: \(result)") }
-    guard let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
-        throw HarnessError("not a JSON object: \(result.stdout)")
-    }
-    return object
-}
-
-@Suite("pizzactl against a real pizzad", .serialized, .offThePool)
+@Suite("pizzactl against a live pizzad", .serialized, .offThePool)
 struct PizzactlTests {
     @Test("a whole order as an operator types it: products, a delivery due at 19:30, VAT, a discount, pay, refund")
     func wholeOrder() throws {
-        let daemon = try PizzadProcess(
+        let daemon = try LiveDaemon(
             config: """
                 menu:
                   taxes: {food: 700, drinks: 1900}
@@ -58,7 +50,7 @@ struct PizzactlTests {
 
     @Test("an order from creation to delivery, every order command, tables and --json")
     func orderLifecycle() throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         let created = try daemon.pizzactl([
             "order", "new", "--customer", "Ann", "--ref", "till-1", "--note", "ring twice",
             "chicken:L,crust=thin,chili,extra=olives", "cheese:S,qty=2",
@@ -110,7 +102,7 @@ struct PizzactlTests {
 
     @Test("status, menu, metrics, audit and db commands")
     func inspection() throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         let status = try daemon.pizzactl(["status"])
         #expect(status.status == 0)
@@ -170,7 +162,7 @@ struct PizzactlTests {
 
     @Test("an edit behind the daemon's back makes audit verify fail with exit 1")
     func tampering() throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         try #require(daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         _ = try sqlite3(daemon.database, "UPDATE carts SET status = 'delivered' WHERE id = 1")
         let verify = try daemon.pizzactl(["audit", "verify"])
@@ -180,7 +172,7 @@ struct PizzactlTests {
 
     @Test("watch renders the live event stream")
     func watch() async throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         let live = try WatchingPizzactl(["--socket", daemon.socket, "watch"])
         // Subscribed once it says so: the changes below are made after that, not after a guess at the time.
         let header = try await live.output(containing: ["Watching orders"])
@@ -202,7 +194,7 @@ struct PizzactlTests {
 
     @Test("the global options may come before the command, inside it or after it")
     func globalOptionsAnywhere() throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         let socket = daemon.socket
         let placements = [
@@ -219,7 +211,7 @@ struct PizzactlTests {
 
     @Test("exit codes: 2 for usage, 3 when no daemon answers, 1 when the daemon refuses")
     func exitCodes() throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         let usage = try daemon.pizzactl(["order", "frobnicate"])
         #expect(usage.status == 2)
         let badPizza = try daemon.pizzactl(["order", "new", "cheese:L,glitter"])
@@ -307,7 +299,7 @@ struct ClosingTheDayTests {
     @Test("86 an item (refused, listed, kept over a restart), then X, Z, the same ref, the table, CSV, verify, an edit")
     func closingTheDay() throws {
         let folder = try TemporaryFolder("pizzad-z")
-        var daemon = try PizzadProcess(config: Self.config, directory: folder.path)
+        var daemon = try LiveDaemon(config: Self.config, directory: folder.path)
         let off = try daemon.pizzactl(["menu", "off", "cola-033"])
         #expect(off.status == 0 && off.stdout.contains("cola-033 is off the menu (86)"), "\(off)")
         let refused = try daemon.pizzactl(["order", "new", "chicken", "cola-033"])
@@ -317,7 +309,7 @@ struct ClosingTheDayTests {
         #expect(try daemon.pizzactl(["menu"]).stdout.contains("Off the menu now (86): cola-033"))
         // Kept over a restart, then put back.
         #expect(try daemon.stop() == 0)
-        daemon = try PizzadProcess(config: Self.config, directory: folder.path)
+        daemon = try LiveDaemon(config: Self.config, directory: folder.path)
         let menu = try json(daemon.pizzactl(["--json", "menu"]))
         #expect(menu["unavailable"] as? [String] == ["cola-033"], "\(menu)")
         #expect(try daemon.pizzactl(["menu", "on", "cola-033"]).stdout.contains("cola-033 is back on the menu"))

@@ -1,15 +1,15 @@
-import Foundation
-import PizzaTesting
+public import Foundation
+public import PizzaTesting
 
 /// A plain TCP connection to a loopback port: HTTP as a scraper sends it, or as a hostile client does.
-final class HTTPConnection {
-    let descriptor: Int32
+public final class HTTPConnection {
+    public let descriptor: Int32
 
     /// Connects to `host:port` (an IPv4 or IPv6 literal). `receiveBuffer`, set before connecting, caps the window
     /// this side offers: a reader that never reads then holds little, and a sender fills it quickly.
     /// `source`, an IPv4 loopback address (any of 127.0.0.0/8), makes the connection come from another host as the
     /// server sees it (its per-address limits).
-    init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int32? = nil, source: String? = nil) throws {
+    public init(port: Int, host: String = "127.0.0.1", receiveBuffer: Int32? = nil, source: String? = nil) throws {
         let six = host.contains(":")
         // Kept only once connected: a throw after every stored property is set runs `deinit`, which would close the
         // descriptor a second time (see RawConnection).
@@ -64,7 +64,7 @@ final class HTTPConnection {
 
     deinit { close(descriptor) }
 
-    func send(_ text: String) throws {
+    public func send(_ text: String) throws {
         let bytes = Array(text.utf8)
         var sent = 0
         while sent < bytes.count {
@@ -77,10 +77,10 @@ final class HTTPConnection {
     }
 
     /// Says no more will be sent (a half-close), as a client that sends its request and shuts its side does.
-    func finishSending() { shutdown(descriptor, Int32(SHUT_WR)) }
+    public func finishSending() { shutdown(descriptor, Int32(SHUT_WR)) }
 
     /// Reads until the peer closes or `timeout` passes; returns what came and whether the peer closed.
-    func readUntilClosed(timeout: Double) -> (text: String, closed: Bool) {
+    public func readUntilClosed(timeout: Double) -> (text: String, closed: Bool) {
         var data = [UInt8]()
         let deadline = TimeLimit(seconds: timeout)
         while deadline.remains {
@@ -96,7 +96,7 @@ final class HTTPConnection {
     }
 
     /// Reads one response whose length the `Content-Length` header gives (keep-alive).
-    func readResponse(timeout: Double = 10) throws -> HTTPResponse {
+    public func readResponse(timeout: Double = 10) throws -> HTTPResponse {
         var data = [UInt8]()
         let deadline = TimeLimit(seconds: timeout)
         while deadline.remains {
@@ -118,16 +118,16 @@ final class HTTPConnection {
 }
 
 /// A parsed HTTP response.
-struct HTTPResponse: CustomStringConvertible {
-    var status: Int
+public struct HTTPResponse: CustomStringConvertible {
+    public var status: Int
     /// Header names in lower case.
-    var headers: [String: String]
-    var body: String
+    public var headers: [String: String]
+    public var body: String
 
-    var contentLength: Int { headers["content-length"].flatMap(Int.init) ?? 0 }
-    var description: String { "\(status) \(headers)\n\(body.prefix(2000))" }
+    public var contentLength: Int { headers["content-length"].flatMap(Int.init) ?? 0 }
+    public var description: String { "\(status) \(headers)\n\(body.prefix(2000))" }
 
-    init?(parsing data: [UInt8]) {
+    public init?(parsing data: [UInt8]) {
         let text = String(decoding: data, as: UTF8.self)
         guard let end = text.range(of: "\r\n\r\n") else { return nil }
         let lines = text[..<end.lowerBound].split(separator: "\r\n")
@@ -147,7 +147,7 @@ struct HTTPResponse: CustomStringConvertible {
 
 /// `GET path` on a connection of its own, closed after the answer. HTTP/1.0 makes servers that would chunk a
 /// long answer (Prometheus) send it plain.
-func httpGet(
+public func httpGet(
     port: Int, _ path: String, host: String = "127.0.0.1", method: String = "GET", version: String = "1.1"
 ) throws -> HTTPResponse {
     let connection = try HTTPConnection(port: port, host: host)
@@ -160,7 +160,7 @@ func httpGet(
 }
 
 /// A TCP port on 127.0.0.1 that nothing listens on right now.
-func freeLoopbackPort() throws -> Int {
+public func freeLoopbackPort() throws -> Int {
     let (fd, port) = try boundLoopbackSocket()
     close(fd)
     return port
@@ -168,7 +168,7 @@ func freeLoopbackPort() throws -> Int {
 
 /// A TCP socket bound to a free port on 127.0.0.1 and not listening: while it is open, every connect to the port is
 /// refused. The caller closes it.
-func boundLoopbackSocket() throws -> (fd: Int32, port: Int) {
+public func boundLoopbackSocket() throws -> (fd: Int32, port: Int) {
     let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
     guard fd >= 0 else { throw HarnessError("socket: \(String(cString: strerror(errno)))") }
     var address = sockaddr_in()
@@ -186,23 +186,4 @@ func boundLoopbackSocket() throws -> (fd: Int32, port: Int) {
         throw HarnessError("cannot find a free port: \(reason)")
     }
     return (fd, Int(UInt16(bigEndian: address.sin_port)))
-}
-
-extension PizzadProcess {
-    /// The metrics endpoint's port, from the daemon's log line `serving metrics metrics=http://…/metrics`.
-    var metricsPort: Int? {
-        guard let range = output.range(of: #"metrics=http://[^ ]*:([0-9]+)/metrics"#, options: .regularExpression)
-        else {
-            return nil
-        }
-        let match = output[range]
-        return Int(match.split(separator: ":").last!.dropLast("/metrics".count))
-    }
-
-    /// The board's port, from its "serving board" line.
-    var boardPort: Int? {
-        guard let range = output.range(of: #"board=http://[^ ]*:([0-9]+)/board"#, options: .regularExpression)
-        else { return nil }
-        return Int(output[range].split(separator: ":").last!.dropLast("/board".count))
-    }
 }

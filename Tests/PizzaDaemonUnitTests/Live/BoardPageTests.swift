@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing
@@ -18,8 +19,8 @@ private let browserMissing: String? = {
 }()
 
 /// A pizzad whose board listens on `port`, with test-short marks for preparing.
-private func boardDaemon(port: Int, directory: String? = nil, extra: String = "") throws -> PizzadProcess {
-    try PizzadProcess(
+private func boardDaemon(port: Int, directory: String? = nil, extra: String = "") throws -> LiveDaemon {
+    try LiveDaemon(
         config: """
             board:
               listen: 127.0.0.1:\(port)
@@ -91,7 +92,7 @@ struct DayPageBrowserTests {
     func dayPage() throws {
         let port = try PostgresServer.freePort()
         let folder = try TemporaryFolder("pizzad-day")
-        let daemon = try PizzadProcess(
+        let daemon = try LiveDaemon(
             config: """
                 api:
                   listen: 127.0.0.1:\(port)

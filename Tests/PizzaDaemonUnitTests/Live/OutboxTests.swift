@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaCore
 import PizzaTesting
@@ -47,7 +48,7 @@ struct OutboxTests {
     }
 
     /// `pizzactl --json outbox` as objects by name.
-    static func outbox(_ daemon: PizzadProcess) throws -> [String: [String: Any]] {
+    static func outbox(_ daemon: some DaemonUnderTest) throws -> [String: [String: Any]] {
         let listed = try daemon.pizzactl(["--json", "outbox"])
         guard listed.status == 0,
             let object = try JSONSerialization.jsonObject(with: Data(listed.stdout.utf8)) as? [String: Any],
@@ -64,7 +65,7 @@ struct OutboxTests {
         let printer = try await KitchenPrinter()
         defer { Task { await printer.stop() } }
         let receiver = try WebhookReceiver(in: folder.path)
-        let daemon = try PizzadProcess(
+        let daemon = try LiveDaemon(
             config: Self.config(printers: [("kitchen", printer)], webhooks: [("shop", receiver)]),
             directory: folder.path)
         let first = try daemon.pizzactl([
@@ -129,7 +130,7 @@ struct OutboxTests {
         let config = Self.config(
             printers: [("kitchen", kitchen), ("till", till)], webhooks: [("shop", receiver)],
             printerLines: ["till": "    events: []\n    reports: true\n"])
-        let daemon = try PizzadProcess(config: config, directory: folder.path)
+        let daemon = try LiveDaemon(config: config, directory: folder.path)
         #expect(try daemon.pizzactl(["menu", "off", "olives"]).status == 0)
         #expect(try daemon.pizzactl(["order", "new", "--place", "cheese:L"]).status == 0)
         #expect(try daemon.pizzactl(["order", "pay", "1", "cash", "11.00"]).status == 0)
@@ -159,7 +160,7 @@ struct OutboxTests {
         let printer = try await KitchenPrinter()
         defer { Task { await printer.stop() } }
         let boardPort = try freeLoopbackPort()
-        let daemon = try PizzadProcess(
+        let daemon = try LiveDaemon(
             config: Self.config(printers: [("kitchen", printer)], extra: "board:\n  listen: 127.0.0.1:\(boardPort)\n"),
             directory: folder.path)
         try await printer.switchOff()
@@ -202,7 +203,7 @@ struct OutboxTests {
     func webhookRetries() async throws {
         let folder = try TemporaryFolder("pizzad-outbox")
         let receiver = try WebhookReceiver(in: folder.path, script: ["500", "timeout", "429:1", "200"])
-        let daemon = try PizzadProcess(config: Self.config(webhooks: [("shop", receiver)]), directory: folder.path)
+        let daemon = try LiveDaemon(config: Self.config(webhooks: [("shop", receiver)]), directory: folder.path)
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         #expect(try daemon.pizzactl(["order", "place", "1"]).status == 0)
         #expect(try daemon.pizzactl(["order", "advance", "1"]).status == 0)
@@ -232,7 +233,7 @@ struct OutboxTests {
         // More refusals than the schedule has steps (nine): a count of attempts would disable the webhook at the
         // ninth, a budget of time (the schedule's whole length, scaled here to 272 s) does not.
         let receiver = try WebhookReceiver(in: folder.path, script: Array(repeating: "429:0", count: 12) + ["200"])
-        let daemon = try PizzadProcess(config: Self.config(webhooks: [("shop", receiver)]), directory: folder.path)
+        let daemon = try LiveDaemon(config: Self.config(webhooks: [("shop", receiver)]), directory: folder.path)
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         try await Self.eventually("delivered after twelve refusals: \((try? receiver.records()) ?? [])") {
             try receiver.accepted().count == 1
@@ -258,7 +259,7 @@ struct OutboxTests {
             "outbox:\n  retryScale: 0.001\nwebhooks:\n"
             + "  - {name: old, url: \"\(old.url)\", secretFile: \(both), allowPrivate: true}\n"
             + "  - {name: new, url: \"\(new.url)\", secretFile: \(both), allowPrivate: true}\n"
-        let daemon = try PizzadProcess(config: config, directory: folder.path)
+        let daemon = try LiveDaemon(config: config, directory: folder.path)
         #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
         try await Self.eventually("both receivers verified the message") {
             try old.accepted().count == 1 && new.accepted().count == 1
@@ -273,7 +274,7 @@ struct OutboxTests {
     func webhookGone() async throws {
         let folder = try TemporaryFolder("pizzad-outbox")
         let gone = try WebhookReceiver(in: folder.path, name: "gone", always: "410")
-        let daemon = try PizzadProcess(config: Self.config(webhooks: [("old", gone)]), directory: folder.path)
+        let daemon = try LiveDaemon(config: Self.config(webhooks: [("old", gone)]), directory: folder.path)
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         try await Self.eventually("the webhook disabled") {
             try Self.outbox(daemon)["old"]?["state"] as? String == "disabled"
@@ -296,7 +297,7 @@ struct OutboxTests {
         .enabled(if: WebhookReceiver.available, WebhookReceiver.missing))
     func badWebhooks() async throws {
         let folder = try TemporaryFolder("pizzad-outbox")
-        let (certificate, key) = try OrderAPILiveTests.certificate(in: folder.path)
+        let (certificate, key) = try selfSignedCertificate(in: folder.path)
         let tls = try WebhookReceiver(in: folder.path, name: "tls", tls: (certificate, key))
         let redirect = try WebhookReceiver(in: folder.path, name: "redirect", always: "redirect")
         let slow = try WebhookReceiver(in: folder.path, name: "slow", always: "slow")
@@ -317,7 +318,7 @@ struct OutboxTests {
                     allowPrivate: true
 
                 """
-        let daemon = try PizzadProcess(config: config, directory: folder.path)
+        let daemon = try LiveDaemon(config: config, directory: folder.path)
         // Each order is answered while every receiver hangs or refuses: none waits for a delivery, which would
         // take the webhook timeout (2 s) or more. Each is one pizzactl process, well under a second on its own.
         var slowest = 0.0
@@ -352,7 +353,7 @@ struct OutboxTests {
         let folder = try TemporaryFolder("pizzad-outbox")
         let printer = try await KitchenPrinter()
         defer { Task { await printer.stop() } }
-        let daemon = try PizzadProcess(config: Self.config(printers: [("kitchen", printer)]), directory: folder.path)
+        let daemon = try LiveDaemon(config: Self.config(printers: [("kitchen", printer)]), directory: folder.path)
         // Paper runs out while the ticket prints: the status after it says so, so it may be cut short.
         printer.outOfPaperAfterNextTicket()
         #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
@@ -483,7 +484,7 @@ extension OutboxTests {
         let folder = try TemporaryFolder("pizzad-outbox-restore")
         let receiver = try WebhookReceiver(in: folder.path)
         let config = Self.config(webhooks: [("shop", receiver)])
-        var daemon = try PizzadProcess(config: config, directory: folder.path)
+        var daemon = try LiveDaemon(config: config, directory: folder.path)
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         let older = folder.path + "/older.sqlite"
         #expect(try daemon.pizzactl(["db", "backup", older]).status == 0)
@@ -494,7 +495,7 @@ extension OutboxTests {
             Binaries.pizzad, ["restore", "--from-backup", older, "--database", daemon.database, "--force"],
             environment: PizzadEnvironment.scrubbed(overriding: [:]), timeout: 120)
         #expect(restored.status == 0, "\(restored)")
-        daemon = try PizzadProcess(config: config, directory: folder.path)
+        daemon = try LiveDaemon(config: config, directory: folder.path)
         // Seq 2 again, for another change: the order made now.
         #expect(try daemon.pizzactl(["order", "new", "chicken"]).status == 0)
         try await Self.eventually("the new seq 2 delivered") {

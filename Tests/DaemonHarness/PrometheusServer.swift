@@ -1,15 +1,15 @@
-import Foundation
-import PizzaTesting
+public import Foundation
+public import PizzaTesting
 
 /// A real Prometheus server (Debian's `prometheus`) in a temporary folder on a loopback port, scraping the given
 /// targets every second and evaluating `ruleFiles` every second. Stopped and removed when released.
-final class PrometheusServer {
-    let port: Int
-    let directory: String
+public final class PrometheusServer {
+    public let port: Int
+    public let directory: String
     private let process = Process()
     private let logPath: String
 
-    init(job: String, targets: [String], ruleFiles: [String] = []) throws {
+    public init(job: String, targets: [String], ruleFiles: [String] = []) throws {
         directory = NSTemporaryDirectory() + "pizzad-prometheus-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
         port = try freeLoopbackPort()
@@ -48,10 +48,10 @@ final class PrometheusServer {
         throw HarnessError("prometheus did not get ready within 30 s:\n\(self.log)")
     }
 
-    var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
+    public var log: String { (try? String(contentsOfFile: logPath, encoding: .utf8)) ?? "" }
 
     /// GET an API path; the decoded JSON's `data`, or a failure naming Prometheus' `error`.
-    func api(_ path: String) throws -> Any {
+    public func api(_ path: String) throws -> Any {
         let response = try httpGet(port: port, path, version: "1.0")
         guard let object = try JSONSerialization.jsonObject(with: Data(response.body.utf8)) as? [String: Any] else {
             throw HarnessError("not JSON from \(path): \(response)")
@@ -63,7 +63,7 @@ final class PrometheusServer {
     }
 
     /// An instant query's result vector: each sample's labels and value.
-    func query(_ expression: String) throws -> [(labels: [String: String], value: Double)] {
+    public func query(_ expression: String) throws -> [(labels: [String: String], value: Double)] {
         let encoded = expression.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? expression
         guard let data = try api("/api/v1/query?query=\(encoded)") as? [String: Any] else { return [] }
         guard let result = data["result"] as? [[String: Any]] else { return [] }  // a scalar or string result
@@ -75,7 +75,7 @@ final class PrometheusServer {
     }
 
     /// Waits until `condition` holds for a query's result, or `timeout` passes; returns the last result.
-    func waitFor(
+    public func waitFor(
         _ expression: String, timeout: Double = 20, _ condition: ([(labels: [String: String], value: Double)]) -> Bool
     ) throws -> [(labels: [String: String], value: Double)] {
         let deadline = TimeLimit(seconds: timeout)

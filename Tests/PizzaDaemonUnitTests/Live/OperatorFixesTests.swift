@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing
@@ -35,7 +36,7 @@ struct OperatorFixesTests {
         let stateFolder = try TemporaryFolder("pizzad-state")
         defer { stateFolder.remove() }
         let state = stateFolder.path
-        let daemon = try PizzadProcess(environment: ["STATE_DIRECTORY": state])
+        let daemon = try LiveDaemon(environment: ["STATE_DIRECTORY": state])
         let lost = "/tmp/pizzad-lost-\(UUID().uuidString.prefix(8)).sqlite"
         let refused = try daemon.pizzactl(["db", "backup", lost])
         #expect(refused.status == 1, "\(refused)")

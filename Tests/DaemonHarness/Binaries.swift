@@ -1,27 +1,27 @@
-import Foundation
-import PizzaTesting
+public import Foundation
+public import PizzaTesting
 
 /// Where the built `pizzad` and `pizzactl` are: beside the test bundle in the build folder.
-enum Binaries {
-    static var directory: String { BuiltPrograms.directory }
-    static var pizzad: String { directory + "/pizzad" }
-    static var pizzactl: String { directory + "/pizzactl" }
+public enum Binaries {
+    public static var directory: String { BuiltPrograms.directory }
+    public static var pizzad: String { directory + "/pizzad" }
+    public static var pizzactl: String { directory + "/pizzactl" }
 
     /// The repository's root (for `migrations/` and `config/`).
-    static let repository: String = {
+    public static let repository: String = {
         var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<4 { url.deleteLastPathComponent() }
+        for _ in 0..<3 { url.deleteLastPathComponent() }
         return url.path
     }()
 
     /// Whether a program is on PATH.
-    static func available(_ program: String) -> Bool { ProgramPath.find(program) != nil }
+    public static func available(_ program: String) -> Bool { ProgramPath.find(program) != nil }
 }
 
 /// The repository's own SQLite migrations, so tests follow a new one without editing numbers.
-enum Migrations {
+public enum Migrations {
     /// The highest `NNNN` among `migrations/NNNN_*.sql`, as text (what `sqlite3` prints for it).
-    static let latestVersion: String = {
+    public static let latestVersion: String = {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: Binaries.repository + "/migrations")) ?? []
         let versions = names.filter { $0.hasSuffix(".sql") }.compactMap { Int($0.prefix(4)) }
         return String(versions.max() ?? 0)

@@ -1,11 +1,11 @@
-import Foundation
-import PizzaClient
-import PizzaProtocol
-import PizzaTesting
-import PizzaWire
-import Testing
+public import Foundation
+public import PizzaClient
+public import PizzaProtocol
+public import PizzaTesting
+public import PizzaWire
+public import Testing
 
-let postgresMissing: String? = {
+public let postgresMissing: String? = {
     let reason = PostgresServer.unavailableReason
     if let reason { print("Replication tests skipped: \(reason)") }
     return reason
@@ -13,12 +13,12 @@ let postgresMissing: String? = {
 
 /// A central PostgreSQL for one test: a database `central` owned by `central_owner`, migrated by
 /// `pizzad migrate-central`, and a login role per shop that may only call the ingest functions.
-final class Centre: Sendable {
-    let server: PostgresServer
-    let folder: String
+public final class Centre: Sendable {
+    public let server: PostgresServer
+    public let folder: String
 
     /// `tls`: the server also speaks TLS, with a self-signed certificate for 127.0.0.1 at `folder/server.crt`.
-    init(migrate: Bool = true, tls: Bool = false) throws {
+    public init(migrate: Bool = true, tls: Bool = false) throws {
         folder = NSTemporaryDirectory() + "pizzad-central-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var settings: [String] = []
@@ -40,7 +40,7 @@ final class Centre: Sendable {
     }
 
     /// A self-signed certificate for 127.0.0.1 and its key, the key only readable by the server's user.
-    static func makeCertificate(in folder: String) throws {
+    public static func makeCertificate(in folder: String) throws {
         let made = try ChildProcess.run(
             "/usr/bin/openssl",
             [
@@ -56,7 +56,8 @@ final class Centre: Sendable {
     }
 
     /// A shop role (`name`, password `<name>-secret`) and the environment a pizzad ships with as that role.
-    func shop(_ shop: String, role: String? = nil, password: String? = nil, batchSize: Int? = nil) throws -> [String:
+    public func shop(_ shop: String, role: String? = nil, password: String? = nil, batchSize: Int? = nil) throws
+        -> [String:
         String]
     {
         let role = role ?? "shop_" + shop.replacingOccurrences(of: "-", with: "_")
@@ -68,7 +69,9 @@ final class Centre: Sendable {
         return environment
     }
 
-    func environment(shop: String, user: String, password: String, database: String = "central") -> [String: String] {
+    public func environment(shop: String, user: String, password: String, database: String = "central") -> [String:
+        String]
+    {
         let passwordFile = folder + "/\(user)-\(UUID().uuidString.prefix(4)).pw"
         _ = FileManager.default.createFile(atPath: passwordFile, contents: Data((password + "\n").utf8))
         return [
@@ -83,12 +86,12 @@ final class Centre: Sendable {
     /// A copy of the repository's migrations with the central ones only up to `version`, as an older pizzad had
     /// them (for `PIZZAD_MIGRATIONS`).
     /// The newest central schema in the repository's migrations.
-    static func latestVersion() throws -> Int {
+    public static func latestVersion() throws -> Int {
         try FileManager.default.contentsOfDirectory(atPath: Binaries.repository + "/migrations/central")
             .compactMap { $0.hasSuffix(".sql") ? Int($0.prefix(4)) : nil }.max() ?? 0
     }
 
-    func migrations(upTo version: Int) throws -> String {
+    public func migrations(upTo version: Int) throws -> String {
         let folder = self.folder + "/migrations-v\(version)"
         try FileManager.default.copyItem(atPath: Binaries.repository + "/migrations", toPath: folder)
         for file in try FileManager.default.contentsOfDirectory(atPath: folder + "/central")
@@ -99,10 +102,10 @@ final class Centre: Sendable {
     }
 
     @discardableResult
-    func sql(_ query: String) throws -> String { try server.psql(query, database: "central") }
+    public func sql(_ query: String) throws -> String { try server.psql(query, database: "central") }
 
     /// `seq|hash` of every central entry of `shop`, in order.
-    func entries(_ shop: String) throws -> String {
+    public func entries(_ shop: String) throws -> String {
         try sql("SELECT seq || '|' || hash FROM order_events WHERE shop_id = '\(shop)' ORDER BY seq")
     }
 
@@ -115,15 +118,15 @@ final class Centre: Sendable {
 }
 
 /// `seq|hash` of every local audit entry, in order (what the centre must hold).
-func localEntries(_ daemon: PizzadProcess) throws -> String { try localEntries(daemon.database) }
+public func localEntries(_ daemon: some DaemonUnderTest) throws -> String { try localEntries(daemon.database) }
 
 /// `seq|hash` of every audit entry in the database at `path`, in order.
-func localEntries(_ database: String) throws -> String {
+public func localEntries(_ database: String) throws -> String {
     try sqlite3(database, "SELECT seq || '|' || hash FROM audit_log ORDER BY seq")
 }
 
 /// `pizzactl --json replication status`, parsed.
-func replicationStatus(_ daemon: PizzadProcess) throws -> [String: Any] {
+public func replicationStatus(_ daemon: some DaemonUnderTest) throws -> [String: Any] {
     let result = try daemon.pizzactl(["--json", "replication", "status"])
     guard result.status == 0,
         let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any]
@@ -134,7 +137,7 @@ func replicationStatus(_ daemon: PizzadProcess) throws -> [String: Any] {
 }
 
 /// Waits until `daemon` has shipped everything it holds (backlog 0 and connected), or fails after `timeout`.
-func waitUntilShipped(_ daemon: PizzadProcess, timeout: Double = 60) async throws {
+public func waitUntilShipped(_ daemon: some DaemonUnderTest, timeout: Double = 60) async throws {
     let deadline = TimeLimit(seconds: timeout)
     var status: [String: Any] = [:]
     while deadline.remains {
@@ -150,8 +153,8 @@ func waitUntilShipped(_ daemon: PizzadProcess, timeout: Double = 60) async throw
 }
 
 /// Waits until the replication status satisfies `condition`.
-func waitForStatus(
-    _ daemon: PizzadProcess, timeout: Double = 30, _ what: String, _ condition: ([String: Any]) -> Bool
+public func waitForStatus(
+    _ daemon: some DaemonUnderTest, timeout: Double = 30, _ what: String, _ condition: ([String: Any]) -> Bool
 ) async throws -> [String: Any] {
     let deadline = TimeLimit(seconds: timeout)
     var status: [String: Any] = [:]
@@ -166,7 +169,8 @@ func waitForStatus(
 /// `count` orders on `clients` connections at once, each created placed and advanced `advances` times; returns how
 /// long each create took.
 @discardableResult
-func loadOrders(_ daemon: PizzadProcess, clients: Int = 4, orders count: Int, advances: Int = 2) async throws
+public func loadOrders(_ daemon: some DaemonUnderTest, clients: Int = 4, orders count: Int, advances: Int = 2)
+    async throws
     -> [Duration]
 {
     try await withThrowingTaskGroup(of: [Duration].self) { group in

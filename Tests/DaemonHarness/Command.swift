@@ -1,14 +1,14 @@
-import Foundation
-import PizzaTesting
+public import Foundation
+public import PizzaTesting
 import Synchronization
 
 /// The outcome of running a program.
-struct CommandResult: CustomStringConvertible {
-    var status: Int32
-    var stdout: String
-    var stderr: String
+public struct CommandResult: CustomStringConvertible {
+    public var status: Int32
+    public var stdout: String
+    public var stderr: String
 
-    var description: String { "exit \(status)\nstdout:\n\(stdout)\nstderr:\n\(stderr)" }
+    public var description: String { "exit \(status)\nstdout:\n\(stdout)\nstderr:\n\(stderr)" }
 }
 
 /// Runs a program to completion, feeding `input`, capturing both outputs; kills it after `timeout`.
@@ -17,7 +17,7 @@ struct CommandResult: CustomStringConvertible {
 /// test run (every `pizzactl` and `sqlite3`), and each `Process` whose exit was polled kept its output pipe open,
 /// until a run held 1,500 descriptors and `Process.run()`'s over-read of `/proc/self/fd` crashed it.
 @discardableResult
-func run(
+public func run(
     _ program: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
     directory: String? = nil, timeout: Double = 60
 ) throws -> CommandResult {
@@ -30,7 +30,7 @@ func run(
 ///
 /// Reaps the child itself with `waitpid` when Foundation's own reaper has not noticed the exit (seen when another
 /// child of the test was started through systemd-socket-activate), instead of waiting forever.
-func waitForExit(_ process: Process) -> Int32 {
+public func waitForExit(_ process: Process) -> Int32 {
     let pid = process.processIdentifier
     while process.isRunning {
         var status: Int32 = 0
@@ -45,6 +45,18 @@ func waitForExit(_ process: Process) -> Int32 {
 }
 
 /// Runs `sqlite3 path sql` and returns its trimmed output.
-func sqlite3(_ path: String, _ sql: String) throws -> String {
+public func sqlite3(_ path: String, _ sql: String) throws -> String {
     try run("sqlite3", [path, sql]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
 }
+
+/// Parses pizzactl's `--json` output.
+public func json(_ result: CommandResult) throws -> [String: Any] {
+    guard result.status == 0 else { throw HarnessError("pizzactl failed: \(result)") }
+    guard let object = try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any] else {
+        throw HarnessError("not a JSON object: \(result.stdout)")
+    }
+    return object
+}
+
+/// Whether this process may mount a tmpfs (root, as on the build machines and CI).
+public let canMount: Bool = getuid() == 0 && FileManager.default.isExecutableFile(atPath: "/usr/bin/mount")
