@@ -1,5 +1,5 @@
-public import Foundation
-public import PizzaTesting
+import Foundation
+import PizzaTesting
 
 /// Where the built `pizzad` and `pizzactl` are: beside the test bundle in the build folder.
 public enum Binaries {

@@ -1,5 +1,5 @@
-public import Foundation
-public import PizzaTesting
+import Foundation
+import PizzaTesting
 
 /// A Debian root file system booted with `systemd-nspawn -b`: a real systemd as PID 1, driven with `nsenter`.
 ///

@@ -1,9 +1,9 @@
-public import Foundation
-public import PizzaClient
-public import PizzaProtocol
+import Foundation
+import PizzaClient
+import PizzaProtocol
 public import PizzaTesting
-public import PizzaWire
-public import Testing
+import PizzaWire
+import Testing
 
 public let postgresMissing: String? = {
     let reason = PostgresServer.unavailableReason

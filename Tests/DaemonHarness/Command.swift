@@ -1,5 +1,5 @@
 public import Foundation
-public import PizzaTesting
+import PizzaTesting
 import Synchronization
 
 /// The outcome of running a program.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 public import PizzaTesting
 
 /// A pizzad a test talks to, in a process of its own (``PizzadProcess``) or in the test's (`LiveDaemon`): its

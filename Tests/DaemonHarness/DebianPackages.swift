@@ -1,5 +1,5 @@
-public import Foundation
-public import PizzaTesting
+import Foundation
+import PizzaTesting
 
 /// The Debian packages the booted-systemd test installs: this tree's, built with `scripts/build-deb`, and the one
 /// built from the tree before pizzad had a package (`previousCommit`), to upgrade from.

@@ -1,5 +1,5 @@
-public import Foundation
-public import PizzaTesting
+import Foundation
+import PizzaTesting
 
 /// A plain TCP connection to a loopback port: HTTP as a scraper sends it, or as a hostile client does.
 public final class HTTPConnection {
@@ -79,11 +79,13 @@ public final class HTTPConnection {
     /// Says no more will be sent (a half-close), as a client that sends its request and shuts its side does.
     public func finishSending() { shutdown(descriptor, Int32(SHUT_WR)) }
 
-    /// Reads until the peer closes or `timeout` passes; returns what came and whether the peer closed.
-    public func readUntilClosed(timeout: Double) -> (text: String, closed: Bool) {
+    /// Reads until the peer closes, what came contains `marker` (when given), or `timeout` passes; returns what
+    /// came and whether the peer closed.
+    public func readUntilClosed(timeout: Double, orSeen marker: String? = nil) -> (text: String, closed: Bool) {
         var data = [UInt8]()
         let deadline = TimeLimit(seconds: timeout)
         while deadline.remains {
+            if let marker, String(decoding: data, as: UTF8.self).contains(marker) { break }
             var poller = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
             let ready = poll(&poller, 1, Int32(max(1, deadline.secondsLeft * 1000)))
             if ready <= 0 { continue }

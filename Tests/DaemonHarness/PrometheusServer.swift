@@ -1,5 +1,5 @@
-public import Foundation
-public import PizzaTesting
+import Foundation
+import PizzaTesting
 
 /// A real Prometheus server (Debian's `prometheus`) in a temporary folder on a loopback port, scraping the given
 /// targets every second and evaluating `ruleFiles` every second. Stopped and removed when released.

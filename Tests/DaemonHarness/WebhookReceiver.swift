@@ -1,5 +1,5 @@
-public import Foundation
-public import PizzaTesting
+import Foundation
+import PizzaTesting
 public import Testing
 
 /// A webhook endpoint that verifies every delivery with PyPI's `standardwebhooks` (`Outbox/webhook_receiver.py`, in

@@ -1,5 +1,5 @@
-public import Foundation
-public import PizzaTesting
+import Foundation
+import PizzaTesting
 
 /// An `sqlite3` shell left with an open write transaction on a database: another program holding the write lock.
 public final class WriteLockHolder {

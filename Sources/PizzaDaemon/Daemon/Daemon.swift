@@ -152,7 +152,7 @@ public enum Daemon {
         do {
             state = try await DaemonState(
                 store: store, configuration: configuration, daemonUID: getuid(), logger: logger,
-                centralMigrations: centralMigrations, environment: environment)
+                centralMigrations: centralMigrations, environment: environment, taskExecutor: control.taskExecutor)
             server = try await ControlSocketServer.bind(
                 configuration: configuration, state: state, group: group, passed: passed.control, logger: logger)
             metricsServer = try await HTTPEndpoint.metrics(

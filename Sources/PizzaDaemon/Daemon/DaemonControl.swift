@@ -12,6 +12,10 @@ import UnixSignals
 final class DaemonControl: Sendable {
     /// Whether the process's signals drive the daemon.
     let usesSignals: Bool
+    /// Where the tasks the daemon starts from its event loops run (a long scan, a watcher's replay); nil: Swift's
+    /// global executor, which pizzad makes its event loops. A daemon in a test's process runs them on threads of the
+    /// test's, away from the cooperative pool its tests hold.
+    let taskExecutor: (any TaskExecutor)?
     private let state = Locked(State())
 
     private struct State: Sendable {
@@ -21,8 +25,12 @@ final class DaemonControl: Sendable {
         var listening: Task<Void, Never>?
     }
 
-    /// A control driven by the process's signals (`usesSignals`), or by its methods alone.
-    init(usesSignals: Bool) { self.usesSignals = usesSignals }
+    /// A control driven by the process's signals (`usesSignals`), or by its methods alone; the daemon's loose
+    /// tasks on `taskExecutor` if given.
+    init(usesSignals: Bool, taskExecutor: (any TaskExecutor)? = nil) {
+        self.usesSignals = usesSignals
+        self.taskExecutor = taskExecutor
+    }
 
     /// Traps SIGTERM and SIGINT from now on (they no longer end the process by themselves), when signals drive it.
     func trapSignals() async {

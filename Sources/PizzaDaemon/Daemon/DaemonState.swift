@@ -44,13 +44,17 @@ final class DaemonState: Sendable {
     private let accessState: Locked<AccessPolicy>
     /// The environment the daemon was started with (`STATE_DIRECTORY`, the centre's password).
     let environment: [String: String]
+    /// Where the tasks started from an event loop run (``DaemonControl/taskExecutor``); nil: the global executor.
+    let taskExecutor: (any TaskExecutor)?
 
     init(
         store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger,
-        centralMigrations: [Migration] = [], environment: [String: String] = [:]
+        centralMigrations: [Migration] = [], environment: [String: String] = [:],
+        taskExecutor: (any TaskExecutor)? = nil
     ) async throws {
         self.logger = logger
         self.environment = environment
+        self.taskExecutor = taskExecutor
         orders = OrderBook(store: store)
         // The items taken off the menu, as the last run left them.
         try orders.loadAvailability()

@@ -18,7 +18,9 @@ extension ConnectionHandler {
         state.watchers.add(1, ordering: .relaxed)
         state.repository.delegates.add(watcher)
         let store = state.store
-        Task { await watcher.start(replayingAfter: subscription.after, from: store) }
+        Task(executorPreference: state.taskExecutor) {
+            await watcher.start(replayingAfter: subscription.after, from: store)
+        }
     }
 
     /// Ends the event stream, if there is one (the connection closed).

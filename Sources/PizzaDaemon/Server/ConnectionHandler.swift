@@ -145,7 +145,7 @@ final class ConnectionHandler: ChannelDuplexHandler {
             case .later(let run):
                 let answer = begin(request, context: context)
                 // A long scan: in a task on the global executor, not on this loop.
-                Task { answer(await run()) }
+                Task(executorPreference: state.taskExecutor) { answer(await run()) }
             }
         }
     }

@@ -19,7 +19,7 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
     let socket: String
     let database: String
     private let folder: TemporaryFolder?
-    private let control = DaemonControl(usesSignals: false)
+    private let control = DaemonControl(usesSignals: false, taskExecutor: BlockingTestExecutor.shared)
     private let log = Locked(String())
     private let exitCode = Locked<Int32?>(nil)
 
@@ -49,7 +49,10 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
         }
         let control = control
         let exitCode = exitCode
-        Task.detached {
+        // On threads that grow as jobs block, not Swift's cooperative pool: the test process's own tests hold that
+        // pool's two threads at times (a whole `swift test`), and a daemon on it stalled for seconds, where a
+        // process of its own would have had the kernel's share.
+        Task.detached(executorPreference: BlockingTestExecutor.shared) {
             let code = await Daemon.run(loader, logger: logger, control: control)
             exitCode.withLock { $0 = code }
         }
@@ -80,7 +83,7 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
     @discardableResult
     func stop(timeout: Double = 60) throws -> Int32 {
         let control = control
-        Task.detached { await control.stop() }
+        Task.detached(executorPreference: BlockingTestExecutor.shared) { await control.stop() }
         return try waitForExit(timeout: timeout)
     }
 

@@ -17,15 +17,21 @@ struct BoardEndpointTests {
         return (daemon, port)
     }
 
-    /// Opens the event stream (with `Last-Event-ID` when given) and reads it for `seconds`.
-    func events(port: Int, lastEventID: Int? = nil, seconds: Double = 1.5, during: () throws -> Void = {}) throws
-        -> String
-    {
+    /// Opens the event stream (with `Last-Event-ID` when given); once its opening has come (the snapshot, or the
+    /// `retry:` line of a resumed stream) runs `during`, then reads until `marker` has come (at most 30 s each), then
+    /// for `seconds` more: what else came then, which should not have, is in the text too.
+    func events(
+        port: Int, lastEventID: Int? = nil, until marker: String, seconds: Double = 0.5,
+        during: () throws -> Void = {}
+    ) throws -> String {
         let connection = try HTTPConnection(port: port)
         let resume = lastEventID.map { "Last-Event-ID: \($0)\r\n" } ?? ""
         try connection.send("GET /board/events HTTP/1.1\r\nHost: kitchen\r\n\(resume)\r\n")
+        let opening = connection.readUntilClosed(timeout: 30, orSeen: lastEventID == nil ? "\"orders\":[" : "retry:")
         try during()
-        return connection.readUntilClosed(timeout: seconds).text
+        var text = opening.text
+        if !text.contains(marker) { text += connection.readUntilClosed(timeout: 30, orSeen: marker).text }
+        return text + connection.readUntilClosed(timeout: seconds).text
     }
 
     @Test(
@@ -41,8 +47,7 @@ struct BoardEndpointTests {
         )
         #expect(page.headers["content-security-policy"]?.contains("default-src 'none'") == true)
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Ada", "--place", "cheese"]).status == 0)
-        let opening = try events(port: port) {
-            Thread.sleep(forTimeInterval: 0.3)
+        let opening = try events(port: port, until: "\"status\":\"preparing\"") {
             let advanced = try daemon.pizzactl(["order", "advance", "1"]).status
             #expect(advanced == 0)
         }
@@ -54,7 +59,7 @@ struct BoardEndpointTests {
         #expect(opening.contains("\"status\":\"preparing\""))
         // A browser back after a restart: the changes after the one it had, no snapshot.
         #expect(try daemon.pizzactl(["order", "advance", "1"]).status == 0)
-        let resumed = try events(port: port, lastEventID: 2)
+        let resumed = try events(port: port, lastEventID: 2, until: "id: 3\nevent: order")
         #expect(!resumed.contains("event: snapshot") && resumed.contains("id: 3\nevent: order"), "\(resumed)")
         #expect(!resumed.contains("id: 2\n"), "\(resumed)")
         #expect(try daemon.stop() == 0)
@@ -65,7 +70,7 @@ struct BoardEndpointTests {
     func hiddenNames() throws {
         let (daemon, port) = try start("  showCustomer: false\n  baking:\n    warnSeconds: 60\n    lateSeconds: 90\n")
         #expect(try daemon.pizzactl(["order", "new", "--customer", "Ada Lovelace", "--place", "cheese"]).status == 0)
-        let stream = try events(port: port) {
+        let stream = try events(port: port, until: "id: 2\nevent: order") {
             let created = try daemon.pizzactl(["order", "new", "--customer", "Bo", "--place", "cheese"]).status
             #expect(created == 0)
         }

@@ -57,27 +57,30 @@ private struct ChainCentre {
     .enabled(if: pgbouncerMissing == nil), .offThePool)
 struct ChainTests {
     @Test(
-        "two shops ship through PgBouncer (one server connection for both, transaction pooling) exactly once; PgBouncer restarted mid-shipping heals"
+        "two shops ship through PgBouncer (one server connection for both, transaction pooling) exactly once; PgBouncer gone with a backlog and back heals"
     )
     func throughPgBouncer() async throws {
         let chain = try ChainCentre()
         let berlin = try LiveDaemon(environment: try chain.shop("berlin"))
         let paris = try LiveDaemon(environment: try chain.shop("paris"))
-        // Small batches, so shipping is still under way when PgBouncer goes away.
         async let a: Void = { try await loadOrders(berlin, orders: 300) }()
         async let b: Void = { try await loadOrders(paris, orders: 300) }()
-        // Mid-shipping, confirmed: both have shipped something and hold more than they shipped.
+        // Both have shipped through PgBouncer (the loads may still run, or may have shipped whole: how fast is the
+        // machine's; a status poll cannot catch "still under way" for certain).
         for daemon in [berlin, paris] {
-            _ = try await waitForStatus(daemon, timeout: 60, "shipping under way") {
-                ($0["shippedSeq"] as? Int ?? 0) > 0 && ($0["backlogEvents"] as? Int ?? 0) > 0
-            }
+            _ = try await waitForStatus(daemon, timeout: 60, "shipping begun") { ($0["shippedSeq"] as? Int ?? 0) > 0 }
         }
         try chain.bouncer.stop()
-        // While it is gone, the kitchen goes on and the backlog waits in audit_log.
+        // While it is gone, the kitchens go on and the backlog waits in audit_log: each has one for certain.
         _ = try await waitForStatus(berlin, timeout: 30, "the shipper noticing PgBouncer gone") {
             $0["connected"] as? Bool == false
         }
-        #expect(try berlin.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+        for daemon in [berlin, paris] {
+            #expect(try daemon.pizzactl(["order", "new", "--place", "cheese"]).status == 0)
+            _ = try await waitForStatus(daemon, timeout: 30, "a backlog while PgBouncer is gone") {
+                ($0["backlogEvents"] as? Int ?? 0) > 0
+            }
+        }
         // PostgreSQL's sessions sampled while both ship: PgBouncer's pooled role, one connection at a time, and
         // never a shop's own role (which would mean a shop went around PgBouncer, or PgBouncer did not pool). On a
         // thread of its own (psql is a blocking child), started before PgBouncer is back so that it sees the

@@ -97,8 +97,11 @@ struct OutboxTests {
         #expect(accepted.map(\.status) == ["placed", "placed", "cancelled"])
         #expect(accepted.compactMap(\.seq) == accepted.compactMap(\.seq).sorted())
         #expect(Set(accepted.compactMap(\.id)).count == 3)
+        // The printer's last ticket written, the kitchen's destination goes back to idle.
+        try await Self.eventually("the kitchen idle: \((try? Self.outbox(daemon)) ?? [:])") {
+            try Self.outbox(daemon)["kitchen"]?["state"] as? String == "idle"
+        }
         let states = try Self.outbox(daemon)
-        #expect(states["kitchen"]?["state"] as? String == "idle")
         #expect(states["kitchen"]?["printer"] as? String == "online")
         #expect(states["shop"]?["waiting"] as? Int == 0)
 
