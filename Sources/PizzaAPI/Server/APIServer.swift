@@ -5,7 +5,7 @@ import HummingbirdCore
 import HummingbirdHTTP2
 public import Logging
 import NIOCore
-import NIOPosix
+public import NIOPosix
 import NIOSSL
 import PizzaCore
 public import ServiceLifecycle
@@ -55,8 +55,10 @@ public final class APIServer: Service {
     /// `https` or `http`.
     public let scheme: String
 
-    /// Binds the listener; the connections are served once ``run()`` runs.
-    public init(api: OrderAPI, listener: Listener, logger: Logger) async throws {
+    /// Binds the listener; the connections are served once ``run()`` runs, on `group`'s loops.
+    public init(
+        api: OrderAPI, listener: Listener, group: MultiThreadedEventLoopGroup = .singleton, logger: Logger
+    ) async throws {
         let settings = api.settings
         if let certificatePath = settings.certificatePath, let keyPath = settings.keyPath {
             let served = try ServedCertificate(certificatePath: certificatePath, keyPath: keyPath)
@@ -114,10 +116,10 @@ public final class APIServer: Service {
                         idleTimeout: .seconds(settings.idleTimeoutSeconds), streamConfiguration: http1),
                     responder: answer)
                 bound = try await Self.bind(
-                    child, listener, connections, .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
+                    child, listener, group, connections, .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             } else {
                 bound = try await Self.bind(
-                    HTTP1Channel(responder: answer, configuration: http1), listener, connections,
+                    HTTP1Channel(responder: answer, configuration: http1), listener, group, connections,
                     .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             }
         } catch {
@@ -137,10 +139,10 @@ public final class APIServer: Service {
     }
 
     private static func bind<Child: ServerChildChannel>(
-        _ child: Child, _ listener: Listener, _ connections: ConnectionCount, _ firstRequest: TimeAmount,
-        _ logger: Logger
+        _ child: Child, _ listener: Listener, _ group: MultiThreadedEventLoopGroup, _ connections: ConnectionCount,
+        _ firstRequest: TimeAmount, _ logger: Logger
     ) async throws -> HTTPListener {
-        try await HTTPListener.bind(child, on: listener, name: "order API", logger: logger) { channel in
+        try await HTTPListener.bind(child, on: listener, name: "order API", group: group, logger: logger) { channel in
             let refusal = connections.admit(channel, host: channel.remoteAddress?.ipAddress ?? "unknown")
             if refusal == .address {
                 // One address past its share: closed without a word (it holds the others' slots, or tries to).

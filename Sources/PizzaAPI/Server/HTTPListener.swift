@@ -1,7 +1,7 @@
 public import HummingbirdCore
 public import Logging
 public import NIOCore
-import NIOPosix
+public import NIOPosix
 
 /// A listening socket whose connections are Hummingbird's HTTP channels: the one HTTP stack of pizzad, for the order
 /// API, the board and the metrics endpoint alike.
@@ -25,12 +25,14 @@ public struct HTTPListener: Sendable {
     /// Binds `socket`; each accepted connection goes through `admit`, which returns the HTTP channel's value (usually
     /// `child.setup(channel:logger:)` with handlers of its own added around it) or a failed future to drop it.
     /// `writeBuffer` is how much a connection may have unsent before its writer waits (NIO's 64 KiB by default).
+    /// The connections are served on `group`'s loops (pizzad's: NIO's shared ones).
     public static func bind<Child: ServerChildChannel>(
-        _ child: Child, on socket: Socket, name: String, backlog: Int32 = 256,
+        _ child: Child, on socket: Socket, name: String, group: MultiThreadedEventLoopGroup = .singleton,
+        backlog: Int32 = 256,
         writeBuffer: ChannelOptions.Types.WriteBufferWaterMark = .init(low: 32 * 1024, high: 64 * 1024),
         logger: Logger, admit: @escaping @Sendable (any Channel) -> EventLoopFuture<Child.Value>
     ) async throws -> HTTPListener {
-        let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+        let bootstrap = ServerBootstrap(group: group)
             .serverChannelOption(.backlog, value: backlog)
             .serverChannelOption(.socketOption(.so_reuseaddr), value: 1)
             .childChannelOption(.allowRemoteHalfClosure, value: true)

@@ -142,7 +142,7 @@ public enum Daemon {
             return ExitCode.badDatabase
         }
 
-        let group = MultiThreadedEventLoopGroup.singleton
+        let group = control.eventLoopGroup
         let passed = SocketActivation(environment: environment)
         let state: DaemonState
         let server: ControlSocketServer
@@ -152,16 +152,19 @@ public enum Daemon {
         do {
             state = try await DaemonState(
                 store: store, configuration: configuration, daemonUID: getuid(), logger: logger,
-                centralMigrations: centralMigrations, environment: environment, taskExecutor: control.taskExecutor)
+                centralMigrations: centralMigrations, environment: environment, taskExecutor: control.taskExecutor,
+                group: group)
             server = try await ControlSocketServer.bind(
                 configuration: configuration, state: state, group: group, passed: passed.control, logger: logger)
             metricsServer = try await HTTPEndpoint.metrics(
-                address: configuration.metricsListen, passed: passed.metrics, state: state, logger: logger)
+                address: configuration.metricsListen, passed: passed.metrics, state: state, group: group,
+                logger: logger)
             state.metricsAddress.withLock { $0 = metricsServer?.address }
             boardServer = try await HTTPEndpoint.board(
-                settings: configuration.board, passed: passed.board, state: state, logger: logger)
+                settings: configuration.board, passed: passed.board, state: state, group: group, logger: logger)
             apiServer = try await startAPI(
-                configuration, passed: passed.api, migrationsPath: migrationsPath, state: state, logger: logger)
+                configuration, passed: passed.api, migrationsPath: migrationsPath, state: state, group: group,
+                logger: logger)
         } catch {
             logger.critical("cannot start: \(error)")
             notifier.notify("STATUS=cannot start: \(error)")
@@ -224,7 +227,7 @@ public enum Daemon {
     /// The order API on the socket systemd passed (`api`), else on `api.listen`; nil when neither is given.
     static func startAPI(
         _ configuration: DaemonConfiguration, passed: SocketActivation.PassedSocket?, migrationsPath: String,
-        state: DaemonState, logger: Logger
+        state: DaemonState, group: MultiThreadedEventLoopGroup, logger: Logger
     ) async throws -> APIServer? {
         let settings = configuration.api
         let listener: APIServer.Listener
@@ -240,7 +243,7 @@ public enum Daemon {
             orders: state.orders, factory: { state.factory },
             daemon: ChangeActor(uid: uid, name: Peer.userName(of: uid) ?? String(uid), pid: getpid()),
             document: try openAPIDocument(besideMigrations: migrationsPath), settings: settings, events: state.events)
-        let server = try await APIServer(api: api, listener: listener, logger: logger)
+        let server = try await APIServer(api: api, listener: listener, group: group, logger: logger)
         state.api.withLock { $0 = api }
         logger.info(
             passed != nil ? "serving the order API on the socket passed by systemd" : "serving the order API",

@@ -1,3 +1,4 @@
+import NIOPosix
 import PizzaCore
 import ServiceLifecycle
 import UnixSignals
@@ -16,6 +17,9 @@ final class DaemonControl: Sendable {
     /// global executor, which pizzad makes its event loops. A daemon in a test's process runs them on threads of the
     /// test's, away from the cooperative pool its tests hold.
     let taskExecutor: (any TaskExecutor)?
+    /// The event loops its sockets are served on: NIO's shared ones in pizzad, a group of its own for each daemon in
+    /// a test's process (several there would otherwise share two loops).
+    let eventLoopGroup: MultiThreadedEventLoopGroup
     private let state = Locked(State())
 
     private struct State: Sendable {
@@ -27,9 +31,13 @@ final class DaemonControl: Sendable {
 
     /// A control driven by the process's signals (`usesSignals`), or by its methods alone; the daemon's loose
     /// tasks on `taskExecutor` if given.
-    init(usesSignals: Bool, taskExecutor: (any TaskExecutor)? = nil) {
+    init(
+        usesSignals: Bool, taskExecutor: (any TaskExecutor)? = nil,
+        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
+    ) {
         self.usesSignals = usesSignals
         self.taskExecutor = taskExecutor
+        self.eventLoopGroup = eventLoopGroup
     }
 
     /// Traps SIGTERM and SIGINT from now on (they no longer end the process by themselves), when signals drive it.

@@ -1,4 +1,5 @@
 import Logging
+import NIOPosix
 import PizzaAPI
 import PizzaCore
 import PizzaMetrics
@@ -31,7 +32,7 @@ final class DaemonState: Sendable {
     /// The order API's settings (`api.*`): its certificate's fingerprint is what `device.add` hands out.
     let apiSettings: APISettings
     /// Every change as a Server-Sent Event, encoded once for all readers: the board's pages and `/v1/events`.
-    let events = EventFanOut()
+    let events: EventFanOut
     /// The order API, once it serves; nil when it is off. `device.add` and `device.revoke` reload its devices.
     let api = Locked<OrderAPI?>(nil)
     let logger: Logger
@@ -50,9 +51,10 @@ final class DaemonState: Sendable {
     init(
         store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger,
         centralMigrations: [Migration] = [], environment: [String: String] = [:],
-        taskExecutor: (any TaskExecutor)? = nil
+        taskExecutor: (any TaskExecutor)? = nil, group: MultiThreadedEventLoopGroup = .singleton
     ) async throws {
         self.logger = logger
+        events = EventFanOut(loop: group.any())
         self.environment = environment
         self.taskExecutor = taskExecutor
         orders = OrderBook(store: store)

@@ -2,6 +2,7 @@ import Hummingbird
 import HummingbirdCore
 import Logging
 import NIOCore
+import NIOPosix
 import PizzaAPI
 import PizzaCore
 import ServiceLifecycle
@@ -34,7 +35,8 @@ final class HTTPEndpoint: Service {
 
     /// The metrics endpoint, on the socket systemd passed, else on `address`; nil when neither is given.
     static func metrics(
-        address: ListenAddress?, passed: SocketActivation.PassedSocket?, state: DaemonState, logger: Logger
+        address: ListenAddress?, passed: SocketActivation.PassedSocket?, state: DaemonState,
+        group: MultiThreadedEventLoopGroup, logger: Logger
     ) async throws -> HTTPEndpoint? {
         let stopping = Locked(false)
         let routes = MetricsRoutes(
@@ -47,25 +49,27 @@ final class HTTPEndpoint: Service {
             })
         return try await bind(
             name: "metrics", path: "/metrics", address: address, passed: passed, router: routes.router(),
-            stopping: stopping, overload: .metricsConnections, state: state, logger: logger)
+            stopping: stopping, overload: .metricsConnections, state: state, group: group, logger: logger)
     }
 
     /// The kitchen's board, on the socket systemd passed, else on `board.listen`; nil when neither is given.
     static func board(
-        settings: BoardSettings, passed: SocketActivation.PassedSocket?, state: DaemonState, logger: Logger
+        settings: BoardSettings, passed: SocketActivation.PassedSocket?, state: DaemonState,
+        group: MultiThreadedEventLoopGroup, logger: Logger
     ) async throws -> HTTPEndpoint? {
         // A board page's events are written gathered, some hundred kilobytes at a time under load: its writer
         // waits (and the page counts as not keeping up) only when megabytes wait, not at NIO's default 64 KiB.
         try await bind(
             name: "board", path: "/board", address: settings.listen, passed: passed,
             router: BoardRoutes(state: state, settings: settings).router(), stopping: Locked(false),
-            overload: .boardConnections, state: state, logger: logger, writeBuffer: .init(low: 1 << 20, high: 4 << 20))
+            overload: .boardConnections, state: state, group: group, logger: logger,
+            writeBuffer: .init(low: 1 << 20, high: 4 << 20))
     }
 
     private static func bind(
         name: String, path: String, address: ListenAddress?, passed: SocketActivation.PassedSocket?,
         router: Router<EndpointContext>, stopping: Locked<Bool>, overload: DaemonMetrics.OverloadReason,
-        state: DaemonState, logger: Logger,
+        state: DaemonState, group: MultiThreadedEventLoopGroup, logger: Logger,
         writeBuffer: ChannelOptions.Types.WriteBufferWaterMark = .init(low: 32 * 1024, high: 64 * 1024)
     ) async throws -> HTTPEndpoint? {
         let socket: HTTPListener.Socket
@@ -95,7 +99,7 @@ final class HTTPEndpoint: Service {
         let listener: HTTPListener
         do {
             listener = try await HTTPListener.bind(
-                child, on: socket, name: name, backlog: 128, writeBuffer: writeBuffer, logger: logger
+                child, on: socket, name: name, group: group, backlog: 128, writeBuffer: writeBuffer, logger: logger
             ) { channel in
                 let id = ObjectIdentifier(channel)
                 let admitted = connections.withLock { open in

@@ -1,6 +1,7 @@
 import DaemonHarness
 import Foundation
 import Logging
+import NIOPosix
 import PizzaCore
 import PizzaTesting
 
@@ -19,7 +20,10 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
     let socket: String
     let database: String
     private let folder: TemporaryFolder?
-    private let control = DaemonControl(usesSignals: false, taskExecutor: BlockingTestExecutor.shared)
+    /// Its event loops: two of its own, as its process would have (several live daemons on NIO's two shared loops
+    /// waited for each other's loads).
+    private let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    private let control: DaemonControl
     private let log = Locked(String())
     private let exitCode = Locked<Int32?>(nil)
 
@@ -29,6 +33,7 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
         config: String? = nil, environment: [String: String] = [:], directory: String? = nil,
         database: String? = nil, socket: String? = nil, wait: Bool = true
     ) throws {
+        control = DaemonControl(usesSignals: false, taskExecutor: DaemonThreads.shared, eventLoopGroup: loops)
         folder = directory == nil ? try TemporaryFolder("pizzad-live") : nil
         let directory = directory ?? folder!.path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -49,11 +54,11 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
         }
         let control = control
         let exitCode = exitCode
-        // On threads that grow as jobs block, not Swift's cooperative pool: the test process's own tests hold that
-        // pool's two threads at times (a whole `swift test`), and a daemon on it stalled for seconds, where a
-        // process of its own would have had the kernel's share.
-        Task.detached(executorPreference: BlockingTestExecutor.shared) {
+        let loops = loops
+        // On threads of the live daemons' own (DaemonThreads), not the pools the tests block.
+        Task.detached(executorPreference: DaemonThreads.shared) {
             let code = await Daemon.run(loader, logger: logger, control: control)
+            try? await loops.shutdownGracefully()
             exitCode.withLock { $0 = code }
         }
         if wait { try waitUntilServing() }
@@ -83,7 +88,7 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
     @discardableResult
     func stop(timeout: Double = 60) throws -> Int32 {
         let control = control
-        Task.detached(executorPreference: BlockingTestExecutor.shared) { await control.stop() }
+        Task.detached(executorPreference: DaemonThreads.shared) { await control.stop() }
         return try waitForExit(timeout: timeout)
     }
 
