@@ -1,4 +1,6 @@
 public import Logging
+public import NIOCore
+public import NIOPosix
 public import PizzaStorage
 import PizzaWire
 
@@ -29,18 +31,28 @@ public protocol CentralSession: Sendable {
 public struct PostgresCentralClient: CentralClient {
     let configuration: ReplicationConfiguration
     let environment: [String: String]
+    let loop: (any EventLoop)?
     let logger: Logger
 
-    public init(configuration: ReplicationConfiguration, environment: [String: String], logger: Logger) {
+    /// A client of the configured centre, its connections on `loop` (nil: the process's one shipping loop).
+    public init(
+        configuration: ReplicationConfiguration, environment: [String: String], loop: (any EventLoop)? = nil,
+        logger: Logger
+    ) {
         self.configuration = configuration
         self.environment = environment
+        self.loop = loop
         self.logger = logger
     }
 
     public func connect() async throws -> any CentralSession {
         let password = try configuration.password(environment: environment)
-        return try await CentralDatabase.connect(configuration, password: password, logger: logger)
+        return try await CentralDatabase.connect(configuration, password: password, on: loop, logger: logger)
     }
+
+    /// A loop for one daemon's connections to the centre like the process's own (a thread at the background
+    /// niceness): for daemons run side by side in a test's process, which would otherwise share that one.
+    public static func makeShippingGroup() -> MultiThreadedEventLoopGroup { CentralDatabase.makeShippingGroup() }
 }
 
 /// The central answer to a batch or a cursor query.

@@ -21,8 +21,10 @@ struct CentralDatabase: CentralSession {
 
     /// Connects as the configured role.
     static func connect(
-        _ configuration: ReplicationConfiguration, password: String?, logger: Logger
+        _ configuration: ReplicationConfiguration, password: String?, on loop: (any EventLoop)? = nil,
+        logger: Logger
     ) async throws -> CentralDatabase {
+        let loop = loop ?? Self.eventLoop
         let tls: PostgresConnection.Configuration.TLS
         switch configuration.tls {
         case .disable: tls = .disable
@@ -54,7 +56,7 @@ struct CentralDatabase: CentralSession {
                 },
                 {
                     let connection = try await PostgresConnection.connect(
-                        on: Self.eventLoop, configuration: settings, id: 1, logger: logger)
+                        on: loop, configuration: settings, id: 1, logger: logger)
                     if late.withLock({ state in
                         state.connection = connection
                         return state.abandoned
@@ -77,14 +79,17 @@ struct CentralDatabase: CentralSession {
     /// leaves. Made at the first connection, kept for the process's life like NIO's own singleton group.
     static var eventLoop: any EventLoop { shippingGroup.next() }
 
-    private static let shippingGroup: MultiThreadedEventLoopGroup = {
+    private static let shippingGroup = makeShippingGroup()
+
+    /// A shipping loop of its own, as ``eventLoop``'s (one thread at the background niceness).
+    static func makeShippingGroup() -> MultiThreadedEventLoopGroup {
         let group = MultiThreadedEventLoopGroup(numberOfThreads: 1)
         // The loop's first task, so it runs before any connection's work; Linux keeps niceness per thread.
         group.next().execute {
             _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, BackgroundThread.niceness)
         }
         return group
-    }()
+    }
 
     // MARK: Shipping
 

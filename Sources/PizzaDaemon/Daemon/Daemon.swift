@@ -153,7 +153,7 @@ public enum Daemon {
             state = try await DaemonState(
                 store: store, configuration: configuration, daemonUID: getuid(), logger: logger,
                 centralMigrations: centralMigrations, environment: environment, taskExecutor: control.taskExecutor,
-                group: group)
+                group: group, shippingLoop: control.shippingLoop)
             server = try await ControlSocketServer.bind(
                 configuration: configuration, state: state, group: group, passed: passed.control, logger: logger)
             metricsServer = try await HTTPEndpoint.metrics(

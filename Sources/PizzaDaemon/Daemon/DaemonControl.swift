@@ -1,3 +1,4 @@
+import NIOCore
 import NIOPosix
 import PizzaCore
 import ServiceLifecycle
@@ -20,6 +21,8 @@ final class DaemonControl: Sendable {
     /// The event loops its sockets are served on: NIO's shared ones in pizzad, a group of its own for each daemon in
     /// a test's process (several there would otherwise share two loops).
     let eventLoopGroup: MultiThreadedEventLoopGroup
+    /// The loop its connections to the centre run on; nil: the process's one shipping loop (pizzad).
+    let shippingLoop: (any EventLoop)?
     private let state = Locked(State())
 
     private struct State: Sendable {
@@ -33,11 +36,12 @@ final class DaemonControl: Sendable {
     /// tasks on `taskExecutor` if given.
     init(
         usesSignals: Bool, taskExecutor: (any TaskExecutor)? = nil,
-        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton
+        eventLoopGroup: MultiThreadedEventLoopGroup = .singleton, shippingLoop: (any EventLoop)? = nil
     ) {
         self.usesSignals = usesSignals
         self.taskExecutor = taskExecutor
         self.eventLoopGroup = eventLoopGroup
+        self.shippingLoop = shippingLoop
     }
 
     /// Traps SIGTERM and SIGINT from now on (they no longer end the process by themselves), when signals drive it.

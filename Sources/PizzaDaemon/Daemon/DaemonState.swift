@@ -1,4 +1,5 @@
 import Logging
+import NIOCore
 import NIOPosix
 import PizzaAPI
 import PizzaCore
@@ -51,7 +52,8 @@ final class DaemonState: Sendable {
     init(
         store: SQLiteOrderStore, configuration: DaemonConfiguration, daemonUID: UInt32, logger: Logger,
         centralMigrations: [Migration] = [], environment: [String: String] = [:],
-        taskExecutor: (any TaskExecutor)? = nil, group: MultiThreadedEventLoopGroup = .singleton
+        taskExecutor: (any TaskExecutor)? = nil, group: MultiThreadedEventLoopGroup = .singleton,
+        shippingLoop: (any EventLoop)? = nil
     ) async throws {
         self.logger = logger
         events = EventFanOut(loop: group.any())
@@ -68,7 +70,9 @@ final class DaemonState: Sendable {
         let replicator = try configuration.replication.map {
             try Replicator(
                 configuration: $0, store: store, migrations: centralMigrations, metrics: factory,
-                environment: environment, logger: logger)
+                environment: environment, logger: logger,
+                client: PostgresCentralClient(
+                    configuration: $0, environment: environment, loop: shippingLoop, logger: logger))
         }
         self.replicator = replicator
         if let replicator { repository.delegates += replicator }

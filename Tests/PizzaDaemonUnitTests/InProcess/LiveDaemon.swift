@@ -3,6 +3,7 @@ import Foundation
 import Logging
 import NIOPosix
 import PizzaCore
+import PizzaReplication
 import PizzaTesting
 
 @testable import PizzaDaemon
@@ -23,6 +24,8 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
     /// Its event loops: two of its own, as its process would have (several live daemons on NIO's two shared loops
     /// waited for each other's loads).
     private let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+    /// Its loop to the centre, niced as pizzad's is (one each, as each process has).
+    private let shipping = PostgresCentralClient.makeShippingGroup()
     private let control: DaemonControl
     private let log = Locked(String())
     private let exitCode = Locked<Int32?>(nil)
@@ -33,7 +36,9 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
         config: String? = nil, environment: [String: String] = [:], directory: String? = nil,
         database: String? = nil, socket: String? = nil, wait: Bool = true
     ) throws {
-        control = DaemonControl(usesSignals: false, taskExecutor: DaemonThreads.shared, eventLoopGroup: loops)
+        control = DaemonControl(
+            usesSignals: false, taskExecutor: DaemonThreads.shared, eventLoopGroup: loops,
+            shippingLoop: shipping.next())
         folder = directory == nil ? try TemporaryFolder("pizzad-live") : nil
         let directory = directory ?? folder!.path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -55,10 +60,12 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
         let control = control
         let exitCode = exitCode
         let loops = loops
+        let shipping = shipping
         // On threads of the live daemons' own (DaemonThreads), not the pools the tests block.
         Task.detached(executorPreference: DaemonThreads.shared) {
             let code = await Daemon.run(loader, logger: logger, control: control)
             try? await loops.shutdownGracefully()
+            try? await shipping.shutdownGracefully()
             exitCode.withLock { $0 = code }
         }
         if wait { try waitUntilServing() }
