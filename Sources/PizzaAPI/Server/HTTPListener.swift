@@ -80,6 +80,7 @@ public struct HTTPListener: Sendable {
 /// The first handler of a connection past a listener's limit: answers `503 Service Unavailable` as soon as the
 /// connection is active, reads nothing, and closes it.
 public final class RefusedConnection: ChannelInboundHandler, Sendable {
+    /// The connection's raw bytes, read and dropped.
     public typealias InboundIn = ByteBuffer
 
     static let answer = "HTTP/1.1 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
@@ -87,12 +88,15 @@ public final class RefusedConnection: ChannelInboundHandler, Sendable {
     /// A refusal, added first in the pipeline.
     public init() {}
 
+    /// Refuses at once when added to a connection already active.
     public func handlerAdded(context: ChannelHandlerContext) {
         if context.channel.isActive { refuse(context) }
     }
 
+    /// Refuses as the connection becomes active.
     public func channelActive(context: ChannelHandlerContext) { refuse(context) }
 
+    /// Reads nothing of what the client sends.
     public func channelRead(context: ChannelHandlerContext, data: NIOAny) {}
 
     private func refuse(_ context: ChannelHandlerContext) {
