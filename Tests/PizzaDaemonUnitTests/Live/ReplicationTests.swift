@@ -344,7 +344,10 @@ struct ReplicationTests {
     )
     func centreDown() async throws {
         let centre = try Centre()
-        let shop = try LiveDaemon(environment: try centre.shop("lyon"))
+        // A process of its own: what is timed is the kitchen's latency beside a niced shipper whose connect to the
+        // stopped centre must be refused, not time out; in the test's process, under a fresh clone's whole load
+        // (debootstrap, the package build), the shipper's connect timed out instead.
+        let shop = try PizzadProcess(environment: try centre.shop("lyon"))
         let (up, down) = try await withMachine(heavy: false) {
             try await loadOrders(shop, clients: 1, orders: 40)  // warm up
             let up = try await loadOrders(shop, clients: 1, orders: 150)
