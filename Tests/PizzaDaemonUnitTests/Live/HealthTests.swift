@@ -147,7 +147,11 @@ struct HealthTests {
         while drained < 50, listener.receive() != nil { drained += 1 }
         let wedged = listener.collect(timeout: 3) { _ in false }
         #expect(!wedged.contains { $0.message.contains("WATCHDOG=1") }, "\(wedged.map(\.message))")
-        #expect(daemon.output.contains("health check failed"))
+        // Logged once a round's probe of the writer has waited its 2 s: under the whole suite's load that can come
+        // after the window above (seen once on a warm run), so it is waited for, not read at an instant.
+        let logged = TimeLimit(seconds: 30)
+        while !daemon.output.contains("health check failed"), logged.remains { usleep(100_000) }
+        #expect(daemon.output.contains("health check failed"), "\(daemon.output.suffix(2000))")
 
         try holder.release()
         #expect(waitForExit(stuck) == 0, "the waiting change went through once the lock was released")
