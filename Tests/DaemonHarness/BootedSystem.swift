@@ -4,64 +4,30 @@ import PizzaTesting
 /// A Debian root file system booted with `systemd-nspawn -b`: a real systemd as PID 1, driven with `nsenter`.
 ///
 /// The root file system is made once with `debootstrap` and cached in `.cache/nspawn/` (git-ignored), under a name
-/// that changes with its recipe; every test boots a copy. What this VM needs (found on a first boot): plain
+/// that changes with its recipe (`scripts/nspawn-root`); every test boots a copy. What this VM needs (found on a first boot): plain
 /// `systemd-nspawn -b` fails with "Failed to open system bus" (no systemd on the host), so it runs with
 /// `--register=no --keep-unit`, and `--private-network` keeps the container off the host's network. With no
 /// machined on the host, `systemctl -M` cannot reach it; `nsenter -t <its PID 1> -a` can.
 public final class BootedSystem {
-    public static let suite = "bookworm"
-    // man-db for `man -w`; sqlite3 is what the package recommends (purge uses it to see whether orders are left).
-    public static let packages = [
-        "systemd", "systemd-sysv", "dbus", "sqlite3", "util-linux", "passwd", "procps", "man-db",
-    ]
-    public static var mirror: String {
-        ProcessInfo.processInfo.environment["PIZZAD_DEBIAN_MIRROR"] ?? "http://deb.debian.org/debian"
-    }
-
-    /// The recipe's fingerprint: a changed package list makes a new root file system.
-    public static var recipe: String {
-        let text = "\(suite) minbase \(packages.joined(separator: ","))"
-        // FNV-1a: a name, not a security boundary.
-        let hash = text.utf8.reduce(UInt64(0xcbf2_9ce4_8422_2325)) { ($0 ^ UInt64($1)) &* 0x100_0000_01b3 }
-        return String(hash, radix: 16)
-    }
-
     public static var cache: String { Binaries.repository + "/.cache/nspawn" }
 
     /// Why a booted systemd cannot be had here, or nil.
     public static var unavailableReason: String? {
         guard getuid() == 0 else { return "not root (systemd-nspawn needs root)" }
-        for program in ["systemd-nspawn", "debootstrap", "nsenter"] where !Binaries.available(program) {
+        for program in ["systemd-nspawn", "debootstrap", "nsenter", "flock"] where !Binaries.available(program) {
             return "\(program) is missing (Debian: systemd-container, debootstrap, util-linux)"
         }
         guard FileManager.default.fileExists(atPath: "/sys/fs/cgroup") else { return "no cgroup file system" }
         return nil
     }
 
-    /// The cached root file system, made with debootstrap if missing (a minute or two, downloading ~60 MB).
+    /// The cached root file system: `scripts/nspawn-root`, which holds the recipe (suite and packages), makes it with
+    /// debootstrap if missing (a few minutes, downloading ~60 MB) or waits while `.ci/run`'s early start of it does.
     public static func rootFileSystem() throws -> String {
-        let path = cache + "/\(suite)-\(recipe)"
-        if FileManager.default.fileExists(atPath: path + "/usr/lib/systemd/systemd") { return path }
-        try FileManager.default.createDirectory(atPath: cache, withIntermediateDirectories: true)
-        let partial = path + ".partial"
-        try? FileManager.default.removeItem(atPath: partial)
-        let made = try run(
-            "nice",
-            [
-                "-n", "19", "debootstrap", "--variant=minbase", "--include=" + packages.joined(separator: ","), suite,
-                partial, mirror,
-            ], timeout: 1200
-        )
-        guard made.status == 0 else {
-            throw HarnessError("debootstrap failed:\n\(made.stdout.suffix(3000))\n\(made.stderr.suffix(3000))")
-        }
-        guard rename(partial, path) == 0 else {
-            throw HarnessError("rename \(partial): \(String(cString: strerror(errno)))")
-        }
-        // Old recipes' folders go; they are a quarter of a gigabyte each.
-        for name in (try? FileManager.default.contentsOfDirectory(atPath: cache)) ?? []
-        where name != (path as NSString).lastPathComponent {
-            try? FileManager.default.removeItem(atPath: cache + "/" + name)
+        let made = try run(Binaries.repository + "/scripts/nspawn-root", [], timeout: 1200)
+        let path = made.stdout.split(separator: "\n").last.map(String.init) ?? ""
+        guard made.status == 0, FileManager.default.fileExists(atPath: path + "/usr/lib/systemd/systemd") else {
+            throw HarnessError("scripts/nspawn-root failed:\n\(made.stdout.suffix(3000))\n\(made.stderr.suffix(3000))")
         }
         return path
     }
