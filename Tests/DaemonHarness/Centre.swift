@@ -3,7 +3,6 @@ import PizzaClient
 import PizzaProtocol
 public import PizzaTesting
 import PizzaWire
-import Testing
 
 public let postgresMissing: String? = {
     let reason = PostgresServer.unavailableReason
@@ -33,9 +32,10 @@ public final class Centre: Sendable {
             var owner = environment(shop: "head-office", user: "central_owner", password: "owner-secret")
             if tls { owner["PIZZAD_REPLICATION_POSTGRES_CA_FILE"] = folder + "/server.crt" }
             let migrated = try run(Binaries.pizzad, ["migrate-central"], environment: owner, directory: folder)
-            #expect(migrated.status == 0, "pizzad migrate-central: \(migrated.stderr)")
             let latest = try Self.latestVersion()
-            #expect(migrated.stdout.contains("central schema at version \(latest)"), "\(migrated.stdout)")
+            guard migrated.status == 0, migrated.stdout.contains("central schema at version \(latest)") else {
+                throw HarnessError("pizzad migrate-central: \(migrated.stdout)\n\(migrated.stderr)")
+            }
         }
     }
 
