@@ -56,6 +56,8 @@ public final class PersistenceLayer: OrderChangeWriter {
                 try insertEntry(history.baseAddress! + index, cartID: cart.id, at: text(history[index].at), db: db)
             }
         }
+        // The next change to it in this transaction, or in the next while nothing else writes, starts from this.
+        transaction.numbers.written(cart)
     }
 
     /// A new item's `pizzas` row.
