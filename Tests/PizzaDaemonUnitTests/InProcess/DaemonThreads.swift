@@ -1,22 +1,24 @@
 import Foundation
 
-/// The threads the live daemons' tasks run on: a few of their own, which no test blocks. Swift's cooperative pool
-/// is held by the tests at a whole `swift test`'s start, and the tests' blocking executor by tests waiting on
-/// processes and sockets (its threads are added as they block, but not at once): a board event waited there past
-/// the board's one second, where a daemon's own process would have had the kernel's share.
+/// The threads a live daemon's tasks run on: two of its own (as pizzad's process has a thread a core on two cores),
+/// which no test and no other live daemon blocks. Swift's cooperative pool is held by the tests at a whole `swift
+/// test`'s start, and the tests' blocking executor by tests waiting on processes and sockets (its threads are added
+/// as they block, but not at once): a board event waited there past the board's one second. One set of four threads
+/// shared by every live daemon was not enough either: a full disk's health check waited more than 13 s for a thread
+/// while other live daemons' tasks held all four.
 final class DaemonThreads: TaskExecutor, @unchecked Sendable {
-    /// The threads every live daemon in this process shares (pizzad runs its tasks on its two event loops).
-    static let shared = DaemonThreads(count: 4)
-
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var jobs: [UnownedJob] = []
     private var next = 0
+    private var finished = false
+    private var running: Int
 
-    private init(count: Int) {
+    init(name: String, count: Int = 2) {
+        running = count
         for index in 0..<count {
-            let thread = Thread { [unowned self] in self.work() }
-            thread.name = "live-pizzad-\(index)"
+            let thread = Thread { [self] in self.work() }
+            thread.name = "\(name)-\(index)"
             thread.start()
         }
     }
@@ -24,15 +26,34 @@ final class DaemonThreads: TaskExecutor, @unchecked Sendable {
     func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
+        defer { condition.unlock() }
+        guard running > 0 else {
+            // After the daemon stopped and its threads ended: a late job (a cleanup's) still runs, on a thread of
+            // its own.
+            Thread { job.runSynchronously(on: self.asUnownedTaskExecutor()) }.start()
+            return
+        }
         jobs.append(job)
         condition.signal()
+    }
+
+    /// Lets the threads end once every job given so far has run.
+    func finish() {
+        condition.lock()
+        finished = true
+        condition.broadcast()
         condition.unlock()
     }
 
     private func work() {
         while true {
             condition.lock()
-            while next == jobs.count { condition.wait() }
+            while next == jobs.count, !finished { condition.wait() }
+            if next == jobs.count {
+                running -= 1
+                condition.unlock()
+                return
+            }
             let job = jobs[next]
             next += 1
             if next > 1024, next * 2 > jobs.count {

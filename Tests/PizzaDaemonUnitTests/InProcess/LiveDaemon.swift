@@ -27,6 +27,8 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
     /// Its loop to the centre, niced as pizzad's is (one each, as each process has).
     private let shipping = PostgresCentralClient.makeShippingGroup()
     private let control: DaemonControl
+    /// The threads its tasks run on, its own.
+    private let threads: DaemonThreads
     private let log = Locked(String())
     private let exitCode = Locked<Int32?>(nil)
 
@@ -36,9 +38,10 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
         config: String? = nil, environment: [String: String] = [:], directory: String? = nil,
         database: String? = nil, socket: String? = nil, wait: Bool = true
     ) throws {
+        let threads = DaemonThreads(name: "live-pizzad")
+        self.threads = threads
         control = DaemonControl(
-            usesSignals: false, taskExecutor: DaemonThreads.shared, eventLoopGroup: loops,
-            shippingLoop: shipping.next())
+            usesSignals: false, taskExecutor: threads, eventLoopGroup: loops, shippingLoop: shipping.next())
         folder = directory == nil ? try TemporaryFolder("pizzad-live") : nil
         let directory = directory ?? folder!.path
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
@@ -61,8 +64,8 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
         let exitCode = exitCode
         let loops = loops
         let shipping = shipping
-        // On threads of the live daemons' own (DaemonThreads), not the pools the tests block.
-        Task.detached(executorPreference: DaemonThreads.shared) {
+        // On threads of its own (DaemonThreads), not the pools the tests block.
+        Task.detached(executorPreference: threads) {
             let code = await Daemon.run(loader, logger: logger, control: control)
             try? await loops.shutdownGracefully()
             try? await shipping.shutdownGracefully()
@@ -95,7 +98,7 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
     @discardableResult
     func stop(timeout: Double = 60) throws -> Int32 {
         let control = control
-        Task.detached(executorPreference: DaemonThreads.shared) { await control.stop() }
+        Task.detached(executorPreference: threads) { await control.stop() }
         return try waitForExit(timeout: timeout)
     }
 
@@ -114,6 +117,7 @@ final class LiveDaemon: DaemonUnderTest, @unchecked Sendable {
 
     deinit {
         if exited == nil { _ = try? stop() }
+        threads.finish()
         folder?.remove()
     }
 }
