@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 /// Many idle connections to pizzad, held by the `hold-connections` helper in a process of its own.
 ///
