@@ -86,7 +86,7 @@ struct ReplicationTests {
             day
                 == "1|\(z["placed"].flatMap { ($0 as? [String: Any])?["count"] } ?? "")|1|\(gross)|\(z["openBalance"] ?? "")",
             "\(day) against \(z)")
-        let verified = try shop.pizzactl(["replication", "verify"])
+        let verified = try shop.pizzactl(["--timeout", "60", "replication", "verify"])
         #expect(verified.status == 0, "\(verified)")
         #expect(try shop.stop() == 0)
     }
@@ -144,7 +144,7 @@ struct ReplicationTests {
                 try await Task.sleep(for: .milliseconds(50))
             }
             #expect(try sqlite3(daemon.database, "SELECT shipped_seq FROM replication_state") == total)
-            let verify = try daemon.pizzactl(["replication", "verify"])
+            let verify = try daemon.pizzactl(["--timeout", "60", "replication", "verify"])
             #expect(verify.status == 0, "\(verify.stdout)\(verify.stderr)")
             #expect(verify.stdout.contains("replication ok"), "\(verify.stdout)")
             let status = try daemon.pizzactl(["replication", "status"])
@@ -741,7 +741,7 @@ struct ReplicationTests {
         #expect((status["lastErrorKind"] as? String) == "diverged", "\(status)")
         #expect((status["lastError"] as? String ?? "").contains("nothing central was overwritten"), "\(status)")
         #expect(try centre.entries("madrid") == centralBefore)
-        let verify = try restored.pizzactl(["replication", "verify"])
+        let verify = try restored.pizzactl(["--timeout", "60", "replication", "verify"])
         #expect(verify.status == 1 && verify.stderr.contains("diverged"), "\(verify.stdout)\(verify.stderr)")
         // The kitchen is not affected.
         try await loadOrders(restored, orders: 3)
@@ -778,7 +778,7 @@ struct ReplicationTests {
         #expect(
             try centre.sql("SELECT count(*) FROM orders WHERE shop_id = 'vienna'")
                 == (try sqlite3(shop.database, "SELECT count(*) FROM carts")))
-        let verified = try shop.pizzactl(["replication", "verify"])
+        let verified = try shop.pizzactl(["--timeout", "60", "replication", "verify"])
         #expect(verified.status == 0, "\(verified)")
         #expect(try shop.stop() == 0)
     }
@@ -851,7 +851,7 @@ struct ReplicationOffTests {
         let daemon = try LiveDaemon()
         let status = try daemon.pizzactl(["replication", "status"])
         #expect(status.status == 0 && status.stdout.contains("replication: off"), "\(status)")
-        let verify = try daemon.pizzactl(["replication", "verify"])
+        let verify = try daemon.pizzactl(["--timeout", "60", "replication", "verify"])
         #expect(verify.status == 1, "\(verify)")
         #expect(
             verify.stderr.contains("validation") && verify.stderr.contains("replication.postgres.host"), "\(verify)")

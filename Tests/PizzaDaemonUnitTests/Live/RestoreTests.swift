@@ -254,7 +254,7 @@ struct RestoreFromCentralTests {
         #expect(try centre.entries("oslo") == (try localEntries(again)), "not exactly once after the restore")
         let status = try replicationStatus(again)
         #expect(status["lastErrorKind"] == nil || status["lastErrorKind"] is NSNull, "\(status)")
-        let verified = try again.pizzactl(["replication", "verify"])
+        let verified = try again.pizzactl(["--timeout", "60", "replication", "verify"])
         #expect(verified.status == 0, "\(verified)")
         #expect(try again.stop() == 0)
     }
@@ -374,7 +374,7 @@ struct RestoreFromCentralTests {
         try await loadOrders(again, orders: 5)
         try await waitUntilShipped(again)
         #expect(try centre.entries("bergen") == (try localEntries(again)))
-        let verified = try again.pizzactl(["replication", "verify"])
+        let verified = try again.pizzactl(["--timeout", "60", "replication", "verify"])
         #expect(verified.status == 0, "\(verified)")
         #expect(try again.stop() == 0)
     }
