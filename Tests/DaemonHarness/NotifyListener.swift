@@ -31,17 +31,7 @@ public final class NotifyListener {
     }
 
     /// One message and its sender's pid, or nil when none came within 200 ms.
-    public func receive() -> (message: String, pid: Int32)? { receive(flags: 0) }
-
-    /// Every message queued now, without waiting: the socket queues only ten (`net.unix.max_dgram_qlen`), so a test
-    /// that is busy for seconds while the daemon pings the watchdog reads as it goes, or loses what comes later.
-    public func drain() -> [(message: String, pid: Int32)] {
-        var messages: [(message: String, pid: Int32)] = []
-        while let message = receive(flags: Int32(MSG_DONTWAIT)) { messages.append(message) }
-        return messages
-    }
-
-    private func receive(flags: Int32) -> (message: String, pid: Int32)? {
+    public func receive() -> (message: String, pid: Int32)? {
         var buffer = [UInt8](repeating: 0, count: 4096)
         var control = [UInt8](repeating: 0, count: 64)
         return buffer.withUnsafeMutableBytes { data in
@@ -53,7 +43,7 @@ public final class NotifyListener {
                     header.msg_iovlen = 1
                     header.msg_control = controlBytes.baseAddress
                     header.msg_controllen = controlBytes.count
-                    let count = recvmsg(fd, &header, flags)
+                    let count = recvmsg(fd, &header, 0)
                     guard count >= 0 else { return nil }
                     let message = String(decoding: UnsafeRawBufferPointer(rebasing: data[..<count]), as: UTF8.self)
                     // struct cmsghdr { size_t len; int level; int type; } then struct ucred { pid, uid, gid }.
