@@ -3,9 +3,10 @@ import Foundation
 /// The threads a live daemon's tasks run on: two of its own (as pizzad's process has a thread a core on two cores),
 /// which no test and no other live daemon blocks. Swift's cooperative pool is held by the tests at a whole `swift
 /// test`'s start, and the tests' blocking executor by tests waiting on processes and sockets (its threads are added
-/// as they block, but not at once): a board event waited there past the board's one second. One set of four threads
-/// shared by every live daemon was not enough either: a full disk's health check waited more than 13 s for a thread
-/// while other live daemons' tasks held all four.
+/// as they block, but not at once): a board event waited there past the board's one second. Threads of its own, not
+/// a set shared by every live daemon, so that one daemon's blocking work (a long scan, a wedged writer) cannot hold
+/// another's tasks; that this was what delayed a full disk's health check under load (a suspicion when this was
+/// written) was not borne out: that test still lagged, and runs its daemon as a process again.
 final class DaemonThreads: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
