@@ -34,7 +34,7 @@ let package = Package(
         // For Tests/Fuzz/: the request decoder and what it needs, as one product the fuzzing package depends on.
         .library(name: "PizzaProtocolForFuzzing", targets: ["PizzaProtocol", "PizzaWire", "PizzaCore"]),
         // For Tests/Fuzz/: the order API's HTTP edges (HTTPEdges, an SPI), for the second fuzzing target.
-        .library(name: "PizzaAPIForFuzzing", targets: ["PizzaAPI"]),
+        .library(name: "PizzaHTTPEdgesForFuzzing", targets: ["PizzaHTTPEdges"]),
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
@@ -152,12 +152,22 @@ let package = Package(
             ],
             swiftSettings: strict
         ),
+        // What the order API reads from a request before a handler runs: the route table, the headers, the bodies,
+        // the query, and the problems it answers with. Apart from PizzaAPI so that the HTTP edges' fuzzer (Tests/Fuzz)
+        // builds these with what they need, not Hummingbird, HTTP/2, TLS and storage, which PizzaAPI brings.
+        .target(
+            name: "PizzaHTTPEdges",
+            dependencies: [
+                "PizzaCore", "PizzaWire", "PizzaProtocol", .product(name: "HTTPTypes", package: "swift-http-types"),
+            ],
+            swiftSettings: strict
+        ),
         // The order API over HTTPS (CONTRACT section 15): devices and their tokens, idempotency keys, limits, the
         // routes; Hummingbird stays inside it, and the daemon only wires it in.
         .target(
             name: "PizzaAPI",
             dependencies: [
-                "PizzaCore", "PizzaStorage", "PizzaWire", "PizzaProtocol",
+                "PizzaCore", "PizzaStorage", "PizzaWire", "PizzaProtocol", "PizzaHTTPEdges",
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -200,7 +210,7 @@ let package = Package(
             name: "PizzaDaemon",
             dependencies: [
                 "PizzaCore", "PizzaStorage", "PizzaMetrics", "PizzaProtocol", "PizzaWire", "PizzaReplication", "SQLite",
-                "CSystemShims", "PizzaAPI", "PizzaOutbox",
+                "CSystemShims", "PizzaAPI", "PizzaHTTPEdges", "PizzaOutbox",
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -312,6 +322,7 @@ let package = Package(
             name: "PizzaAPITests",
             dependencies: [
                 "PizzaAPI", "PizzaStorage", "PizzaCore", "PizzaWire", "PizzaTesting", "SQLite", "PizzaProtocol",
+                "PizzaHTTPEdges",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Hummingbird", package: "hummingbird"),

@@ -1,7 +1,7 @@
 // swift-tools-version: 6.2
 // The fuzzers for pizzad's edges: pizzafuzz, libFuzzer over the control socket's request decoder (RPCRequest.parse,
 // the JSON parser, the PIZZA shorthand), and pizzafuzz-http, over the order API's HTTP edges (NIO's HTTP/1.1
-// decoder, then the route table, the headers and the changes' bodies as PizzaAPI reads them). Run them with
+// decoder, then the route table, the headers and the changes' bodies as PizzaHTTPEdges reads them for PizzaAPI). Run them with
 // Tests/Fuzz/run.sh SECONDS (each for SECONDS; it passes -sanitize=fuzzer,address to every module it builds, so
 // pizzad's own code is instrumented for coverage).
 import Foundation
@@ -29,7 +29,7 @@ let package = Package(
         .executableTarget(
             name: "pizzafuzz-http",
             dependencies: [
-                "CFuzzer", .product(name: "PizzaAPIForFuzzing", package: root.lastPathComponent),
+                "CFuzzer", .product(name: "PizzaHTTPEdgesForFuzzing", package: root.lastPathComponent),
                 .product(name: "NIOCore", package: "swift-nio"), .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

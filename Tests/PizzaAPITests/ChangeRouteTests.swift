@@ -1,4 +1,5 @@
 import NIOCore
+import PizzaHTTPEdges
 import Testing
 
 @testable import PizzaAPI

@@ -1,5 +1,6 @@
 import HTTPTypes
 import PizzaCore
+import PizzaHTTPEdges
 import PizzaProtocol
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import PizzaHTTPEdges
 import PizzaProtocol
 import PizzaWire
 import Testing

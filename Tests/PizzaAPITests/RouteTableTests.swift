@@ -1,5 +1,6 @@
 import Foundation
 import HTTPTypes
+import PizzaHTTPEdges
 import Testing
 
 @testable import PizzaAPI

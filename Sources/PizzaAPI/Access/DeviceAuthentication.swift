@@ -1,9 +1,10 @@
 import Foundation
-public import HTTPTypes
+import HTTPTypes
 import Hummingbird
 import HummingbirdAuth
 import Logging
 import PizzaCore
+import PizzaHTTPEdges
 
 /// Proves which device sent a request, before any route runs: a bearer token, or for a device that signs its
 /// pushes, the Standard Webhooks headers over the body. Refuses the rest with 401 `unauthenticated` (no order data),
@@ -27,7 +28,7 @@ struct DeviceAuthentication: RouterMiddleware {
         var request = request
         var context = context
         var body: [UInt8]?
-        if request.headers.bearer == nil, request.headers[.webhookID] != nil {
+        if request.headers.bearerToken == nil, request.headers[.webhookID] != nil {
             // A signature covers the body: it is read (at most the limit) before the device is known. A locked-out
             // address is still read: a platform's relay that shares it with someone mistyping must get through.
             body = Array(try await request.collectBody(upTo: context.maxUploadSize).readableBytesView)
@@ -47,8 +48,8 @@ struct DeviceAuthentication: RouterMiddleware {
         _ headers: HTTPFields, body: [UInt8]?, peer: String, peerHost: String, logger: Logger
     ) throws -> DeviceIdentity {
         let credential: DeviceCredential?
-        if let bearer = headers.bearer {
-            credential = directory.device(bearer: bearer.token)
+        if let token = headers.bearerToken {
+            credential = directory.device(bearer: token)
         } else if let id = headers[.webhookID], let timestamp = headers[.webhookTimestamp],
             let signatures = headers[.webhookSignature], let body
         {
@@ -69,7 +70,7 @@ struct DeviceAuthentication: RouterMiddleware {
         guard let credential else {
             throw refusal(
                 .unauthenticated("the token or signature is not one of an active device"), peerHost: peerHost,
-                credential: headers.bearer?.token ?? headers[.webhookSignature] ?? "", logger: logger)
+                credential: headers.bearerToken ?? headers[.webhookSignature] ?? "", logger: logger)
         }
         guard rates.admit(credential.name) else {
             throw Problem.rateLimited(
@@ -95,13 +96,4 @@ struct DeviceAuthentication: RouterMiddleware {
         }
         return problem
     }
-}
-
-extension HTTPField.Name {
-    static let webhookID = Self("webhook-id")!
-    static let webhookTimestamp = Self("webhook-timestamp")!
-    static let webhookSignature = Self("webhook-signature")!
-    static let idempotencyKey = Self("Idempotency-Key")!
-    /// Where a Server-Sent Events client resumes (`/v1/events`, the board's stream).
-    public static let lastEventID = Self("Last-Event-ID")!
 }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PizzaCore
+import PizzaHTTPEdges
 public import PizzaStorage
 
 /// The devices the order API knows, as the database holds them, in memory: every request is checked here, never
@@ -37,7 +38,7 @@ public final class DeviceDirectory: Sendable {
     func device(bearer token: String) -> DeviceCredential? {
         let hash = DeviceTokens.sha256Hex(of: token)
         var found: DeviceCredential?
-        for (credential, stored) in known.withLock({ $0.tokenHashes }) where Self.constantTimeEqual(stored, hash) {
+        for (credential, stored) in known.withLock({ $0.tokenHashes }) where constantTimeEqual(stored, hash) {
             found = credential
         }
         return found
@@ -69,12 +70,5 @@ public final class DeviceDirectory: Sendable {
             return seen.map { (device: $0.key, at: $0.value.at, address: $0.value.address) }
         }
         try await store.recordSeen(batch)
-    }
-
-    static func constantTimeEqual(_ a: [UInt8], _ b: [UInt8]) -> Bool {
-        guard a.count == b.count else { return false }
-        var difference: UInt8 = 0
-        for index in a.indices { difference |= a[index] ^ b[index] }
-        return difference == 0
     }
 }

@@ -1,5 +1,6 @@
 import Crypto
 import PizzaCore
+import PizzaHTTPEdges
 
 /// The `Idempotency-Key`s whose first request is still running: a second request with one of them is answered 409
 /// `idempotency_key_in_use` instead of waiting or running twice (the IETF draft's "concurrent request").
@@ -13,15 +14,6 @@ final class InFlightKeys: Sendable {
 
     func release(device: String, key: String) {
         _ = keys.withLock { $0.remove(DeviceKey(device: device, key: key)) }
-    }
-
-    /// An `Idempotency-Key` header's value, checked: 1 to 255 visible ASCII characters.
-    static func checked(_ key: String) throws(Problem) -> String {
-        guard (1...255).contains(key.utf8.count), key.utf8.allSatisfy({ (0x21...0x7E).contains($0) }) else {
-            throw Problem(
-                .badRequest, "validation", "Idempotency-Key must be 1 to 255 visible ASCII characters (a UUID, say)")
-        }
-        return key
     }
 
     /// The request a key was first used with: SHA-256 over its method, path and body, hex.

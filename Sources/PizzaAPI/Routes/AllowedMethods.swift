@@ -1,5 +1,6 @@
 import HTTPTypes
 import Hummingbird
+import PizzaHTTPEdges
 
 /// Finds a request's route in ``APIRoute/all`` before authentication: a method the route does not take is 405
 /// with `Allow` (RFC 9110: the route exists, only not for that method); the route found is kept in the context for

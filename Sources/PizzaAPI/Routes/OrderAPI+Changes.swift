@@ -2,44 +2,15 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PizzaCore
+import PizzaHTTPEdges
 import PizzaStorage
 import PizzaWire
 
-/// An answer before it is HTTP: what Hummingbird's routes return as a `Response`, and what ``ChangesOnLoop`` writes
-/// itself on the connection's event loop.
-struct APIAnswer: Sendable {
-    /// Its status.
-    var status: HTTPResponse.Status
-    /// Its headers, `Content-Type` among them (`Content-Length` is the writer's).
-    var headers: HTTPFields
-    /// Its body: an order, a problem.
-    var body: [UInt8]
-    /// For a 500, the error it answers, for the log.
-    var failure: String?
-
-    /// A JSON answer.
-    static func json(_ status: HTTPResponse.Status, _ bytes: [UInt8]) -> APIAnswer {
-        APIAnswer(status: status, headers: [.contentType: "application/json"], body: bytes)
-    }
-
+extension APIAnswer {
     /// As Hummingbird's response.
     var response: Response {
         Response(status: status, headers: headers, body: ResponseBody(byteBuffer: ByteBuffer(bytes: body)))
     }
-}
-
-extension APIRoute.Match {
-    /// The change of a `POST` to `path` (`/v1/orders`, `/v1/orders/7/place`), for the event loop's fast path; nil
-    /// for any other path, one with a query, or an id that is not a positive whole number (the router's to answer).
-    init?(change path: String, method: HTTPRequest.Method = .post) {
-        guard let match = APIRoute.match(method, path), match.route.answered == .change, match.isComplete else {
-            return nil
-        }
-        self = match
-    }
-
-    /// Whether the path's `{id}`, if its route has one, is an order's id.
-    var isComplete: Bool { id != nil || !route.segments.contains(.id) }
 }
 
 extension OrderAPI {
@@ -52,7 +23,7 @@ extension OrderAPI {
     ) {
         do {
             try route.route.permit(device)
-            try Self.checkMediaType(contentType)
+            try APIInput.checkMediaType(contentType)
             let creating = route.route.operation == .createOrder
             let status: HTTPResponse.Status = creating ? .created : .ok
             // The key first: a retry finds its first answer even if the body would not pass today (a menu reloaded
@@ -87,36 +58,36 @@ extension OrderAPI {
         let id = route.id ?? 0  // a route with `{id}` comes here only with one (``APIRoute/Match/isComplete``)
         switch route.route.operation {
         case .createOrder:
-            return try ChangeRequest.create(try Self.params(body), factory: factory())
+            return try ChangeRequest.create(try APIInput.params(body), factory: factory())
         case .placeOrder:
-            try Self.params(body, empty: true).onlyKnown([])
+            try APIInput.params(body, empty: true).onlyKnown([])
             return .place(order: id)
         case .advanceOrder:
-            let params = try Self.params(body, empty: true)
+            let params = try APIInput.params(body, empty: true)
             try params.onlyKnown(["from"])
             return .advance(order: id, from: try params.status("from"))
         case .cancelOrder:
             try checkOwner(device, id)
-            let params = try Self.params(body)
+            let params = try APIInput.params(body)
             try params.onlyKnown(["reason"])
             return try .cancel(order: id, params)
         case .setFulfilment:
             try checkOwner(device, id)
-            return try .setFulfilment(order: id, .object(try Self.params(body).members), factory: factory())
+            return try .setFulfilment(order: id, .object(try APIInput.params(body).members), factory: factory())
         case .payOrder:
             try checkOwner(device, id)
-            let params = try Self.params(body)
+            let params = try APIInput.params(body)
             try params.onlyKnown(["tender", "amount", "ref"])
             if device.role == .platform, try params.string("tender") != Tender.platform.rawValue {
                 throw Problem.denied("a platform pays with tender platform")
             }
             return try .pay(order: id, params)
         case .discountOrder:
-            let params = try Self.params(body)
+            let params = try APIInput.params(body)
             try params.onlyKnown(["amount", "percent", "item", "reason"])
             return try .discount(order: id, params)
         case .refundOrder:
-            let params = try Self.params(body)
+            let params = try APIInput.params(body)
             try params.onlyKnown(["payment", "amount", "reason"])
             return try .refund(order: id, params)
         case .getDocument, .getMenu, .listOrders, .getOrder, .watchEvents, .setAvailability, .getXReport, .closeDay,
@@ -183,7 +154,7 @@ extension OrderAPI {
         guard let route = context.route else { throw Problem.notFound("no route \(request.uri.path)") }
         if !route.isComplete { _ = try Self.orderID(context) }  // 404, naming what is no order's id
         let body = try await Self.body(of: request, context)
-        let key = try Self.idempotencyKey(request.headers)
+        let key = try APIInput.idempotencyKey(request.headers)
         let answer = await withCheckedContinuation { continuation in
             change(
                 route, path: request.uri.path, key: key,
@@ -194,18 +165,5 @@ extension OrderAPI {
             context.logger.error("order API: \(request.method) \(request.uri.path) failed: \(failure)")
         }
         return answer.response
-    }
-
-    /// A change's body is JSON: a `Content-Type` that says otherwise (a form, text) is 415 `unsupported_media_type`;
-    /// none at all is taken as JSON, as the tills that omit it have always been.
-    static func checkMediaType(_ contentType: String?) throws {
-        // What a till sends, compared without a copy (this is asked of every change).
-        guard let contentType, contentType != "application/json" else { return }
-        let type = contentType.split(separator: ";", maxSplits: 1).first?.trimmingCharacters(in: .whitespaces) ?? ""
-        guard type.lowercased() == "application/json" else {
-            throw Problem(
-                .unsupportedMediaType, "unsupported_media_type",
-                "the body must be application/json, not \(type.prefix(100))")
-        }
     }
 }

@@ -2,6 +2,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PizzaCore
+import PizzaHTTPEdges
 import PizzaStorage
 import PizzaWire
 
@@ -10,7 +11,7 @@ extension OrderAPI {
     /// since from the audit log first. A comment line every 15 s keeps proxies from closing a quiet stream.
     func events(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let device = try context.device
-        let after = try Self.lastEventID(request.headers[.lastEventID])
+        let after = try APIInput.lastEventID(request.headers[.lastEventID])
         // Subscribed before the replay is read: a change in between arrives live and is skipped if replayed.
         let reader = self.events.subscribe(device: device.name)
         let store = self.store
@@ -67,15 +68,5 @@ extension OrderAPI {
         return Response(
             status: .ok,
             headers: [.contentType: "text/event-stream; charset=utf-8", .cacheControl: "no-store"], body: body)
-    }
-
-    /// `Last-Event-ID` as the sequence number to resume after: nil for none or empty (the SSE standard's way to reset
-    /// it: a stream from now), else a whole number from 0, or 400.
-    static func lastEventID(_ header: String?) throws -> Int64? {
-        guard let header, !header.isEmpty else { return nil }
-        guard let seq = Int64(header), seq >= 0 else {
-            throw Problem.validation("Last-Event-ID must be an event's seq, a whole number")
-        }
-        return seq
     }
 }

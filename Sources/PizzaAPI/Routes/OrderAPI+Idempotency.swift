@@ -1,25 +1,12 @@
 import HTTPTypes
 import HummingbirdAuth
 import PizzaCore
+import PizzaHTTPEdges
 import PizzaStorage
 
-/// `Idempotency-Key`s (CONTRACT section 15): which key a change runs under, and what a key makes of a request (the
-/// first answer again, 422, 409, or a claim while it runs).
+/// `Idempotency-Key`s (CONTRACT section 15): what a key makes of a request (the first answer again, 422, 409, or a
+/// claim while it runs); which key a change runs under is ``APIInput/idempotencyKey(_:)``'s.
 extension OrderAPI {
-    /// The `Idempotency-Key` a change runs under. A signed push (Standard Webhooks headers, no bearer token) is
-    /// keyed by its `webhook-id`, which the signature covers (CONTRACT section 15): a captured push replayed, with
-    /// or without a fresh `Idempotency-Key`, gets the first answer and changes nothing; an `Idempotency-Key` beside
-    /// it must be the same (400 otherwise).
-    static func idempotencyKey(_ headers: HTTPFields) throws -> String? {
-        let key = headers[.idempotencyKey]
-        guard headers.bearer == nil, let id = headers[.webhookID] else { return key }
-        if let key, key != id {
-            throw Problem.validation(
-                "a signed push is keyed by its webhook-id: Idempotency-Key must be the same or absent")
-        }
-        return id
-    }
-
     /// What an `Idempotency-Key` makes of a request.
     enum Claim {
         /// No key (allowed for all but a create): the change runs as any would.
@@ -43,7 +30,7 @@ extension OrderAPI {
             }
             return .none
         }
-        let key = try InFlightKeys.checked(header)
+        let key = try APIInput.checked(idempotencyKey: header)
         let fingerprint = InFlightKeys.fingerprint(method: "POST", path: path, body: body)
         // A key whose answer is kept is answered from it without a claim: replays of one key at once (a till's
         // retries on several connections) are each answered, none 409.

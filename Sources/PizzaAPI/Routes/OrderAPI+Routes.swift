@@ -3,6 +3,7 @@ import HTTPTypes
 import Hummingbird
 import NIOCore
 import PizzaCore
+import PizzaHTTPEdges
 import PizzaProtocol
 import PizzaStorage
 import PizzaWire
@@ -59,7 +60,7 @@ extension OrderAPI {
     func list(_ request: Request, _ context: APIRequestContext) async throws -> Response {
         let device = try context.device
         let query = request.uri.queryParameters
-        let params = Params(query.map { (String($0.key), Self.queryValue(String($0.key), String($0.value))) })
+        let params = Params(query.map { (String($0.key), APIInput.queryValue(String($0.key), String($0.value))) })
         try params.onlyKnown(["status", "limit", "after", "since", "type", "sort"])
         if let after = try params.int("after"), after < 0 {
             throw Problem.validation("after is the next of a page before: a whole number from 0")
@@ -87,21 +88,12 @@ extension OrderAPI {
         try checkOwner(device, id)
         let text = try repository.cart(id: id).wireText
         let tag = "\"" + InFlightKeys.fingerprint(method: "GET", path: "", body: Array(text.utf8)).prefix(32) + "\""
-        if Self.matches(ifNoneMatch: request.headers[.ifNoneMatch], tag: tag) {
+        if APIInput.matches(ifNoneMatch: request.headers[.ifNoneMatch], tag: tag) {
             return Response(status: .notModified, headers: [.eTag: tag])
         }
         var response = Self.json(.ok, Array(text.utf8))
         response.headers[.eTag] = tag
         return response
-    }
-
-    /// Whether an `If-None-Match` header names `tag` (or `*`).
-    static func matches(ifNoneMatch header: String?, tag: String) -> Bool {
-        guard let header else { return false }
-        return header.split(separator: ",").contains {
-            let candidate = $0.trimmingCharacters(in: .whitespaces)
-            return candidate == tag || candidate == "*"
-        }
     }
 
     /// A platform reads and cancels only the orders it created: another's answers as if it did not exist.
@@ -120,31 +112,12 @@ extension OrderAPI {
         Array(try await request.body.collect(upTo: context.maxUploadSize).readableBytesView)
     }
 
-    /// A JSON object body as parameters; an empty body is `{}` where `empty` allows it.
-    static func params(_ body: [UInt8], empty: Bool = false) throws -> Params {
-        if empty, body.allSatisfy({ $0 == 0x20 || $0 == 0x0A || $0 == 0x0D || $0 == 0x09 }) { return Params() }
-        let value: JSONValue
-        do {
-            value = try JSONParser.parse(body)
-        } catch {
-            throw Problem.validation("the body is not JSON: \(error)")
-        }
-        guard let members = value.objectValue else { throw Problem.validation("the body must be a JSON object") }
-        return Params(members)
-    }
-
     /// The `{id}` of the request's path (``AllowedMethods`` read it); 404 when it is no positive whole number.
     static func orderID(_ context: APIRequestContext) throws -> Int64 {
         guard let id = context.route?.id else {
             throw Problem.notFound("no order \(context.parameters.get("id") ?? "")")
         }
         return id
-    }
-
-    /// A query parameter as the socket's parameters type it: numbers as integers, the rest as text.
-    static func queryValue(_ name: String, _ value: String) -> JSONValue {
-        if name == "limit" || name == "after", let number = Int64(value) { return .int(number) }
-        return .string(value)
     }
 }
 

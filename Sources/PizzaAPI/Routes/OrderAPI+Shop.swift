@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import PizzaCore
+import PizzaHTTPEdges
 import PizzaProtocol
 import PizzaStorage
 import PizzaWire
@@ -20,7 +21,7 @@ extension OrderAPI {
             throw Problem.notFound("'\(item.prefix(64))' is no kind, product or extra on the menu")
         }
         let body = try await Self.body(of: request, context)
-        try Self.checkMediaType(request.headers[.contentType])
+        try APIInput.checkMediaType(request.headers[.contentType])
         guard let object = (try? JSONParser.parse(body))?.objectValue,
             let available = object.first(where: { $0.0 == "available" })?.1.boolValue, object.count == 1
         else { throw Problem.validation("the body is {\"available\": true|false}") }
@@ -41,9 +42,9 @@ extension OrderAPI {
         let device = try context.device
         try Self.noQuery(request)
         let body = try await Self.body(of: request, context)
-        var ref = try Self.idempotencyKey(request.headers)
+        var ref = try APIInput.idempotencyKey(request.headers)
         if !body.isEmpty {
-            try Self.checkMediaType(request.headers[.contentType])
+            try APIInput.checkMediaType(request.headers[.contentType])
             guard let object = (try? JSONParser.parse(body))?.objectValue, object.allSatisfy({ $0.0 == "ref" }) else {
                 throw Problem.validation("the body is {\"ref\": \"…\"} or nothing")
             }

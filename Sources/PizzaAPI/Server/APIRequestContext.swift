@@ -1,6 +1,7 @@
 public import Hummingbird
 public import HummingbirdAuth
 import NIOCore
+import PizzaHTTPEdges
 
 /// A request's context on the order API: Hummingbird's own storage, the device it authenticated as, and the peer's
 /// address (from the connection, before any proxy could say otherwise).

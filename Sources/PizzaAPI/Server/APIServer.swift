@@ -8,6 +8,7 @@ import NIOCore
 public import NIOPosix
 import NIOSSL
 import PizzaCore
+import PizzaHTTPEdges
 public import ServiceLifecycle
 
 /// The order API's listener: on `api.listen`, or on the socket systemd passes (`pizzad-api.socket`, which lets the

@@ -3,6 +3,7 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import NIOHTTPTypes
+import PizzaHTTPEdges
 
 /// Answers the changing `POST`s (create, place, advance, cancel) on the connection's event loop with the
 /// repository's callback, as the control socket answers `order.create`: no task, no async stream, no hop to another
@@ -175,7 +176,7 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
                 request.head.headerFields, body: body, peer: peer, peerHost: peerHost, logger: logger)
             let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
             api.change(
-                request.route, path: path, key: try OrderAPI.idempotencyKey(request.head.headerFields),
+                request.route, path: path, key: try APIInput.idempotencyKey(request.head.headerFields),
                 contentType: request.head.headerFields[.contentType], body: body, device: device
             ) { answer in
                 if bound.eventLoop.inEventLoop {

@@ -3,6 +3,7 @@ import Hummingbird
 import NIOCore
 import PizzaAPI
 import PizzaCore
+import PizzaHTTPEdges
 import PizzaStorage
 import PizzaWire
 

@@ -2,7 +2,7 @@ import HTTPTypes
 import NIOCore
 import NIOEmbedded
 import NIOHTTP1
-@_spi(Fuzzing) import PizzaAPI
+@_spi(Fuzzing) import PizzaHTTPEdges
 
 /// One fuzzing input: bytes a client might send to the order API's port. The first byte says where the rest is
 /// split across two reads (a request line, a header or a body cut between packets); the rest goes through NIO's

@@ -1,8 +1,8 @@
-import HTTPTypes
-import PizzaCore
+package import HTTPTypes
+package import PizzaCore
 
 /// Every operation of the order API, by its `operationId` in docs/openapi.yaml.
-enum APIOperation: String, CaseIterable, Sendable {
+package enum APIOperation: String, CaseIterable, Sendable {
     case getDocument, getMenu, createOrder, listOrders, getOrder, placeOrder, advanceOrder, cancelOrder, watchEvents
     case setFulfilment, payOrder, discountOrder, refundOrder
     case setAvailability, getXReport, closeDay, getZReport, getDayPage
@@ -10,11 +10,11 @@ enum APIOperation: String, CaseIterable, Sendable {
 
 /// One route of the order API (CONTRACT section 15). ``all`` is the one table: the router registers its handlers
 /// from it, ``AllowedMethods`` answers 405 from it, the event loop's fast path (``ChangesOnLoop``) finds its changes
-/// in it, the role check is ``permit(_:)`` of its right, and a test holds it equal to docs/openapi.yaml. A new route
+/// in it, the role check is PizzaAPI's `permit(_:)` of its right, and a test holds it equal to docs/openapi.yaml. A new route
 /// is one entry here and one handler (``OrderAPI/handler(for:)``, or the generated server for a generated one).
-struct APIRoute: Sendable {
+package struct APIRoute: Sendable {
     /// How a route is answered.
-    enum Answered: Sendable {
+    package enum Answered: Sendable {
         /// By a handler of ``OrderAPI``, registered from the table.
         case handler
         /// A change: by ``OrderAPI/change(_:path:key:contentType:body:device:completion:)``, on the event loop when
@@ -25,31 +25,31 @@ struct APIRoute: Sendable {
     }
 
     /// A part of a path: a name as it is, `{id}` (an order's id), or another `{parameter}` (any one segment).
-    enum Segment: Sendable, Equatable {
+    package enum Segment: Sendable, Equatable {
         case literal([UInt8])
         case id
         case parameter
 
-        var isLiteral: Bool {
+        package var isLiteral: Bool {
             if case .literal = self { return true }
             return false
         }
     }
 
     /// Its operation.
-    let operation: APIOperation
+    package let operation: APIOperation
     /// Its method (a `GET` takes `HEAD` too).
-    let method: HTTPRequest.Method
+    package let method: HTTPRequest.Method
     /// Its path, as docs/openapi.yaml writes it.
-    let path: String
+    package let path: String
     /// What the device's role must have; nil: anyone who reaches the port (the document holds no order data).
-    let right: DeviceRole.Right?
+    package let right: DeviceRole.Right?
     /// How it is answered.
-    let answered: Answered
+    package let answered: Answered
     /// `path` split on `/`.
-    let segments: [Segment]
+    package let segments: [Segment]
 
-    init(
+    package init(
         _ operation: APIOperation, _ method: HTTPRequest.Method, _ path: String, _ right: DeviceRole.Right?,
         _ answered: Answered = .handler
     ) {
@@ -66,7 +66,7 @@ struct APIRoute: Sendable {
     }
 
     /// The table.
-    static let all: [APIRoute] = [
+    package static let all: [APIRoute] = [
         APIRoute(.getDocument, .get, "/v1/openapi.yaml", nil),
         APIRoute(.getMenu, .get, "/v1/menu", .menu, .generated),
         APIRoute(.createOrder, .post, "/v1/orders", .create, .change),
@@ -90,12 +90,18 @@ struct APIRoute: Sendable {
     ]
 
     /// The methods a route at this path takes (a `GET` takes `HEAD` too).
-    var methods: [HTTPRequest.Method] { method == .get ? [.get, .head] : [method] }
+    package var methods: [HTTPRequest.Method] { method == .get ? [.get, .head] : [method] }
 
     /// A request matched to its route, and the `{id}` of its path when it is a positive whole number.
-    struct Match: Sendable {
-        let route: APIRoute
-        let id: Int64?
+    package struct Match: Sendable {
+        package let route: APIRoute
+        package let id: Int64?
+
+        /// `route`, with the `{id}` of the path it matched.
+        package init(route: APIRoute, id: Int64?) {
+            self.route = route
+            self.id = id
+        }
     }
 
     /// The routes whose path is `path` (any method; `{id}` any one segment), and the id there; none when no route
@@ -104,7 +110,7 @@ struct APIRoute: Sendable {
     /// A path that routes with a name there and routes with a parameter there both match is the named ones':
     /// `/v1/reports/z` is `POST /v1/reports/z`'s, not also `GET /v1/reports/{number}`'s (whose `Allow` would then
     /// name a method the path does not take).
-    static func routes(at path: String) -> (routes: [APIRoute], id: Int64?) {
+    package static func routes(at path: String) -> (routes: [APIRoute], id: Int64?) {
         var found: [APIRoute] = []
         var id: Int64?
         var fewest = Int.max
@@ -124,7 +130,7 @@ struct APIRoute: Sendable {
 
     /// The route for `method` at `path`, with its id; nil when none takes it (nor when the path is a named route's
     /// that takes another method).
-    static func match(_ method: HTTPRequest.Method, _ path: String) -> Match? {
+    package static func match(_ method: HTTPRequest.Method, _ path: String) -> Match? {
         let method = method == .head ? .get : method
         var best: Match?
         for route in all where route.method == method {
@@ -144,7 +150,7 @@ struct APIRoute: Sendable {
 
     /// The routes a route with fewer parameters can take a path from: the same number of segments, and each of the
     /// other's a name this one has too or has a parameter for (`GET /v1/reports/{number}`, by `/v1/reports/z`).
-    static let shadowable: Set<APIOperation> = Set(
+    package static let shadowable: Set<APIOperation> = Set(
         all.filter { route in
             all.contains { other in
                 other.parameters < route.parameters && other.segments.count == route.segments.count
@@ -155,11 +161,11 @@ struct APIRoute: Sendable {
         }.map(\.operation))
 
     /// How many of its segments are parameters (`{id}` or another): fewer is more specific.
-    var parameters: Int { segments.count { !$0.isLiteral } }
+    package var parameters: Int { segments.count { !$0.isLiteral } }
 
     /// Whether `path` is this route's (nil if not), and its `{id}` (nil inside when the segment is no positive whole
     /// number: the handler answers 404 for it).
-    func match(_ path: String.UTF8View) -> Int64?? {
+    package func match(_ path: String.UTF8View) -> Int64?? {
         var index = path.startIndex
         var id: Int64?
         for segment in segments {
@@ -182,7 +188,7 @@ struct APIRoute: Sendable {
     }
 
     /// `digits` as a positive Int64, or nil (a sign, a letter, zero, or past Int64.max).
-    static func positiveID(_ digits: Substring.UTF8View) -> Int64? {
+    package static func positiveID(_ digits: Substring.UTF8View) -> Int64? {
         var id: Int64 = 0
         for byte in digits {
             guard byte >= UInt8(ascii: "0"), byte <= UInt8(ascii: "9") else { return nil }
@@ -193,14 +199,18 @@ struct APIRoute: Sendable {
         }
         return id > 0 ? id : nil
     }
+}
 
-    /// The one role check: the device `identity` may use this route, or 401 (none) / 403 (its role may not).
-    func permit(_ identity: DeviceIdentity?) throws {
-        guard let right else { return }
-        guard let identity else { throw Problem.unauthenticated("no device authenticated") }
-        guard identity.may(right) else {
-            throw Problem.denied(
-                "device \(identity.name) is a \(identity.role.rawValue), which may not \(right.rawValue)")
+extension APIRoute.Match {
+    /// The change of a `POST` to `path` (`/v1/orders`, `/v1/orders/7/place`), for the event loop's fast path; nil
+    /// for any other path, one with a query, or an id that is not a positive whole number (the router's to answer).
+    package init?(change path: String, method: HTTPRequest.Method = .post) {
+        guard let match = APIRoute.match(method, path), match.route.answered == .change, match.isComplete else {
+            return nil
         }
+        self = match
     }
+
+    /// Whether the path's `{id}`, if its route has one, is an order's id.
+    package var isComplete: Bool { id != nil || !route.segments.contains(.id) }
 }
