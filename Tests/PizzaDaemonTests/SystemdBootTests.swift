@@ -26,9 +26,10 @@ struct SystemdBootTests {
             let phases = Phases()
             defer { print("the booted-systemd test's phases: \(phases.summary)") }
             phases.begin("packages")
-            let previous = try DebianPackages.previous()
-            let current = try DebianPackages.current()
-            let version = try DebianPackages.currentVersion
+            let packages = try DebianPackages.build()
+            let previous = packages.previous.path
+            let current = packages.current.path
+            let version = packages.current.version
             // lintian reads the package for some 20 s while the container is made and boots: on a thread beside it.
             let lintian = Locked<CommandResult?>(nil)
             let linted = DispatchSemaphore(value: 0)
@@ -72,7 +73,7 @@ struct SystemdBootTests {
             guard try waitUntilActive(system) != nil else {
                 let evidence = try system.sh(
                     "systemctl status pizzad --no-pager; journalctl -u pizzad --no-pager | tail -50")
-                Issue.record("pizzad \(DebianPackages.previousVersion) did not become active:\n\(evidence)")
+                Issue.record("pizzad \(packages.previous.version) did not become active:\n\(evidence)")
                 return
             }
             try step(system, "useradd -m -G pizzad alice && useradd -m mallory")
