@@ -2,9 +2,8 @@ import Foundation
 import PizzaTesting
 
 /// The Debian packages the booted-systemd test installs: this tree's and the one built from the tree before pizzad had a
-/// package (0.2.0), to upgrade from. `scripts/test-packages` holds the recipe (and the cache, `.cache/deb/`, and a lock):
-/// `.ci/run` starts it in the background from the start, so that on a fresh clone the test finds both made or being
-/// made, and here it is asked for them, which builds what is not there yet.
+/// package (0.2.0), to upgrade from. `scripts/test-packages` holds the recipe, the cache (`.cache/deb/`) and a lock;
+/// here it is asked for them, which builds what is not there yet.
 public enum DebianPackages {
     /// A package the test installs: its version and its `.deb`.
     public struct Package: Sendable {
