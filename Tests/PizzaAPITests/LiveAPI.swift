@@ -1,5 +1,6 @@
 import Foundation
 import Logging
+import NIOPosix
 import PizzaAPI
 import PizzaTesting
 import ServiceLifecycle
@@ -8,15 +9,21 @@ import Testing
 extension APIFixture {
     /// Runs `body` with the order API served in process on a loopback port, as pizzad serves it (plain HTTP/1.1:
     /// Hummingbird's channel with the on-loop path for changes, the deadlines and the connection cap), given the
-    /// port; the server is shut down gracefully after.
+    /// port; the server is shut down gracefully after. Its event loops and the threads its handlers run on are its own
+    /// (``DaemonThreads``), as a pizzad process's would be: on the shared pool, a GET had no answer within 10 s in a CI
+    /// run while other suites blocked the pool's two threads.
     func live<Value: Sendable>(_ body: @Sendable (Int) async throws -> Value) async throws -> Value {
         var logger = Logger(label: "pizzad-api-test")
         logger.logLevel = .critical
-        let server = try await APIServer(api: api, listener: .address(host: "127.0.0.1", port: 0), logger: logger)
+        let loops = MultiThreadedEventLoopGroup(numberOfThreads: 2)
+        let threads = DaemonThreads(name: "api-live")
+        defer { threads.finish() }
+        let server = try await APIServer(
+            api: api, listener: .address(host: "127.0.0.1", port: 0), group: loops, logger: logger)
         let port = try #require(server.address.split(separator: ":").last.flatMap { Int($0) })
         let group = ServiceGroup(services: [server], gracefulShutdownSignals: [], logger: logger)
-        return try await withThrowingTaskGroup(of: Void.self) { tasks in
-            tasks.addTask { try await group.run() }
+        let served = try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask(executorPreference: threads) { try await group.run() }
             let result: Result<Value, any Error>
             do {
                 result = .success(try await body(port))
@@ -25,8 +32,10 @@ extension APIFixture {
             }
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
-            return try result.get()
+            return result
         }
+        try await loops.shutdownGracefully()
+        return try served.get()
     }
 }
 

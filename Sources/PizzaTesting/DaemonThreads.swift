@@ -1,13 +1,15 @@
 import Foundation
 
-/// The threads a live daemon's tasks run on: two of its own (as pizzad's process has a thread a core on two cores),
-/// which no test and no other live daemon blocks. Swift's cooperative pool is held by the tests at a whole `swift
-/// test`'s start, and the tests' blocking executor by tests waiting on processes and sockets (its threads are added
-/// as they block, but not at once): a board event waited there past the board's one second. Threads of its own, not
-/// a set shared by every live daemon, so that one daemon's blocking work (a long scan, a wedged writer) cannot hold
-/// another's tasks; that this was what delayed a full disk's health check under load (a suspicion when this was
-/// written) was not borne out: that test still lagged, and runs its daemon as a process again.
-final class DaemonThreads: TaskExecutor, @unchecked Sendable {
+/// The threads a live daemon's tasks run on (`LiveDaemon`, and the order API served in process by `APIFixture.live`):
+/// two of its own (as pizzad's process has a thread a core on two cores), which no test and no other live daemon
+/// blocks. Swift's cooperative pool is held by the tests at a whole `swift test`'s start, and the tests' blocking
+/// executor by tests waiting on processes and sockets (its threads are added as they block, but not at once): a board
+/// event waited there past the board's one second. Threads of its own, not a set shared by every live daemon, so that
+/// one daemon's blocking work (a long scan, a wedged writer) cannot hold another's tasks; that this was what delayed a
+/// full disk's health check under load (a suspicion when this was written) was not borne out: that test still lagged,
+/// and runs its daemon as a process again. The order API in process ran on the cooperative pool until two of its tests,
+/// in one CI run, had no answer within 10 s to a GET while other suites blocked the pool's two threads.
+public final class DaemonThreads: TaskExecutor, @unchecked Sendable {
     private let condition = NSCondition()
     /// Guarded by `condition`.
     private var jobs: [UnownedJob] = []
@@ -15,7 +17,7 @@ final class DaemonThreads: TaskExecutor, @unchecked Sendable {
     private var finished = false
     private var running: Int
 
-    init(name: String, count: Int = 2) {
+    public init(name: String, count: Int = 2) {
         running = count
         for index in 0..<count {
             let thread = Thread { [self] in self.work() }
@@ -24,7 +26,7 @@ final class DaemonThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
-    func enqueue(_ job: consuming ExecutorJob) {
+    public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
         defer { condition.unlock() }
@@ -39,7 +41,7 @@ final class DaemonThreads: TaskExecutor, @unchecked Sendable {
     }
 
     /// Lets the threads end once every job given so far has run.
-    func finish() {
+    public func finish() {
         condition.lock()
         finished = true
         condition.broadcast()
