@@ -10,10 +10,9 @@ seconds="${1:-60}"
 # checkout's build then fails with "cannot find ... in scope". The plan is dropped when pizzad's source files changed.
 sources="$(find ../../Sources -type f | sort | sha256sum)"
 if [ "$(cat .build/pizzad-sources 2>/dev/null)" != "$sources" ]; then rm -f .build/release.yaml .build/build.db; fi
-for product in pizzafuzz pizzafuzz-http; do
-  swift build -c release --product "$product" \
-    -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link -Xswiftc -use-ld=lld
-done
+# Both products in one build (this package has no others): one plan, and each one's modules fill the core the other's
+# leave idle (a fresh clone: 191 s against 221 s for one build each, back to back).
+swift build -c release -Xswiftc -sanitize=fuzzer,address -Xcc -fsanitize=fuzzer-no-link -Xswiftc -use-ld=lld
 echo "$sources" > .build/pizzad-sources
 bin="$(swift build -c release --show-bin-path)"
 # Both targets at once, one core each (each is one thread): a minute of the run instead of two. Each one's output goes
