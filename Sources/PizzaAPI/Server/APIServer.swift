@@ -2,7 +2,6 @@ import Foundation
 import HTTPTypes
 import Hummingbird
 import HummingbirdCore
-import HummingbirdHTTP2
 public import Logging
 import NIOCore
 public import NIOPosix
@@ -15,8 +14,8 @@ public import ServiceLifecycle
 /// service keep `PrivateNetwork=yes`), with TLS 1.2 or newer, offering HTTP/2 and HTTP/1.1 (ALPN), or plain HTTP/1.1
 /// on a loopback address.
 ///
-/// The listener is ``HTTPListener`` (as the board's and the metrics'), each connection Hummingbird's HTTP channel
-/// running the router. It runs on NIO's shared event loops, which are also Swift concurrency's executor in pizzad: Hummingbird's
+/// The listener is ``HTTPListener`` (as the board's and the metrics'), each connection Hummingbird's HTTP/1.1 channel
+/// running the router, or over TLS ``APIChannel`` (HTTP/2 or HTTP/1.1 as ALPN settles it). It runs on NIO's shared event loops, which are also Swift concurrency's executor in pizzad: Hummingbird's
 /// handlers are tasks, and a connection on loops of its own made every request and answer hop between two pools
 /// (measured in docs/PERFORMANCE.md, "The order API"). What keeps a flood, a slow client or a handshake from
 /// holding the control socket is the limits (connections, deadlines, rates), not threads of its own.
@@ -97,12 +96,12 @@ public final class APIServer: Service {
         }
         let head = TimeAmount.seconds(Int64(settings.headerTimeoutSeconds))
         let idle = TimeAmount.seconds(Int64(settings.idleTimeoutSeconds))
+        let body = TimeAmount.seconds(APISettings.bodyTimeout.components.seconds)
         // The idle deadline is RequestHeadDeadline's, which also sees the changes answered on the event loop (so
         // Hummingbird's own, which does not, is off).
         let http1 = HTTP1Channel.Configuration(
             additionalChannelHandlers: [
-                RequestHeadDeadline(
-                    first: head, next: idle, body: .seconds(APISettings.bodyTimeout.components.seconds)),
+                RequestHeadDeadline(first: head, next: idle, body: body),
                 ChangesOnLoop(api: api, logger: logger) { connections.madeRequest(on: $0) },
             ], idleTimeout: nil,
             httpDecoderConfiguration: .init(
@@ -111,11 +110,17 @@ public final class APIServer: Service {
         let bound: HTTPListener
         do {
             if let tls {
-                let child = try HTTP2UpgradeChannel(
-                    tlsConfiguration: tls,
-                    configuration: .init(
-                        idleTimeout: .seconds(settings.idleTimeoutSeconds), streamConfiguration: http1),
-                    responder: answer)
+                let child = try APIChannel(
+                    tlsConfiguration: tls, http1: HTTP1Channel(responder: answer, configuration: http1),
+                    idleTimeout: idle,
+                    // A stream the router answers has the request deadlines HTTP/1.1 has; the changes taken from
+                    // the frames have the body's.
+                    streamHandlers: { [RequestHeadDeadline(first: head, next: idle, body: body)] },
+                    changes: {
+                        StreamChangesOnLoop(api: api, logger: logger, bodyTimeout: body) {
+                            connections.madeRequest(on: $0)
+                        }
+                    })
                 bound = try await Self.bind(
                     child, listener, group, connections, .seconds(2 * Int64(settings.headerTimeoutSeconds)), logger)
             } else {

@@ -19,10 +19,10 @@ import PizzaHTTPEdges
 ///
 /// On an HTTP/1.1 connection the answer is written as bytes, head and body in one buffer, straight into the
 /// HTTP/1 encoder's place in the pipeline (so it goes through what follows it: the write coalescer, TLS), not as
-/// three HTTP parts converted and encoded on the way; on an HTTP/2 stream it is written as parts.
+/// three HTTP parts converted and encoded on the way; in a pipeline without that encoder it is written as parts.
 ///
 /// Added after ``RequestHeadDeadline`` (which sees every request and answer, so the idle and body deadlines hold for
-/// these too), on HTTP/1.1 connections and HTTP/2 streams alike.
+/// these too), on HTTP/1.1 connections; an HTTP/2 connection's changes are ``StreamChangesOnLoop``'s, from its frames.
 final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPRequestPart
     typealias InboundOut = HTTPRequestPart
@@ -60,9 +60,9 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     /// Whether the listener was told of a request on this connection (once is enough).
     private var toldRequest = false
     /// The peer's address and host, read from the connection at its first change.
-    private var peer: (address: String, host: String)?
+    private var peer: (peer: String, host: String)?
 
-    /// The HTTP/1 encoder's context: an answer written there goes on as bytes. Nil on an HTTP/2 stream.
+    /// The HTTP/1 encoder's context: an answer written there goes on as bytes. Nil without one (answers as parts).
     private var wire: ChannelHandlerContext?
 
     /// What may wait in `held` before the connection stops reading.
@@ -167,26 +167,43 @@ final class ChangesOnLoop: ChannelDuplexHandler, RemovableChannelHandler {
     private func answer(_ request: Reading, _ context: ChannelHandlerContext) {
         answering = true
         let closing = request.head.headerFields[.connection]?.lowercased() == "close"
-        let (peer, peerHost) = peer ?? APIRequestContext.peer(context.channel.remoteAddress)
-        self.peer = (peer, peerHost)
-        let body = request.body.map { Array($0.readableBytesView) } ?? []
+        let peer = peer ?? APIRequestContext.peer(context.channel.remoteAddress)
+        self.peer = peer
         let path = request.head.path ?? ""
+        let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+        Self.change(
+            request.head, route: request.route, body: request.body, peer: peer, api: api, logger: logger,
+            on: context.eventLoop
+        ) { answer in
+            bound.value.0.write(answer, path: path, closing: closing, bound.value.1)
+        }
+    }
+
+    /// Identifies the device and makes the change `head` asks for (``OrderAPI/change(_:path:key:body:device:completion:)``,
+    /// as Hummingbird's route does), then calls `done` with the answer on `eventLoop`: what the fast paths of
+    /// HTTP/1.1 (this handler) and HTTP/2 (``StreamChangesOnLoop``) share. Called on `eventLoop`.
+    static func change(
+        _ head: HTTPRequest, route: APIRoute.Match, body: ByteBuffer?, peer: (peer: String, host: String),
+        api: OrderAPI, logger: Logger, on eventLoop: any EventLoop, _ done: @escaping (APIAnswer) -> Void
+    ) {
+        let body = body.map { Array($0.readableBytesView) } ?? []
+        let path = head.path ?? ""
         do {
             let device = try api.authentication.identify(
-                request.head.headerFields, body: body, peer: peer, peerHost: peerHost, logger: logger)
-            let bound = NIOLoopBound((self, context), eventLoop: context.eventLoop)
+                head.headerFields, body: body, peer: peer.peer, peerHost: peer.host, logger: logger)
+            let done = NIOLoopBound(done, eventLoop: eventLoop)
             api.change(
-                request.route, path: path, key: try APIInput.idempotencyKey(request.head.headerFields),
-                contentType: request.head.headerFields[.contentType], body: body, device: device
+                route, path: path, key: try APIInput.idempotencyKey(head.headerFields),
+                contentType: head.headerFields[.contentType], body: body, device: device
             ) { answer in
-                if bound.eventLoop.inEventLoop {
-                    bound.value.0.write(answer, path: path, closing: closing, bound.value.1)
+                if done.eventLoop.inEventLoop {
+                    done.value(answer)
                 } else {
-                    bound.eventLoop.execute { bound.value.0.write(answer, path: path, closing: closing, bound.value.1) }
+                    done.eventLoop.execute { done.value(answer) }
                 }
             }
         } catch {
-            write(OrderAPI.answer(error), path: path, closing: closing, context)
+            done(OrderAPI.answer(error))
         }
     }
 
