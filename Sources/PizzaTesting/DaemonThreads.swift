@@ -17,6 +17,7 @@ public final class DaemonThreads: TaskExecutor, @unchecked Sendable {
     private var finished = false
     private var running: Int
 
+    /// Starts `count` threads named `name-0`, `name-1`, …, which run the jobs given in the order given.
     public init(name: String, count: Int = 2) {
         running = count
         for index in 0..<count {
@@ -26,6 +27,7 @@ public final class DaemonThreads: TaskExecutor, @unchecked Sendable {
         }
     }
 
+    /// Runs `job` on one of the threads (on a thread of its own once they have ended).
     public func enqueue(_ job: consuming ExecutorJob) {
         let job = UnownedJob(job)
         condition.lock()
