@@ -39,31 +39,19 @@ struct CentralDatabase: CentralSession {
         settings.options.additionalStartupParameters = [("application_name", "pizzad \(configuration.shopID)")]
         // The TCP connect has its own limit, but a stalled server (frozen, overloaded) accepts the connection in
         // its kernel and never answers the start-up: the whole handshake runs under the deadline. A connection
-        // that completes after the deadline is closed by whichever side comes second.
-        let late = Locked<(abandoned: Bool, connection: PostgresConnection?)>((false, nil))
+        // made after the shipper stopped waiting for it (the deadline passed, or the shipper was cancelled: a
+        // daemon stopping while it connects) is closed, not dropped open: an open one dropped stays a session at
+        // the centre, and PostgresNIO's debug builds trap on it.
         do {
             let settings = settings
             let connection = try await Deadline.run(
                 seconds: seconds,
                 onTimeout: {
-                    if let connection = late.withLock({ state in
-                        state.abandoned = true
-                        return state.connection
-                    }) {
-                        Task { try? await connection.close() }
-                    }
-                    return ReplicationError.timedOut(operation: "connecting to \(configuration.peer)", seconds: seconds)
+                    ReplicationError.timedOut(operation: "connecting to \(configuration.peer)", seconds: seconds)
                 },
+                discardingLate: { connection in try? await connection.close() },
                 {
-                    let connection = try await PostgresConnection.connect(
-                        on: loop, configuration: settings, id: 1, logger: logger)
-                    if late.withLock({ state in
-                        state.connection = connection
-                        return state.abandoned
-                    }) {
-                        try? await connection.close()
-                    }
-                    return connection
+                    try await PostgresConnection.connect(on: loop, configuration: settings, id: 1, logger: logger)
                 })
             return CentralDatabase(connection: connection, configuration: configuration, logger: logger)
         } catch {
