@@ -65,3 +65,5 @@ pid_t pizzad_lock_holder(const char *path, off_t start, off_t length) {
     }
     return probe.l_type == F_UNLCK ? 0 : probe.l_pid;
 }
+
+int pizzad_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }

@@ -25,9 +25,8 @@ public final class PizzadProcess: Sendable {
     private let folder: TemporaryFolder?
     /// Whether pizzad logs its "ready" line (at `info` and below): then serving waits for it too.
     private let logsReady: Bool
-    private let log = Locked(Data())
-    /// Set when the output pipe reached its end: everything pizzad wrote is in `log`.
-    private let logEnded = Locked(false)
+    /// pizzad's standard output and error, read as they come.
+    private let log: OutputPipe
 
     /// Starts `binary` with `config` (YAML text, written to the folder as `pizzad.yaml`) and `arguments`.
     public init(
@@ -57,28 +56,26 @@ public final class PizzadProcess: Sendable {
         process.arguments = arguments + extraArguments
         process.currentDirectoryURL = URL(fileURLWithPath: directory)
         process.environment = environment
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [log, logEnded] handle in
-            let data = handle.availableData
-            log.withLock { $0.append(data) }
-            // End of file: the daemon is gone; drop the handler so the pipe and its source are released.
-            if data.isEmpty {
-                handle.readabilityHandler = nil
-                logEnded.withLock { $0 = true }
-            }
-        }
+        let log = try OutputPipe()
+        self.log = log
+        process.standardOutput = log.writeEnd
+        process.standardError = log.writeEnd
         self.process = process
         let started = DispatchTime.now().uptimeNanoseconds
-        try process.runWithCleanSignals()
+        do {
+            try process.runWithCleanSignals()
+        } catch {
+            log.abandon()
+            throw error
+        }
+        log.started()
         if let notify {
             do {
                 try notify.waitForReady(while: { process.isRunning })
             } catch {
                 // What pizzad said before it went is the reason; say it with the error.
                 usleep(100_000)
-                let said = String(decoding: log.withLock { $0 }, as: UTF8.self)
+                let said = String(decoding: log.data, as: UTF8.self)
                 throw HarnessError("\(error); pizzad said: \(said.suffix(2000))")
             }
             readyAfter = DispatchTime.now().uptimeNanoseconds - started
@@ -89,7 +86,7 @@ public final class PizzadProcess: Sendable {
     }
 
     /// What pizzad wrote so far.
-    public var output: String { log.withLock { String(decoding: $0, as: UTF8.self) } }
+    public var output: String { String(decoding: log.data, as: UTF8.self) }
     public var pid: Int32 { process.processIdentifier }
     public var isRunning: Bool { process.isRunning }
 
@@ -139,16 +136,7 @@ public final class PizzadProcess: Sendable {
     /// child that inherited the pipe could hold it open).
     private func waitForOutputEnd() {
         let deadline = TimeLimit(seconds: 5)
-        while !logEnded.withLock({ $0 }), deadline.remains { usleep(5_000) }
-    }
-
-    /// Closes this end of the output pipe: Foundation's `Process` keeps a child's pipes alive after its exit when
-    /// the exit was seen by polling `isRunning`, as here, and a test run that started hundreds of daemons held as
-    /// many descriptors.
-    private func closeOutput() {
-        guard let handle = (process.standardOutput as? Pipe)?.fileHandleForReading else { return }
-        handle.readabilityHandler = nil
-        try? handle.close()
+        while !log.ended, deadline.remains { usleep(5_000) }
     }
 
     deinit {
@@ -156,7 +144,6 @@ public final class PizzadProcess: Sendable {
             Glibc.kill(process.processIdentifier, SIGKILL)
             process.waitUntilExit()
         }
-        closeOutput()
     }
 }
 

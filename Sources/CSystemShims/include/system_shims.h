@@ -5,6 +5,10 @@
 /// Glibc declares only under _GNU_SOURCE, out of Swift's reach. Returns 0, or -1 with errno set.
 int pizzad_rename_noreplace(const char *source, const char *target);
 
+/// pipe2(2) with O_CLOEXEC: both ends made close-on-exec at once, so that a child another thread spawns meanwhile
+/// inherits neither (pipe2 is declared only under _GNU_SOURCE). Returns 0, or -1 with errno set.
+int pizzad_pipe_cloexec(int ends[2]);
+
 #include <spawn.h>
 #include <stddef.h>
 #include <sys/types.h>

@@ -241,29 +241,22 @@ struct PizzactlTests {
 /// `pizzactl` running (a `watch`), its output gathered as it comes: a test waits for the text it expects, not for a
 /// fixed time (on a loaded machine, starting a debug pizzactl and replaying took longer than the 700 ms once given).
 final class WatchingPizzactl {
-    /// What pizzactl wrote so far, and whether its output has ended; the pipe's handler fills it on a thread of its
-    /// own.
-    private final class Gathered: Sendable {
-        let output = Mutex((data: Data(), ended: false))
-    }
-
     private let process = Process()
-    private let gathered = Gathered()
+    /// What pizzactl wrote so far, read as it comes on a thread of its own (``OutputPipe``).
+    private let pipe: OutputPipe
 
     init(_ arguments: [String]) throws {
         process.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
         process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        pipe.fileHandleForReading.readabilityHandler = { [gathered] handle in
-            let data = handle.availableData
-            if data.isEmpty { handle.readabilityHandler = nil }
-            gathered.output.withLock { output in
-                output.data.append(data)
-                output.ended = output.ended || data.isEmpty
-            }
+        pipe = try OutputPipe()
+        process.standardOutput = pipe.writeEnd
+        do {
+            try process.runWithCleanSignals()
+        } catch {
+            pipe.abandon()
+            throw error
         }
-        try process.runWithCleanSignals()
+        pipe.started()
     }
 
     deinit { stop() }
@@ -273,7 +266,8 @@ final class WatchingPizzactl {
     func output(containing texts: [String], timeout: Duration = .seconds(30)) async throws -> String {
         let deadline = ContinuousClock.now + timeout
         while true {
-            let (text, ended) = gathered.output.withLock { (String(decoding: $0.data, as: UTF8.self), $0.ended) }
+            let (data, ended) = pipe.output
+            let text = String(decoding: data, as: UTF8.self)
             if texts.allSatisfy(text.contains) || ended || ContinuousClock.now >= deadline { return text }
             try await Task.sleep(for: .milliseconds(20))
         }
