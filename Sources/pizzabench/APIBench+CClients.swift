@@ -52,6 +52,66 @@ extension APIBench {
         )
     }
 
+    /// The floor under a reconnecting till: `Baselines/tlsfloor.c`, a server in C on the system's OpenSSL that shakes
+    /// hands over TLS 1.3, reads one request and answers 201 without making an order, loaded by the same 16 resumed
+    /// `ctls` tills with the shop's certificate. Its CPU per connection is what a connection costs before any work,
+    /// to set beside what pizzad's reconnecting order costs beyond a keep-alive one.
+    static func tlsFloor(_ shop: Shop, seconds: Double, work: String) throws -> Run? {
+        let server = work + "/tlsfloor"
+        let client = work + "/ctls"
+        for (program, path) in [("tlsfloor", server), ("ctls", client)]
+        where !FileManager.default.isExecutableFile(atPath: path) {
+            let built = try ChildProcess.run(
+                "/usr/bin/env",
+                ["gcc", "-O2", "-pthread", "-o", path, Steps.baselines + "/\(program).c", "-lssl", "-lcrypto"])
+            guard built.status == 0 else {
+                print("the C floor not measured: \(program).c did not build (gcc, libssl-dev): \(built.output)")
+                return nil
+            }
+        }
+        let port = 40_000 + Int.random(in: 0..<20_000)
+        let key = (shop.certificate as NSString).deletingLastPathComponent + "/api.key"
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: server)
+        process.arguments = [String(port), shop.certificate, key, "16"]
+        let output = try OutputPipe()
+        process.standardOutput = output.writeEnd
+        process.standardError = output.writeEnd
+        do {
+            try process.runWithCleanSignals()
+        } catch {
+            output.abandon()
+            throw error
+        }
+        output.started()
+        defer {
+            process.terminate()
+            process.waitUntilExit()
+        }
+        let ready = ContinuousClock.now + .seconds(10)
+        while !String(decoding: output.data, as: UTF8.self).contains("ready"), process.isRunning,
+            ContinuousClock.now < ready
+        {
+            usleep(10_000)
+        }
+        guard process.isRunning else {
+            throw BenchError("tlsfloor: \(String(decoding: output.data, as: UTF8.self))")
+        }
+        let before = Bench.cpuSeconds(of: process.processIdentifier)
+        let result = try ChildProcess.run(
+            client, ["127.0.0.1", String(port), shop.certificate, "floor", "16", String(seconds), "resume"],
+            timeout: seconds + 60)
+        let cpu = Bench.cpuSeconds(of: process.processIdentifier) - before
+        let fields = result.output.split(whereSeparator: \.isWhitespace).compactMap { Double($0) }
+        guard result.status == 0, fields.count == 6 else { throw BenchError("ctls against tlsfloor: \(result.output)") }
+        let connections = Self.whole(fields[0])
+        return Run(
+            perSecond: Double(connections) / seconds, p50: "-", p99: "-",
+            cpuPerOrder: cpu / Double(max(1, connections)), orders: connections,
+            clientCPUPerRequest: (fields[4] + fields[5]) / Double(max(1, Self.whole(fields[3]))),
+            failed: Self.whole(fields[1]))
+    }
+
     /// Tills over HTTP/2 on libnghttp2 (`Baselines/ch2.c`): two TLS connections (one per event loop of pizzad's),
     /// eight streams each, every order its own key, against HTTP/1.1's 16 connections.
     static func http2(_ shop: Shop, seconds: Double, work: String) throws -> Run? {

@@ -139,6 +139,9 @@ enum APIBench {
         var p99s: [String] = []
         var replayP50s: [String] = []
         var reconnectRatios: [Double] = []
+        /// pizzad's CPU for a resumed reconnecting order beyond a keep-alive one's, and the C floor's per connection.
+        var reconnectExtras: [Double] = []
+        var floorConnections: [Double] = []
         var http2Rates: [Double] = []
         var http2CPUs: [Double] = []
         var failed = 0
@@ -207,7 +210,19 @@ enum APIBench {
                     Bench.format(fresh.perSecond, 0), fresh.p50, fresh.p99, Bench.format(fresh.cpuPerOrder * 1e6, 0),
                     Bench.format(fresh.clientCPUPerRequest * 1e6, 0), "\(fresh.failed)",
                 ])
-                if resume { reconnectRatios.append(fresh.cpuPerOrder / max(1e-9, keepAlive.cpuPerOrder)) }
+                if resume {
+                    reconnectRatios.append(fresh.cpuPerOrder / max(1e-9, keepAlive.cpuPerOrder))
+                    reconnectExtras.append(fresh.cpuPerOrder - keepAlive.cpuPerOrder)
+                }
+            }
+            Bench.settleDisk()
+            if let floor = try tlsFloor(shop, seconds: seconds, work: work) {
+                rows.append([
+                    "\(round)", "C floor: resumed TLS 1.3 connection, no order (tlsfloor; OpenSSL)",
+                    Bench.format(floor.perSecond, 0), "-", "-", Bench.format(floor.cpuPerOrder * 1e6, 0),
+                    Bench.format(floor.clientCPUPerRequest * 1e6, 0), "\(floor.failed)",
+                ])
+                floorConnections.append(floor.cpuPerOrder)
             }
             Bench.settleDisk()
             if let h2 = try http2(shop, seconds: seconds, work: work) {
@@ -260,6 +275,15 @@ enum APIBench {
                 "order API: a till on a new TLS connection per order, resumed: pizzad's CPU per order "
                     + "\(reconnectRatios.map { Bench.format($0, 2) }.joined(separator: ", "))× a keep-alive order's "
                     + "(median \(Bench.format(reconnect, 2)), target ≤ 2: \(reconnect <= 2 ? "held" : "NOT held"))")
+        }
+        if !reconnectExtras.isEmpty, !floorConnections.isEmpty {
+            // ≤ 2× a keep-alive order means a connection may cost at most one keep-alive order: set beside what a
+            // connection costs a server in C that does nothing else.
+            print(
+                "order API: a resumed connection costs pizzad "
+                    + "\(Bench.format(Bench.median(reconnectExtras) * 1e6, 0)) µs beyond a keep-alive order (median); "
+                    + "the C floor (tlsfloor, OpenSSL, no order) "
+                    + "\(floorConnections.map { Bench.format($0 * 1e6, 0) }.joined(separator: ", ")) µs a connection")
         }
         return held
     }
