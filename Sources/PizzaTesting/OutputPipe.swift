@@ -10,10 +10,12 @@ import PizzaCore
 /// process died so (SIGSEGV in libdispatch, a pointer read through a freed muxnote) while daemons started and stopped
 /// around it. A thread that reads until the end of the pipe, then closes it, arms nothing.
 public final class OutputPipe: Sendable {
-    /// The write end, for the child's standard output (and error); this process's copy is closed by ``started()``.
-    public let writeEnd: FileHandle
+    /// The write end, for the child's standard output (and error); this process's copy is closed once the child
+    /// started, or could not be.
+    private let writeEnd: FileHandle
     private let readEnd: Int32
-    private let gathered = Locked((data: Data(), ended: false))
+    /// What was read, whether the output ended, and whether a thread reads it (which then owns the read end).
+    private let gathered = Locked((data: Data(), ended: false, reading: false))
 
     public init() throws {
         var ends: [Int32] = [-1, -1]
@@ -28,8 +30,9 @@ public final class OutputPipe: Sendable {
     /// Once the child has started (with `writeEnd` as its output): closes this process's write end, so that the
     /// output ends when the child's copies close, and starts reading. The reading thread closes the read end at the
     /// end of the output.
-    public func started() {
+    private func started() {
         try? writeEnd.close()
+        gathered.withLock { $0.reading = true }
         let descriptor = readEnd
         Thread { [self] in
             var buffer = [UInt8](repeating: 0, count: 65_536)
@@ -48,11 +51,36 @@ public final class OutputPipe: Sendable {
         }.start()
     }
 
+    /// Starts `process` (with no signal blocked: ``Foundation/Process/runWithCleanSignals()``) writing its standard
+    /// output, and its standard error when `errors`, here, and reads it from then on; both ends are closed when it
+    /// cannot be started.
+    public func run(_ process: Process, errors: Bool) throws {
+        process.standardOutput = writeEnd
+        if errors { process.standardError = writeEnd }
+        do {
+            try process.runWithCleanSignals()
+        } catch {
+            abandon()
+            throw error
+        }
+        started()
+    }
+
     /// When the child could not be started: both ends closed, nothing read.
-    public func abandon() {
+    private func abandon() {
         try? writeEnd.close()
         close(readEnd)
         gathered.withLock { $0.ended = true }
+    }
+
+    /// Never run: both ends closed here. (Once a thread reads, it holds this object until the output ends, and closes
+    /// the read end itself; after ``abandon()`` both are closed already.)
+    deinit {
+        let (reading, ended) = gathered.withLock { ($0.reading, $0.ended) }
+        if !reading, !ended {
+            try? writeEnd.close()
+            close(readEnd)
+        }
     }
 
     /// What the child wrote so far, and whether its output has ended (then that is all of it).

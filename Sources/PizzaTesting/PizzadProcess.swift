@@ -58,17 +58,9 @@ public final class PizzadProcess: Sendable {
         process.environment = environment
         let log = try OutputPipe()
         self.log = log
-        process.standardOutput = log.writeEnd
-        process.standardError = log.writeEnd
         self.process = process
         let started = DispatchTime.now().uptimeNanoseconds
-        do {
-            try process.runWithCleanSignals()
-        } catch {
-            log.abandon()
-            throw error
-        }
-        log.started()
+        try log.run(process, errors: true)
         if let notify {
             do {
                 try notify.waitForReady(while: { process.isRunning })

@@ -75,15 +75,7 @@ extension APIBench {
         process.executableURL = URL(fileURLWithPath: server)
         process.arguments = [String(port), shop.certificate, key, "16"]
         let output = try OutputPipe()
-        process.standardOutput = output.writeEnd
-        process.standardError = output.writeEnd
-        do {
-            try process.runWithCleanSignals()
-        } catch {
-            output.abandon()
-            throw error
-        }
-        output.started()
+        try output.run(process, errors: true)
         defer {
             process.terminate()
             process.waitUntilExit()

@@ -249,14 +249,7 @@ final class WatchingPizzactl {
         process.executableURL = URL(fileURLWithPath: Binaries.pizzactl)
         process.arguments = arguments
         pipe = try OutputPipe()
-        process.standardOutput = pipe.writeEnd
-        do {
-            try process.runWithCleanSignals()
-        } catch {
-            pipe.abandon()
-            throw error
-        }
-        pipe.started()
+        try pipe.run(process, errors: false)
     }
 
     deinit { stop() }
