@@ -6,7 +6,7 @@ import PizzaCore
 ///
 /// Not `FileHandle.readabilityHandler`: that arms a libdispatch read source per pipe, and libdispatch's epoll
 /// bookkeeping on Linux is freed under its manager thread when such sources are set up and torn down from many threads
-/// at once (swift-corelibs-libdispatch issue 949, swift-corelibs-foundation issue 3276, both open). A CI run's test
+/// at once (swift-corelibs-libdispatch#949 and swift-corelibs-foundation#3276, both open). A CI run's test
 /// process died so (SIGSEGV in libdispatch, a pointer read through a freed muxnote) while daemons started and stopped
 /// around it. A thread that reads until the end of the pipe, then closes it, arms nothing.
 public final class OutputPipe: Sendable {
@@ -17,6 +17,7 @@ public final class OutputPipe: Sendable {
     /// What was read, whether the output ended, and whether a thread reads it (which then owns the read end).
     private let gathered = Locked((data: Data(), ended: false, reading: false))
 
+    /// A new pipe, both ends close-on-exec; throws when the process has no descriptors left.
     public init() throws {
         var ends: [Int32] = [-1, -1]
         // Close-on-exec: no other child inherits either end (one that kept the write end would hold the output open).
