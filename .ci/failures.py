@@ -11,7 +11,7 @@ import sys
 
 STARTED = re.compile(r'^\S+ (Test|Suite) (".*?"|\S+) started\.$')
 ENDED = re.compile(r'^\S+ (Test|Suite) (".*?"|\S+) (passed|failed|skipped)')
-FAILURE = re.compile(r"recorded an issue|✘ Test .* failed|[Ff]atal error:|error: Process ")
+FAILURE = re.compile(r"recorded an issue|✘ Test .* failed|[Ff]atal error:|Assertion failed|Precondition failed|error: Process ")
 
 
 def main(path: str) -> None:
