@@ -376,6 +376,8 @@ let package = Package(
             name: "PizzaReplicationTests",
             dependencies: [
                 "PizzaReplication", "PizzaStorage", "PizzaCore", "PizzaWire", "PizzaTesting",
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOEmbedded", package: "swift-nio"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "InMemoryLogging", package: "swift-log"),
                 .product(name: "CoreMetrics", package: "swift-metrics"),

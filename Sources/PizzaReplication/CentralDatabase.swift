@@ -16,6 +16,8 @@ struct CentralDatabase: CentralSession {
     static let migrationsTable = "pizzad_central_migrations"
 
     let connection: PostgresConnection
+    /// The connection's close, which fails the request under way at once.
+    let end: ConnectionEnd
     let configuration: ReplicationConfiguration
     let logger: Logger
 
@@ -53,7 +55,9 @@ struct CentralDatabase: CentralSession {
                 {
                     try await PostgresConnection.connect(on: loop, configuration: settings, id: 1, logger: logger)
                 })
-            return CentralDatabase(connection: connection, configuration: configuration, logger: logger)
+            return CentralDatabase(
+                connection: connection, end: ConnectionEnd(connection.closeFuture), configuration: configuration,
+                logger: logger)
         } catch {
             throw Self.translate(error, peer: configuration.peer)
         }
@@ -136,6 +140,7 @@ struct CentralDatabase: CentralSession {
         _ body: @escaping @Sendable (PostgresConnection, Logger) async throws -> T
     ) async throws -> T {
         let connection = connection
+        let end = end
         let logger = logger
         let peer = configuration.peer
         let seconds = seconds ?? configuration.timeoutSeconds
@@ -149,6 +154,10 @@ struct CentralDatabase: CentralSession {
                     // Closing the connection ends the request on PostgreSQL's side too.
                     Task { try? await connection.close() }
                     return ReplicationError.timedOut(operation: operation, seconds: seconds)
+                },
+                endsWith: end,
+                onEnded: {
+                    ReplicationError.unreachable(peer: peer, detail: "the connection was closed (\(operation))")
                 },
                 { try await body(connection, logger) })
         } catch {

@@ -1,3 +1,5 @@
+import NIOCore
+import NIOEmbedded
 import PizzaCore
 import Testing
 
@@ -83,6 +85,36 @@ struct DeadlineTests {
         #expect(discarded.value.isEmpty)
         gate.open()
         #expect(try await settled(discarded) == [8])
+    }
+
+    struct Closed: Error {}
+
+    @Test("a request whose connection closes fails at once with the close's error, also when it had closed before")
+    func connectionClosed() async throws {
+        let loop = EmbeddedEventLoop()
+        let closed = loop.makePromise(of: Void.self)
+        let end = ConnectionEnd(closed.futureResult)
+        let gate = Gate()
+        defer { gate.open() }
+        let started = ContinuousClock.now
+        // A query PostgresNIO never answers once PostgreSQL's shutdown closed its connection.
+        let unanswered: @Sendable () async throws -> Int = {
+            await gate.wait()
+            return 1
+        }
+        let caller = Task {
+            try await Deadline.run(
+                seconds: 60, onTimeout: { TimedOut() }, endsWith: end, onEnded: { Closed() }, unanswered)
+        }
+        try await Task.sleep(for: .milliseconds(50))
+        closed.succeed()
+        await #expect(throws: Closed.self) { try await caller.value }
+        #expect(ContinuousClock.now - started < .seconds(10))
+        // The next request on the closed connection is refused at once.
+        await #expect(throws: Closed.self) {
+            try await Deadline.run(
+                seconds: 60, onTimeout: { TimedOut() }, endsWith: end, onEnded: { Closed() }, unanswered)
+        }
     }
 
     @Test("a value in time is the caller's and is not discarded; a failure in time is the caller's error")
