@@ -91,12 +91,13 @@ struct DeadlineTests {
 
     @Test("a request whose connection closes fails at once with the close's error, also when it had closed before")
     func connectionClosed() async throws {
-        let loop = EmbeddedEventLoop()
+        // The thread-safe test loop: the close is completed from whichever thread the test resumes on (NIO
+        // reported misuse of an EmbeddedEventLoop used so in a CI run).
+        let loop = NIOAsyncTestingEventLoop()
         let closed = loop.makePromise(of: Void.self)
         let end = ConnectionEnd(closed.futureResult)
         let gate = Gate()
         defer { gate.open() }
-        let started = ContinuousClock.now
         // A query PostgresNIO never answers once PostgreSQL's shutdown closed its connection.
         let unanswered: @Sendable () async throws -> Int = {
             await gate.wait()
@@ -104,17 +105,19 @@ struct DeadlineTests {
         }
         let caller = Task {
             try await Deadline.run(
-                seconds: 60, onTimeout: { TimedOut() }, endsWith: end, onEnded: { Closed() }, unanswered)
+                seconds: 120, onTimeout: { TimedOut() }, endsWith: end, onEnded: { Closed() }, unanswered)
         }
         try await Task.sleep(for: .milliseconds(50))
         closed.succeed()
+        // Closed, not TimedOut: the close ended the wait, not the deadline (no clock is read: a CI run's starved
+        // thread pool once held this test 29 s with nothing wrong).
         await #expect(throws: Closed.self) { try await caller.value }
-        #expect(ContinuousClock.now - started < .seconds(10))
         // The next request on the closed connection is refused at once.
         await #expect(throws: Closed.self) {
             try await Deadline.run(
-                seconds: 60, onTimeout: { TimedOut() }, endsWith: end, onEnded: { Closed() }, unanswered)
+                seconds: 120, onTimeout: { TimedOut() }, endsWith: end, onEnded: { Closed() }, unanswered)
         }
+        await loop.shutdownGracefully()
     }
 
     @Test("a value in time is the caller's and is not discarded; a failure in time is the caller's error")
