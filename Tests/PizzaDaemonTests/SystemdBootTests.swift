@@ -250,7 +250,7 @@ struct SystemdBootTests {
 
         // MARK: kill -9 under load: Restart=on-failure brings it back, nothing acknowledged is lost
         phases.begin("kill -9 under load")
-        // Orders one after another until told to stop: some acknowledged before the kill, some by the pizzad systemd
+        // Orders one after another until told to stop: 20 acknowledged before the kill, 20 by the pizzad systemd
         // starts again (counted, not timed: 250 in a row took 12 s or 55 s as the machine's other load came and went).
         let load =
             "while [ ! -e /root/stop-load ]; do pizzactl --timeout 30 order new --place cheese >> /root/acked.txt 2>/dev/null; done"
@@ -259,7 +259,7 @@ struct SystemdBootTests {
             "rm -f /root/acked.txt /root/stop-load; nohup sh -c '\(load)' >/dev/null 2>&1 & echo $! > /root/load.pid")
         // An order acknowledged is its first line of pizzactl's answer, "Order 17: placed".
         let acked = "$(grep -c '^Order ' /root/acked.txt 2>/dev/null)"
-        try step(system, "until [ \(acked) -ge 40 ]; do sleep 0.1; done", timeout: 120)
+        try step(system, "until [ \(acked) -ge 20 ]; do sleep 0.1; done", timeout: 120)
         let victim = try #require(try waitUntilActive(system))
         let beforeKill =
             Int(try step(system, "echo \(acked)").stdout.trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
@@ -267,14 +267,14 @@ struct SystemdBootTests {
         #expect(
             try waitUntilActive(system, other: victim, timeout: 30) != nil,
             "Restart=on-failure did not bring pizzad back")
-        try step(system, "until [ \(acked) -ge \(beforeKill + 40) ]; do sleep 0.1; done", timeout: 120)
+        try step(system, "until [ \(acked) -ge \(beforeKill + 20) ]; do sleep 0.1; done", timeout: 120)
         try step(
             system, "touch /root/stop-load; while kill -0 $(cat /root/load.pid) 2>/dev/null; do sleep 0.2; done",
             timeout: 60)
         let acknowledged = try system.sh("cat /root/acked.txt").stdout.split(separator: "\n").compactMap {
             $0.wholeMatch(of: /Order (\d+): placed/).flatMap { Int($0.1) }
         }
-        #expect(acknowledged.count >= 80, "the load made few orders: \(acknowledged.count)")
+        #expect(acknowledged.count >= 40, "the load made few orders: \(acknowledged.count)")
         let stored = Set(
             try step(system, "sqlite3 /var/lib/pizzad/pizzad.sqlite 'SELECT id FROM carts'").stdout.split(
                 separator: "\n"
@@ -286,8 +286,8 @@ struct SystemdBootTests {
         phases.begin("systemctl stop under load")
         try step(
             system,
-            "nohup sh -c 'for i in $(seq 1 100); do pizzactl order new --place cheese >/dev/null 2>&1; done' >/dev/null 2>&1 & echo $! > /root/load.pid; sleep 1"
-        )
+            "rm -f /root/acked.txt /root/stop-load; nohup sh -c '\(load)' >/dev/null 2>&1 & echo $! > /root/load.pid")
+        try step(system, "until [ \(acked) -ge 10 ]; do sleep 0.1; done", timeout: 120)
         try step(system, "systemctl stop pizzad", timeout: 60)
         let result = try system.sh("systemctl show -p Result -p ExecMainStatus pizzad")
         #expect(result.stdout.contains("Result=success") && result.stdout.contains("ExecMainStatus=0"), "\(result)")
@@ -300,7 +300,8 @@ struct SystemdBootTests {
             stopping.stdout.trimmingCharacters(in: .whitespacesAndNewlines) != "0",
             "no stop announced:\n\(stopping)")
         try step(
-            system, "while kill -0 $(cat /root/load.pid) 2>/dev/null; do sleep 0.2; done; systemctl start pizzad",
+            system,
+            "touch /root/stop-load; while kill -0 $(cat /root/load.pid) 2>/dev/null; do sleep 0.2; done; systemctl start pizzad",
             timeout: 120)
 
         // MARK: security inside, and sqlite3 as a member of group pizzad

@@ -19,90 +19,6 @@ private func p99(_ values: [Duration]) -> Duration { values.sorted()[min(values.
     .enabled(if: postgresMissing == nil), .offThePool)
 struct ReplicationFailureTests {
     @Test(
-        "PostgreSQL stopped under load: the kitchen's latency does not change, errors say so once, and everything arrives when it is back"
-    )
-    func centreDown() async throws {
-        let centre = try Centre()
-        // A process of its own: what is timed is the kitchen's latency beside a niced shipper whose connect to the
-        // stopped centre must be refused, not time out; in the test's process, under a fresh clone's whole load
-        // (debootstrap, the package build), the shipper's connect timed out instead.
-        let shop = try PizzadProcess(environment: try centre.shop("lyon"))
-        let (up, down) = try await withMachine(heavy: false) {
-            try await loadOrders(shop, clients: 1, orders: 40)  // warm up
-            let up = try await loadOrders(shop, clients: 1, orders: 150)
-            try centre.server.stop()
-            let down = try await loadOrders(shop, clients: 1, orders: 150)
-            return (up, down)
-        }
-        print(
-            "order.create median and p99 with the centre up: \(median(up)), \(p99(up)); down: \(median(down)), \(p99(down))"
-        )
-        #expect(median(down) < median(up) * 3 + .milliseconds(5), "the kitchen slowed while the centre was down")
-        // The tail too: an order that waited for the shipper's reconnect would show here, not in the median.
-        #expect(p99(down) < p99(up) * 3 + .milliseconds(50), "orders stalled while the centre was down: \(p99(down))")
-        let status = try await waitForStatus(shop, "an error while PostgreSQL is down") { $0["lastError"] is String }
-        // Once a fresh clone's CI run saw the batch in flight when PostgreSQL stopped time out after 30 s instead
-        // (timed_out, 2026-12-07): the shipper's log says what it saw, and PostgreSQL's when it stopped.
-        #expect(
-            (status["lastErrorKind"] as? String) == "unreachable",
-            "\(status)\npizzad:\n\(shop.output.suffix(3000))\nPostgreSQL:\n\(centre.server.log.suffix(3000))")
-        #expect((status["backlogEvents"] as? Int ?? 0) > 0, "\(status)")
-        let text = try shop.pizzactl(["replication", "status"]).stdout
-        #expect(text.contains("cannot reach PostgreSQL at shop_lyon@127.0.0.1"), "\(text)")
-        try await loadOrders(shop, clients: 2, orders: 60)
-        try centre.server.start()
-        try await waitUntilShipped(shop, timeout: 90)
-        #expect(try centre.entries("lyon") == (try localEntries(shop)))
-        // Logged once per distinct error, not once per attempt.
-        let lines = shop.output.split(separator: "\n").filter { $0.contains("replication: cannot reach PostgreSQL") }
-        #expect((1...3).contains(lines.count), "\(lines.count) log lines:\n\(lines.prefix(5).joined(separator: "\n"))")
-        #expect(shop.output.contains("replication connected again"), "\(shop.output.suffix(2000))")
-        #expect(try shop.stop() == 0)
-    }
-
-    @Test(
-        "a stalled centre (PostgreSQL frozen, as a partition looks): requests give up after replication.timeoutSeconds, the kitchen goes on, everything arrives after it thaws"
-    )
-    func stalledCentre() async throws {
-        let centre = try Centre()
-        var environment = try centre.shop("oslo")
-        // The limit this test is about, shortened from its shipped 30 s so that the test waits for it in seconds.
-        environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
-        let shop = try LiveDaemon(environment: environment)
-        try await loadOrders(shop, orders: 10)
-        try await waitUntilShipped(shop)
-
-        try centre.server.freeze()
-        var thawed = false
-        defer { if !thawed { try? centre.server.thaw() } }
-        let started = ContinuousClock.now
-        let frozenLatencies = try await withMachine(heavy: false) { try await loadOrders(shop, orders: 40) }
-        let status = try await waitForStatus(shop, "a timeout") { $0["lastErrorKind"] as? String == "timed_out" }
-        #expect(
-            (status["lastError"] as? String ?? "").contains("got no answer from PostgreSQL within 2 s"), "\(status)")
-        // Reconnecting finds the server just as stalled: the connection (or its start-up handshake) gives up in
-        // time too, nothing hangs, and the retries go on.
-        try await Task.sleep(for: .seconds(5))
-        let later = try replicationStatus(shop)
-        #expect(later["connected"] as? Bool == false, "\(later)")
-        #expect(["timed_out", "unreachable"].contains(later["lastErrorKind"] as? String ?? ""), "\(later)")
-        #expect((later["lastError"] as? String ?? "").contains("within 2 s"), "\(later)")
-        #expect((later["backlogEvents"] as? Int ?? 0) > 0, "\(later)")
-        #expect(p99(frozenLatencies) < .milliseconds(500), "an order stalled with the centre: \(p99(frozenLatencies))")
-        let elapsed = ContinuousClock.now - started
-        try await loadOrders(shop, orders: 10)
-
-        try centre.server.thaw()
-        thawed = true
-        try await waitUntilShipped(shop, timeout: 90)
-        #expect(try centre.entries("oslo") == (try localEntries(shop)))
-        // Each distinct error is logged once, not once per retry (the stall lasted \(elapsed)).
-        let timeouts = shop.output.components(separatedBy: "got no answer from PostgreSQL").count - 1
-        #expect((1...3).contains(timeouts), "\(timeouts) timeout lines over \(elapsed):\n\(shop.output.suffix(3000))")
-        #expect(try shop.stop() == 0)
-    }
-
-    @Test(
         "a centre lost while the shop has nothing to ship shows after replication.idleCheckSeconds, not before; shipping goes on when it is back"
     )
     func lostWhileQuiet() async throws {
@@ -393,5 +309,90 @@ struct ReplicationFailureTests {
         try await loadOrders(restored, orders: 3)
         #expect(try restored.stop() == 0)
         try? FileManager.default.removeItem(atPath: directory)
+    }
+
+    // The two timed checks last: each waits while the booted-systemd test builds its packages and boots.
+    @Test(
+        "PostgreSQL stopped under load: the kitchen's latency does not change, errors say so once, and everything arrives when it is back"
+    )
+    func centreDown() async throws {
+        let centre = try Centre()
+        // A process of its own: what is timed is the kitchen's latency beside a niced shipper whose connect to the
+        // stopped centre must be refused, not time out; in the test's process, under a fresh clone's whole load
+        // (debootstrap, the package build), the shipper's connect timed out instead.
+        let shop = try PizzadProcess(environment: try centre.shop("lyon"))
+        let (up, down) = try await withMachine(heavy: false) {
+            try await loadOrders(shop, clients: 1, orders: 40)  // warm up
+            let up = try await loadOrders(shop, clients: 1, orders: 150)
+            try centre.server.stop()
+            let down = try await loadOrders(shop, clients: 1, orders: 150)
+            return (up, down)
+        }
+        print(
+            "order.create median and p99 with the centre up: \(median(up)), \(p99(up)); down: \(median(down)), \(p99(down))"
+        )
+        #expect(median(down) < median(up) * 3 + .milliseconds(5), "the kitchen slowed while the centre was down")
+        // The tail too: an order that waited for the shipper's reconnect would show here, not in the median.
+        #expect(p99(down) < p99(up) * 3 + .milliseconds(50), "orders stalled while the centre was down: \(p99(down))")
+        let status = try await waitForStatus(shop, "an error while PostgreSQL is down") { $0["lastError"] is String }
+        // Once a fresh clone's CI run saw the batch in flight when PostgreSQL stopped time out after 30 s instead
+        // (timed_out, 2026-12-07): the shipper's log says what it saw, and PostgreSQL's when it stopped.
+        #expect(
+            (status["lastErrorKind"] as? String) == "unreachable",
+            "\(status)\npizzad:\n\(shop.output.suffix(3000))\nPostgreSQL:\n\(centre.server.log.suffix(3000))")
+        #expect((status["backlogEvents"] as? Int ?? 0) > 0, "\(status)")
+        let text = try shop.pizzactl(["replication", "status"]).stdout
+        #expect(text.contains("cannot reach PostgreSQL at shop_lyon@127.0.0.1"), "\(text)")
+        try await loadOrders(shop, clients: 2, orders: 60)
+        try centre.server.start()
+        try await waitUntilShipped(shop, timeout: 90)
+        #expect(try centre.entries("lyon") == (try localEntries(shop)))
+        // Logged once per distinct error, not once per attempt.
+        let lines = shop.output.split(separator: "\n").filter { $0.contains("replication: cannot reach PostgreSQL") }
+        #expect((1...3).contains(lines.count), "\(lines.count) log lines:\n\(lines.prefix(5).joined(separator: "\n"))")
+        #expect(shop.output.contains("replication connected again"), "\(shop.output.suffix(2000))")
+        #expect(try shop.stop() == 0)
+    }
+
+    @Test(
+        "a stalled centre (PostgreSQL frozen, as a partition looks): requests give up after replication.timeoutSeconds, the kitchen goes on, everything arrives after it thaws"
+    )
+    func stalledCentre() async throws {
+        let centre = try Centre()
+        var environment = try centre.shop("oslo")
+        // The limit this test is about, shortened from its shipped 30 s so that the test waits for it in seconds.
+        environment["PIZZAD_REPLICATION_TIMEOUT_SECONDS"] = "2"
+        let shop = try LiveDaemon(environment: environment)
+        try await loadOrders(shop, orders: 10)
+        try await waitUntilShipped(shop)
+
+        try centre.server.freeze()
+        var thawed = false
+        defer { if !thawed { try? centre.server.thaw() } }
+        let started = ContinuousClock.now
+        let frozenLatencies = try await withMachine(heavy: false) { try await loadOrders(shop, orders: 40) }
+        let status = try await waitForStatus(shop, "a timeout") { $0["lastErrorKind"] as? String == "timed_out" }
+        #expect(
+            (status["lastError"] as? String ?? "").contains("got no answer from PostgreSQL within 2 s"), "\(status)")
+        // Reconnecting finds the server just as stalled: the connection (or its start-up handshake) gives up in
+        // time too, nothing hangs, and the retries go on.
+        try await Task.sleep(for: .seconds(5))
+        let later = try replicationStatus(shop)
+        #expect(later["connected"] as? Bool == false, "\(later)")
+        #expect(["timed_out", "unreachable"].contains(later["lastErrorKind"] as? String ?? ""), "\(later)")
+        #expect((later["lastError"] as? String ?? "").contains("within 2 s"), "\(later)")
+        #expect((later["backlogEvents"] as? Int ?? 0) > 0, "\(later)")
+        #expect(p99(frozenLatencies) < .milliseconds(500), "an order stalled with the centre: \(p99(frozenLatencies))")
+        let elapsed = ContinuousClock.now - started
+        try await loadOrders(shop, orders: 10)
+
+        try centre.server.thaw()
+        thawed = true
+        try await waitUntilShipped(shop, timeout: 90)
+        #expect(try centre.entries("oslo") == (try localEntries(shop)))
+        // Each distinct error is logged once, not once per retry (the stall lasted \(elapsed)).
+        let timeouts = shop.output.components(separatedBy: "got no answer from PostgreSQL").count - 1
+        #expect((1...3).contains(timeouts), "\(timeouts) timeout lines over \(elapsed):\n\(shop.output.suffix(3000))")
+        #expect(try shop.stop() == 0)
     }
 }
