@@ -67,3 +67,12 @@ pid_t pizzad_lock_holder(const char *path, off_t start, off_t length) {
 }
 
 int pizzad_pipe_cloexec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
+
+/* The Swift runtime's hook (libswift_Concurrency: a pointer, NULL until someone installs one). */
+extern void *swift_task_enqueueGlobal_hook;
+
+int pizzad_install_enqueue_global_hook(void *hook) {
+  void *expected = NULL;
+  return __atomic_compare_exchange_n(&swift_task_enqueueGlobal_hook, &expected, hook, 0, __ATOMIC_SEQ_CST,
+                                     __ATOMIC_SEQ_CST);
+}

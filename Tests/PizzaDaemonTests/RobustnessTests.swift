@@ -125,6 +125,16 @@ struct LifecycleTests {
         }
     }
 
+    @Test("pizzad's own process runs Swift's tasks on its event loops, and its ready line says so")
+    func tasksOnEventLoops() throws {
+        // The release build's install found nothing for a day (405ee1d: its dlsym of an unexported name) and said
+        // nothing; the install is now the same code in every build, and a start where it did not take says so.
+        let daemon = try PizzadProcess()
+        #expect(daemon.output.contains(" ready ") && daemon.output.contains("tasks=event loops"), "\(daemon.output)")
+        #expect(!daemon.output.contains("Swift tasks run on a thread pool"), "\(daemon.output)")
+        #expect(try daemon.stop() == 0)
+    }
+
     @Test("a stale socket file from a crash is replaced; a live daemon's socket is never stolen")
     func staleAndLiveSockets() throws {
         let first = try PizzadProcess()

@@ -31,4 +31,9 @@ ssize_t pizzad_sendto_unix(int fd, const void *message, size_t length, int flags
 /// database open.
 pid_t pizzad_lock_holder(const char *path, off_t start, off_t length);
 
+/// Sets the Swift runtime's swift_task_enqueueGlobal_hook (the global executor's enqueue) to `hook` if nothing has
+/// set it yet, atomically; 1 when it was set. Reached by name at link time, which a static runtime allows: SwiftNIO
+/// looks it up with dlsym, which finds nothing in an executable that exports nothing (pizzad's release build).
+int pizzad_install_enqueue_global_hook(void *hook);
+
 #endif

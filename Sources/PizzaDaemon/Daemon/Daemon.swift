@@ -184,7 +184,9 @@ public enum Daemon {
                 metadata: [
                     "pid": "\(getpid())", "database": "\(store.path)", "socket": "\(server.path)",
                     "config": "\(configuration.file ?? "built-in defaults")", "migrations": "\(migrationsPath)",
+                    "tasks": "\(TasksOnEventLoops.described)",
                 ])
+            if let warning = TasksOnEventLoops.warning { logger.warning("\(warning)") }
             notifier.notify("READY=1\nSTATUS=\(HealthService.statusLine(state: state))\nMAINPID=\(getpid())")
         }
         var services: [ServiceGroupConfiguration.ServiceConfiguration] = [
