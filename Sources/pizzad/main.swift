@@ -1,5 +1,3 @@
-import NIOCore
-import NIOPosix
 import PizzaDaemon
 import PizzactlCLI
 
@@ -9,6 +7,7 @@ if CommandLine.arguments.first?.split(separator: "/").last == "pizzactl" {
 } else {
     // Swift tasks run on the same event loop threads as the socket, so a request does not hop between two thread
     // pools on its way through (measured: lower latency per request on a 2-core machine, see docs/PERFORMANCE.md).
-    _ = NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+    // A start where it did not take logs a warning (TasksOnEventLoops).
+    TasksOnEventLoops.install()
     await PizzadCommand.runFromCommandLine()
 }
