@@ -159,6 +159,8 @@ public final class Replicator: Service, OrderRepositoryDelegate, Sendable {
                 if let previousStart {
                     try? await Task.sleep(until: previousStart + pacing.spacing, clock: .continuous)
                 }
+                // What rang before this read is in it: a quiet shop's next wait is for what commits after.
+                doorbell.silence()
                 let batch = try await background.run { [store, configuration, position] in
                     try ShippingBatch(store.auditEntries(after: position, limit: configuration.batchSize))
                 }

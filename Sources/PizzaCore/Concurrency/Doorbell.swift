@@ -27,6 +27,10 @@ public final class Doorbell: Sendable {
         waiter?.resume()
     }
 
+    /// Forgets a ring nobody waited for: called before reading what the rings announce, so that the next wait is
+    /// woken only by what came after that read (a ring for something already read woke the next wait at once).
+    public func silence() { state.withLock { $0.rung = false } }
+
     /// Returns when rung (at once when rung since the last wait), after `timeout`, or when the task is cancelled.
     public func wait(timeout: Duration) async {
         state.withLock { $0.waitOver = false }
