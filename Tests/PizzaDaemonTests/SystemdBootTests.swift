@@ -154,6 +154,9 @@ struct SystemdBootTests {
         #expect(status.stdout.contains("Status: \"serving"), "no STATUS= line in systemctl status:\n\(status)")
         let documentation = try system.sh("systemctl show -p Documentation --value pizzad")
         #expect(documentation.stdout.contains("man:pizzad(8)"), "\(documentation)")
+        // The packaged pizzad runs Swift's tasks on its event loops (a build that could not went unseen for a day).
+        let ready = try system.sh("journalctl -u pizzad --no-pager -o cat | grep ' ready ' | tail -1")
+        #expect(ready.stdout.contains("tasks=event loops"), "the ready line: \(ready)")
 
         // MARK: pizzactl as root, as a member of group pizzad, as an outsider
         phases.begin("pizzactl as root, as a member of group pizzad, as an outsider")
