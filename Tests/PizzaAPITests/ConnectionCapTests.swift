@@ -1,4 +1,6 @@
 import Foundation
+import NIOCore
+import NIOEmbedded
 import PizzaTesting
 import Testing
 
@@ -181,5 +183,45 @@ struct KeepAliveHeaderDeadlineTests {
             #expect(closed, "the dribbled head was still being read after \(waited)")
             #expect(waited < .seconds(10), "closed after \(waited): the idle time (30 s), not the header deadline")
         }
+    }
+}
+
+/// The first-request deadline (twice api.headerTimeoutSeconds) on the loop's own clock, with no time read: a silent
+/// connection is closed when it passes, one that asked is not, and a connection closed before then is not kept.
+@Suite("Order API: the first-request deadline")
+struct FirstRequestDeadlineTests {
+    @Test("a silent connection is closed at its first-request time, one that asked is not, a closed one is freed")
+    func firstRequest() throws {
+        let loop = EmbeddedEventLoop()
+        let connections = APIServer.ConnectionCount(limit: 8)
+        func connection() throws -> EmbeddedChannel {
+            let channel = EmbeddedChannel(loop: loop)
+            try channel.connect(to: SocketAddress(ipAddress: "127.0.0.1", port: 9)).wait()
+            #expect(connections.admit(channel, host: "127.0.0.1") == nil)
+            connections.closeIfSilent(channel, after: .seconds(14))
+            return channel
+        }
+        let silent = try connection()
+        let asked = try connection()
+        connections.madeRequest(on: asked)
+        // Closed long before its deadline: nothing may hold it until then (the timer did: 14 s of every connection
+        // reconnecting tills make, over a thousand a second).
+        weak var freed: EmbeddedChannel?
+        do {
+            let closed = try connection()
+            try closed.close().wait()
+            connections.closed(closed)
+            freed = closed
+        }
+        loop.run()  // the close's last steps
+        #expect(freed == nil)
+
+        loop.advanceTime(by: .seconds(13))
+        #expect(silent.isActive)
+        loop.advanceTime(by: .seconds(1))
+        #expect(!silent.isActive)
+        #expect(asked.isActive)
+        #expect(connections.open == 2)
+        _ = try asked.finish()
     }
 }

@@ -163,14 +163,7 @@ public final class APIServer: Service {
                 return value
             }
             channel.closeFuture.whenComplete { _ in connections.closed(channel) }
-            // The timer holds the connection weakly: it fires for every connection, and holding it kept a closed
-            // one (pipeline, TLS state and all) for the whole `firstRequest`: 30 MB more at the peak under 16 tills
-            // reconnecting for every order. Not cancelled at the close: a cancellation searches the loop's timers
-            // from end to end, which cost more than the firing.
-            channel.eventLoop.scheduleTask(in: firstRequest) { [weak channel] in
-                guard let channel, !connections.hasRequested(channel) else { return }
-                channel.close(promise: nil)
-            }
+            connections.closeIfSilent(channel, after: firstRequest)
             let value = child.setup(channel: channel, logger: logger)
             // The TLS handler is the setup's first, added at once; each answer leaves it as one record. The byte
             // watch goes before the HTTP decoder: after TLS, or first for plain HTTP.
