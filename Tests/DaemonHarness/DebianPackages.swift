@@ -36,4 +36,25 @@ public enum DebianPackages {
         }
         return (previous, current)
     }
+
+    /// What `lintian --pedantic` says of the package at `path`: its output, or nil when lintian did not run to the
+    /// end. The output is kept beside the package under the `.deb`'s SHA-256 and lintian's version, and given again
+    /// for the same bytes read by the same lintian: a warm run that keeps the package (see `scripts/test-packages`)
+    /// spent some 20 s of a core for the same findings. A new package or a new lintian is read again.
+    public static func lint(_ path: String) throws -> (output: String, reused: Bool)? {
+        let digest = try run("sha256sum", [path])
+        let version = try run("lintian", ["--version"])
+        guard digest.status == 0, version.status == 0, let sum = digest.stdout.split(separator: " ").first else {
+            throw HarnessError("sha256sum or lintian --version failed:\n\(digest)\n\(version)")
+        }
+        let lintianVersion = version.stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: " ", with: "-")
+        let kept = (path as NSString).deletingLastPathComponent + "/lintian-\(sum)-\(lintianVersion).txt"
+        if let output = try? String(contentsOfFile: kept, encoding: .utf8) { return (output, true) }
+        let result = try run("lintian", ["--pedantic", path], timeout: 600)
+        // 0: nothing at or above --fail-on's level, 1: findings there; anything else: lintian itself failed.
+        guard result.status == 0 || result.status == 1 else { return nil }
+        try Data(result.stdout.utf8).write(to: URL(fileURLWithPath: kept))
+        return (result.stdout, false)
+    }
 }
