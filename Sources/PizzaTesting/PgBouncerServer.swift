@@ -163,7 +163,7 @@ public final class PgBouncerServer: Sendable {
     @discardableResult
     public func admin(_ command: String) throws -> String {
         let result = try ChildProcess.run(
-            "/usr/bin/psql",
+            PostgresServer.psqlPath,
             [
                 "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(port), "-U", Self.adminUser, "-d", "pgbouncer",
                 "-c", command,

@@ -167,7 +167,7 @@ final class ChainCentre: Sendable {
         var arguments = ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-h", server.directory, "-p", String(server.port)]
         arguments += ["-U", "postgres", "-d", "central"]
         for command in commands { arguments += ["-c", command] }
-        let result = try ChildProcess.run("/usr/bin/psql", arguments, timeout: 600)
+        let result = try ChildProcess.run(PostgresServer.psqlPath, arguments, timeout: 600)
         guard result.status == 0 else { throw BenchError("psql \(commands): \(result.output)") }
     }
 

@@ -44,7 +44,7 @@ private struct ChainCentre {
     func psql(as role: String, direct: Bool = false, _ sql: String) throws -> (status: Int32, output: String) {
         let port = direct ? centre.server.port : bouncer.port
         return try ChildProcess.run(
-            "/usr/bin/psql",
+            PostgresServer.psqlPath,
             [
                 "-X", "-q", "-A", "-t", "-h", "127.0.0.1", "-p", String(port), "-U", role, "-d", "central", "-c", sql,
             ],
