@@ -231,23 +231,12 @@ public final class PostgresServer: Sendable {
         guard initdb.status == 0 else { throw Failure("initdb failed:\n\(initdb.output)") }
     }
 
-    /// Where the clusters that need no fsyncs (the tests') are made: `/dev/shm` when it is a writable tmpfs with a
-    /// GiB free, else nil (the caller's folder). Writing to this VM's disk costs CPU, not only time: copying the 39 MB
-    /// template took 0.57-0.69 s of CPU to the disk (the kernel's writeback) and 0.09 s to tmpfs, and a test run
-    /// makes about 34 clusters, each then written to by a centre's tests. None of them is meant to survive a crash
-    /// of the machine (they run with `fsync = off`), and each is removed when its server is let go (`deinit`).
-    static let memoryFolder: String? = {
-        let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
-        let tmpfs = mounts.split(separator: "\n").contains { line in
-            let fields = line.split(separator: " ")
-            return fields.count > 2 && fields[1] == "/dev/shm" && fields[2] == "tmpfs"
-        }
-        var info = statvfs()
-        guard tmpfs, access("/dev/shm", W_OK) == 0, statvfs("/dev/shm", &info) == 0,
-            UInt64(info.f_bavail) * UInt64(info.f_frsize) >= 1 << 30
-        else { return nil }
-        return "/dev/shm"
-    }()
+    /// Where the clusters that need no fsyncs (the tests') are made: in memory (`MemoryFolder`) when there is a GiB
+    /// free there, else the caller's folder. Copying the 39 MB template took 0.57-0.69 s of CPU to this VM's disk
+    /// (the kernel's writeback) and 0.09 s to tmpfs, and a test run makes about 34 clusters, each then written to by
+    /// a centre's tests. None of them is meant to survive a crash of the machine (they run with `fsync = off`), and
+    /// each is removed when its server is let go (`deinit`).
+    static let memoryFolder = MemoryFolder.path(free: 1 << 30)
 
     /// The clusters that need no fsyncs (the tests') are copies of one `initdb` a process, made by the first that
     /// needs one while the others wait: `initdb` took 1.2-1.8 s of CPU, a copy takes 0.6 s, and a test run makes

@@ -4,7 +4,7 @@ import PizzaTesting
 /// A Debian root file system booted with `systemd-nspawn -b`: a real systemd as PID 1, driven with `nsenter`.
 ///
 /// The root file system is made once with `debootstrap` and cached in `.cache/nspawn/` (git-ignored), under a name
-/// that changes with its recipe (`scripts/nspawn-root`); every test boots a copy. What this VM needs (found on a first boot): plain
+/// that changes with its recipe (`scripts/nspawn-root`); every test boots a copy (in `/dev/shm` when there is room). What this VM needs (found on a first boot): plain
 /// `systemd-nspawn -b` fails with "Failed to open system bus" (no systemd on the host), so it runs with
 /// `--register=no --keep-unit`, and `--private-network` keeps the container off the host's network. With no
 /// machined on the host, `systemctl -M` cannot reach it; `nsenter -t <its PID 1> -a` can.
@@ -42,7 +42,11 @@ public final class BootedSystem {
     /// reports the system running (or degraded).
     public init(prepare: (_ root: String) throws -> Void) throws {
         let base = try Self.rootFileSystem()
-        root = NSTemporaryDirectory() + "pizzad-nspawn-" + UUID().uuidString.prefix(8)
+        // In memory when there is room: the copy (261 MB) and the two packages' installs are writes the disk would
+        // charge CPU for (`MemoryFolder`), and the container is thrown away after the test.
+        root =
+            (MemoryFolder.path(free: 3 << 30).map { $0 + "/" } ?? NSTemporaryDirectory()) + "pizzad-nspawn-"
+            + UUID().uuidString.prefix(8)
         let copied = try run("cp", ["-a", "--reflink=auto", base, root], timeout: 300)
         guard copied.status == 0 else { throw HarnessError("cp: \(copied)") }
         try prepare(root)
