@@ -45,7 +45,7 @@ public enum ChildProcess {
         _ program: String, _ arguments: [String], environment: [String: String] = [:], input: String? = nil,
         directory: String? = nil, mergingErrors: Bool = false, timeout: Double = 120
     ) throws -> Captured {
-        let base = NSTemporaryDirectory() + "child-\(UUID().uuidString)"
+        let base = MemoryFolder.temporary + "child-\(UUID().uuidString)"
         let (outputPath, errorPath, inputPath) = (base + ".out", base + ".err", base + ".in")
         defer { for path in [outputPath, errorPath, inputPath] { unlink(path) } }
         if let input { try Data(input.utf8).write(to: URL(fileURLWithPath: inputPath)) }

@@ -46,7 +46,7 @@ public final class PgBouncerServer: Sendable {
     ) throws {
         self.database = database
         asPostgres = getuid() == 0
-        directory = (parent ?? NSTemporaryDirectory()) + "/pgbouncer-\(UUID().uuidString.prefix(8))"
+        directory = (parent ?? MemoryFolder.temporary) + "/pgbouncer-\(UUID().uuidString.prefix(8))"
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         port = try PostgresServer.freePort()
         var users = [Self.adminUser: Self.adminPassword]

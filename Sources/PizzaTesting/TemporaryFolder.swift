@@ -1,13 +1,13 @@
 import Foundation
 
-/// A folder of the test's own under the system's temporary folder, removed with everything in it when the value
+/// A folder of the test's own under `MemoryFolder.temporary` (in memory when there is room), removed with everything in it when the value
 /// goes. Readable by others (`0755`): tests run pizzactl as other users against a socket inside.
 public final class TemporaryFolder: Sendable {
     public let path: String
 
     /// A new folder named `prefix` and a random part (`/tmp/pizzad-restore-1a2b3c4d`).
     public init(_ prefix: String = "pizzad-test") throws {
-        path = NSTemporaryDirectory() + prefix + "-" + UUID().uuidString.prefix(8).lowercased()
+        path = MemoryFolder.temporary + prefix + "-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         chmod(path, 0o755)
     }
@@ -38,6 +38,12 @@ public enum MemoryFolder {
         else { return nil }
         return "/dev/shm"
     }
+
+    /// Where tests make their folders: `/dev/shm/` when it has 2 GiB free, else the system's temporary folder. A
+    /// test's files are real files either way; what tmpfs lacks is only what a crash of the machine would keep,
+    /// which the power-cut tests get from their own file system (`PowerCutFileSystem`). A warm `swift test` with
+    /// its temporary folder there (TMPDIR=/dev/shm, 2026-12-07): 185 s against 201 s, 285 s of CPU against 293 s.
+    public static let temporary: String = path(free: 2 << 30).map { $0 + "/" } ?? NSTemporaryDirectory()
 }
 
 /// Where the built programs are: beside the running one (the test bundle or pizzabench) in the build folder.

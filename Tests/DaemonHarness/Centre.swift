@@ -18,7 +18,7 @@ public final class Centre: Sendable {
 
     /// `tls`: the server also speaks TLS, with a self-signed certificate for 127.0.0.1 at `folder/server.crt`.
     public init(migrate: Bool = true, tls: Bool = false) throws {
-        folder = NSTemporaryDirectory() + "pizzad-central-" + UUID().uuidString.prefix(8)
+        folder = MemoryFolder.temporary + "pizzad-central-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         var settings: [String] = []
         if tls {

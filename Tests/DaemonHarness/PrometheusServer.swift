@@ -10,7 +10,7 @@ public final class PrometheusServer {
     private let logPath: String
 
     public init(job: String, targets: [String], ruleFiles: [String] = []) throws {
-        directory = NSTemporaryDirectory() + "pizzad-prometheus-" + UUID().uuidString.prefix(8)
+        directory = MemoryFolder.temporary + "pizzad-prometheus-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory + "/data", withIntermediateDirectories: true)
         port = try freeLoopbackPort()
         let rules = ruleFiles.map { "  - \($0)" }.joined(separator: "\n")

@@ -30,7 +30,10 @@ struct EventReplayTests {
             let token = fixture.tokens[.kitchen]!
             // Connected, asked, and the first bytes read, on a thread of its own.
             let (socket, first) = try await RawHTTP.onThread { () throws -> (Int32, String) in
-                let socket = try RawHTTP.connection(port: port, receiveBuffer: 4096)
+                // A minute to wait for bytes: in a loaded run this in-process server shares the two cores and the
+                // cooperative pool with every other suite, and a page of 500 large entries once took longer than
+                // the default 10 s to follow the one before (recv's timeout, read as a stream that did not end).
+                let socket = try RawHTTP.connection(port: port, timeout: .seconds(60), receiveBuffer: 4096)
                 let request = RawHTTP.request([
                     "GET /v1/events HTTP/1.1", "Host: shop", "Authorization: Bearer \(token)", "Last-Event-ID: 0",
                 ])
@@ -44,18 +47,21 @@ struct EventReplayTests {
             try await fixture.orders.store.revokeDevice(name: "kitchen-1")
             try fixture.api.reloadDevices()
             // What was already on its way, read to the end of the stream.
-            let (rest, ended) = try await RawHTTP.onThread { () -> (String, Bool) in
+            let (rest, ended, failure) = try await RawHTTP.onThread { () -> (String, Bool, String) in
                 var text = ""
                 var buffer = [UInt8](repeating: 0, count: 65536)
                 while true {
                     let received = recv(socket, &buffer, buffer.count, 0)
-                    guard received > 0 else { return (text, received == 0 || text.hasSuffix("0\r\n\r\n")) }
+                    guard received > 0 else {
+                        let failure = received < 0 ? String(cString: strerror(errno)) : ""
+                        return (text, received == 0 || text.hasSuffix("0\r\n\r\n"), failure)
+                    }
                     text += String(decoding: buffer[0..<received], as: UTF8.self)
-                    if text.hasSuffix("0\r\n\r\n") { return (text, true) }
+                    if text.hasSuffix("0\r\n\r\n") { return (text, true, "") }
                 }
             }
             let events = (first + rest).components(separatedBy: "id: ").count - 1
-            #expect(ended, "the stream ended")
+            #expect(ended, "the stream ended (recv: \(failure), \(rest.utf8.count) bytes after the revocation)")
             #expect(events < 3000, "\(events) of 3,000 events after the revocation")
         }
     }

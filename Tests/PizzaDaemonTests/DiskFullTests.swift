@@ -16,7 +16,7 @@ struct DiskFullTests {
         try #require(mounted.status == 0, "\(mounted)")
         defer { _ = try? run("umount", ["-l", directory]) }
         let listener = try NotifyListener(
-            path: NSTemporaryDirectory() + "pizzad-full-notify-" + UUID().uuidString.prefix(8))
+            path: MemoryFolder.temporary + "pizzad-full-notify-" + UUID().uuidString.prefix(8))
         let daemon = try PizzadProcess(
             environment: ["NOTIFY_SOCKET": listener.path, "WATCHDOG_USEC": "400000"], directory: directory)
         // Leave a little room, then fill it with orders until the disk refuses.
@@ -98,7 +98,7 @@ struct ReadOnlyDatabaseTests {
     /// A database with one order, made by a daemon that was then stopped, seen through a read-only bind mount.
     /// `keepWAL` false checkpoints and removes the `-wal` and `-shm` files, as a cleanly closed database has none.
     func readOnlyView(keepWAL: Bool) throws -> (directory: String, view: String) {
-        let directory = NSTemporaryDirectory() + "pizzad-ro-" + UUID().uuidString.prefix(8)
+        let directory = MemoryFolder.temporary + "pizzad-ro-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory + "/rw", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory + "/view", withIntermediateDirectories: true)
         let maker = try PizzadProcess(arguments: ["--database", directory + "/rw/pizzad.sqlite"])
@@ -126,7 +126,7 @@ struct ReadOnlyDatabaseTests {
         }
         let before = try run("sha256sum", [view + "/pizzad.sqlite"]).stdout
         let listener = try NotifyListener(
-            path: NSTemporaryDirectory() + "pizzad-ro-notify-" + UUID().uuidString.prefix(8))
+            path: MemoryFolder.temporary + "pizzad-ro-notify-" + UUID().uuidString.prefix(8))
         // What the stopped daemon left beside the database (a fresh clone's CI once saw this start fail with
         // "unable to open database file", which a -wal without its -shm in a read-only folder would give).
         let left = try run("ls", ["-la", view]).stdout
@@ -182,7 +182,7 @@ struct ReadOnlyDatabaseTests {
         "a read-only folder with a write-ahead log and no -shm: an empty log is read past, one with changes is refused by name, the files untouched",
         .enabled(if: canMount))
     func readOnlyLogWithoutIndex() throws {
-        let directory = NSTemporaryDirectory() + "pizzad-ro-" + UUID().uuidString.prefix(8)
+        let directory = MemoryFolder.temporary + "pizzad-ro-" + UUID().uuidString.prefix(8)
         try FileManager.default.createDirectory(atPath: directory + "/rw", withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: directory + "/view", withIntermediateDirectories: true)
         let view = directory + "/view"

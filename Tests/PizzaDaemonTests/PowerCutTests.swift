@@ -25,7 +25,7 @@ let powerCutBinary: String = {
 
 /// A folder for one test's disk, mount and run folders.
 private func scratch(_ name: String) throws -> String {
-    let root = NSTemporaryDirectory() + "pizzad-powercut-\(name)-" + UUID().uuidString.prefix(8)
+    let root = MemoryFolder.temporary + "pizzad-powercut-\(name)-" + UUID().uuidString.prefix(8)
     try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
     return root
 }

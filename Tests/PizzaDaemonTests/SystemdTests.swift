@@ -56,7 +56,7 @@ struct SystemdTests {
     func unreadNotifySocket() async throws {
         try await withMachine(heavy: false) {
             // A datagram socket that is bound and never read: its queue fills after a few pings.
-            let path = NSTemporaryDirectory() + "pizzad-deaf-" + UUID().uuidString.prefix(8)
+            let path = MemoryFolder.temporary + "pizzad-deaf-" + UUID().uuidString.prefix(8)
             let fd = socket(AF_UNIX, Int32(SOCK_DGRAM.rawValue), 0)
             defer {
                 close(fd)
