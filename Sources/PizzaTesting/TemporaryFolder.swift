@@ -1,11 +1,11 @@
 import Foundation
 
-/// A folder of the test's own under `MemoryFolder.temporary` (in memory when there is room), removed with everything in it when the value
-/// goes. Readable by others (`0755`): tests run pizzactl as other users against a socket inside.
+/// A folder of the test's own under `MemoryFolder.temporary` (in memory when there is room), removed with everything
+/// in it when the value goes. Readable by others (`0755`): tests run pizzactl as other users against a socket inside.
 public final class TemporaryFolder: Sendable {
     public let path: String
 
-    /// A new folder named `prefix` and a random part (`/tmp/pizzad-restore-1a2b3c4d`).
+    /// A new folder named `prefix` and a random part (`/dev/shm/pizzad-restore-1a2b3c4d`).
     public init(_ prefix: String = "pizzad-test") throws {
         path = MemoryFolder.temporary + prefix + "-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)

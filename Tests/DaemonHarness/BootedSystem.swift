@@ -4,10 +4,10 @@ import PizzaTesting
 /// A Debian root file system booted with `systemd-nspawn -b`: a real systemd as PID 1, driven with `nsenter`.
 ///
 /// The root file system is made once with `debootstrap` and cached in `.cache/nspawn/` (git-ignored), under a name
-/// that changes with its recipe (`scripts/nspawn-root`); every test boots a copy (in `/dev/shm` when there is room). What this VM needs (found on a first boot): plain
-/// `systemd-nspawn -b` fails with "Failed to open system bus" (no systemd on the host), so it runs with
-/// `--register=no --keep-unit`, and `--private-network` keeps the container off the host's network. With no
-/// machined on the host, `systemctl -M` cannot reach it; `nsenter -t <its PID 1> -a` can.
+/// that changes with its recipe (`scripts/nspawn-root`); every test boots a copy (in `/dev/shm` when there is room).
+/// What this VM needs (found on a first boot): plain `systemd-nspawn -b` fails with "Failed to open system bus" (no
+/// systemd on the host), so it runs with `--register=no --keep-unit`, and `--private-network` keeps the container off
+/// the host's network. With no machined on the host, `systemctl -M` cannot reach it; `nsenter -t <its PID 1> -a` can.
 public final class BootedSystem {
     public static var cache: String { Binaries.repository + "/.cache/nspawn" }
 

@@ -30,9 +30,9 @@ struct EventReplayTests {
             let token = fixture.tokens[.kitchen]!
             // Connected, asked, and the first bytes read, on a thread of its own.
             let (socket, first) = try await RawHTTP.onThread { () throws -> (Int32, String) in
-                // A minute to wait for bytes: in a loaded run this in-process server shares the two cores and the
-                // cooperative pool with every other suite, and a page of 500 large entries once took longer than
-                // the default 10 s to follow the one before (recv's timeout, read as a stream that did not end).
+                // A minute to wait for bytes, not the default 10 s: in a loaded run this in-process server shares the
+                // two cores and the cooperative pool with every other suite, and recv() once failed here (a timeout
+                // between two pages, most likely; the expectation below now says which).
                 let socket = try RawHTTP.connection(port: port, timeout: .seconds(60), receiveBuffer: 4096)
                 let request = RawHTTP.request([
                     "GET /v1/events HTTP/1.1", "Host: shop", "Authorization: Bearer \(token)", "Last-Event-ID: 0",
