@@ -50,6 +50,9 @@ struct BoardPageBrowserTests {
             Binaries.repository + "/Tests/PizzaDaemonTests/Browser/board_page.py", "http://127.0.0.1:\(port)/board",
             Binaries.pizzactl, daemon.socket, screenshot, directory,
         ]
+        // Chromium's singleton lock folder (`org.chromium.Chromium.*`) goes in TMPDIR and outlives the browser: in
+        // the test's folder, it goes with it (in /tmp, two a run had gathered to 96).
+        script.environment = ProcessInfo.processInfo.environment.merging(["TMPDIR": directory]) { $1 }
         let output = Pipe()
         script.standardOutput = output
         script.standardError = output
@@ -116,7 +119,7 @@ struct DayPageBrowserTests {
             [
                 Binaries.repository + "/Tests/PizzaDaemonTests/Browser/day_page.py",
                 "http://127.0.0.1:\(port)/v1/reports/today", Binaries.pizzactl, daemon.socket, token, screenshot,
-            ], timeout: 300)
+            ], environment: ["TMPDIR": folder.path], timeout: 300)
         print("day page in Chromium:\n\(result.stdout)\(result.stderr)")
         #expect(result.status == 0 && result.stdout.hasSuffix("ok\n"), "\(result)")
         let png = FileManager.default.contents(atPath: screenshot) ?? Data()
