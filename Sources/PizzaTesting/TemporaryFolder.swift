@@ -1,13 +1,14 @@
 import Foundation
 
-/// A folder of the test's own under `MemoryFolder.temporary` (in memory when there is room), removed with everything
-/// in it when the value goes. Readable by others (`0755`): tests run pizzactl as other users against a socket inside.
+/// A folder of the test's own under `MemoryFolder.temporary` (in memory when there is room) or `parent`, removed with
+/// everything in it when the value goes. Readable by others (`0755`): tests run pizzactl as other users against a
+/// socket inside.
 public final class TemporaryFolder: Sendable {
     public let path: String
 
-    /// A new folder named `prefix` and a random part (`/dev/shm/pizzad-restore-1a2b3c4d`).
-    public init(_ prefix: String = "pizzad-test") throws {
-        path = MemoryFolder.temporary + prefix + "-" + UUID().uuidString.prefix(8).lowercased()
+    /// A new folder named `prefix` and a random part (`/dev/shm/pizzad-restore-1a2b3c4d`) in `parent` (ending in `/`).
+    public init(_ prefix: String = "pizzad-test", in parent: String = MemoryFolder.temporary) throws {
+        path = parent + prefix + "-" + UUID().uuidString.prefix(8).lowercased()
         try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
         chmod(path, 0o755)
     }

@@ -17,7 +17,10 @@ final class BenchRun: Sendable {
             if let binary { throw ValidationError("--pizzad \(binary): no executable there") }
             throw ValidationError("no pizzad beside this binary (\(pizzad)); build it: swift build -c release")
         }
-        folder = try TemporaryFolder("pizzabench")
+        // On the disk (TMPDIR's, else /tmp), not in memory as the tests' folders are: what is measured is a shop's
+        // database, whose commits reach a disk and whose fsyncs wait for it (on this kind of VM the disk's writes also
+        // cost CPU, which a tmpfs folder would leave out of every figure).
+        folder = try TemporaryFolder("pizzabench", in: NSTemporaryDirectory())
         work = folder.path
         LeftBehind.catchInterrupts()
         // Registered first, so it runs last: after the servers in the folder are stopped.
@@ -26,6 +29,7 @@ final class BenchRun: Sendable {
             "pizzabench: \(ProcessInfo.processInfo.processorCount) cores, "
                 + "\(ProcessInfo.processInfo.physicalMemory >> 30) GiB, \(Self.processor)")
         if binary != nil { print("pizzad measured: \(pizzad)") }
+        print("work folder: \(work) (\(Self.fileSystem(of: work)))")
         if let seconds { print("client and daemon share the machine; \(Bench.format(seconds, 0)) s per load step\n") }
     }
 
@@ -42,6 +46,15 @@ final class BenchRun: Sendable {
         guard let name = field("model name") else { return "unknown CPU" }
         guard let family = field("cpu family"), let model = field("model") else { return name }
         return "\(name) (family \(family), model \(model))"
+    }
+
+    /// The type of the file system `path` is on (`ext4`, `tmpfs`): the mount with the longest prefix of it.
+    static func fileSystem(of path: String) -> String {
+        let mounts = (try? String(contentsOfFile: "/proc/self/mounts", encoding: .utf8)) ?? ""
+        let fields = mounts.split(separator: "\n").map { $0.split(separator: " ") }.filter { $0.count > 2 }
+        let mount = fields.filter { path == $0[1] || path.hasPrefix($0[1] == "/" ? "/" : $0[1] + "/") }
+            .max { $0[1].count < $1[1].count }
+        return mount.map { String($0[2]) } ?? "unknown file system"
     }
 
     /// A folder of its own inside the work folder.
