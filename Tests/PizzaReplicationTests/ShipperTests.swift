@@ -62,15 +62,26 @@ final class ShippingShop {
     func waitUntil(_ what: String, _ condition: () -> Bool) async throws {
         let deadline = ContinuousClock.now + .seconds(60)
         while !condition() {
-            guard ContinuousClock.now < deadline else { throw Timeout(what: what, status: replicator.status()) }
+            guard ContinuousClock.now < deadline else {
+                throw Timeout(
+                    what: what, status: replicator.status(), connections: centre.state.value.connections,
+                    log: log.entries.map { "\($0.level): \($0.message)" })
+            }
             try await Task.sleep(for: .milliseconds(10))
         }
     }
 
+    /// What was waited for, and what the shipper had done: its status, the connections the centre saw and its log
+    /// (whether `run()` began at all: it logs "replication on" first).
     struct Timeout: Error, CustomStringConvertible {
         let what: String
         let status: ReplicationStatus
-        var description: String { "\(what) did not happen within 60 s; the shipper: \(status)" }
+        let connections: Int
+        let log: [String]
+        var description: String {
+            "\(what) did not happen within 60 s; the shipper: \(status); the centre's connections: \(connections); "
+                + "the shipper's log: \(log)"
+        }
     }
 
     func messages(at level: Logger.Level) -> [String] {
