@@ -66,6 +66,7 @@ struct ConnectionCapTests {
         try await fixture.live { port in
             // Held by a helper process: 1,100 descriptors in this one would put Foundation's Process.run(), which any
             // suite may call meanwhile, past /proc/self/fd's read buffer (HeldConnections says why).
+            let flood = Stopwatch()
             let held = try HeldConnections(port: port, count: 1_100, from: "127.0.0.2")
             defer { held.release() }
             #expect(held.connected > 64, "the flood could not even connect: \(held.connected)")
@@ -74,8 +75,13 @@ struct ConnectionCapTests {
             }
             let open = try LoopbackTCP.established(to: port, from: "127.0.0.2")
             // At most the 64; fewer when the suite's load made the flood take longer than the first-request deadline
-            // (twice the header deadline), which closes the earliest of them as it should.
-            #expect(settled && (1...64).contains(open), "\(open) of 1,100 idle connections from one address kept")
+            // (twice the header deadline), which closes the earliest of them as it should, and none once the whole
+            // flood and the wait took longer than it (seen in a loaded warm run: 40 s against 14).
+            let deadline = Double(2 * APISettings(host: "127.0.0.1", port: 0).headerTimeoutSeconds)
+            let fewest = flood.seconds >= deadline ? 0 : 1
+            #expect(
+                settled && (fewest...64).contains(open),
+                "\(open) of 1,100 idle connections from one address kept after \(flood.seconds) s")
             // Another address (a till on the shop's network) is served while they are held.
             #expect(try await Self.order(port: port, from: "127.0.0.1", token: token, key: "beside-a-flood") == 201)
         }
