@@ -180,16 +180,22 @@ struct MetricsEndpointTests {
         // Accepted (so admitted in order) before the one past the limit connects.
         let accepted = Stopwatch()
         while try LoopbackTCP.waitingToBeAccepted(port: port) > 0, accepted.seconds < 10 { usleep(10_000) }
+        // If the connections so far took nearly the request timeout (10 s) to make (a loaded run: seen once), the first
+        // of them may be cut off before this one connects, and it is rightly let in; then only the count is checked
+        // against what happened.
+        let sinceFirst = opened.seconds
         let refused = try HTTPConnection(port: port)
         let (refusal, refusedClosed) = refused.readUntilClosed(timeout: 5)
-        // If the connections so far took longer than the request timeout (10 s) to make, the first of them are cut
-        // off before this one and it is let in: the message says how long they took (a loaded warm run failed here).
-        #expect(
-            refusedClosed && refusal.hasPrefix("HTTP/1.1 503"),
-            "\(refusal) (the one past the limit, \(opened.seconds) s after the first of them)")
+        let wasRefused = refusedClosed && refusal.hasPrefix("HTTP/1.1 503")
+        if sinceFirst < 8 {
+            #expect(wasRefused, "\(refusal) (the one past the limit, \(sinceFirst) s after the first of them)")
+        } else {
+            print("the one past the limit connected \(sinceFirst) s after the first: refused \(wasRefused)")
+        }
         toTheLimit.release()
         let counted = try daemon.pizzactl(["metrics"]).stdout
-        #expect(counted.contains(#"pizzad_overload_refusals_total{reason="metrics_connections"} 1"#), "\(counted)")
+        let countedOne = counted.contains(#"pizzad_overload_refusals_total{reason="metrics_connections"} 1"#)
+        #expect(countedOne == wasRefused, "\(counted)")
         #expect(try daemon.pizzactl(["order", "new", "cheese"]).status == 0)
         #expect(try daemon.pizzactl(["status"]).status == 0)
         // Both kinds are answered 408 and closed once the request timeout (10 s) passes.
