@@ -23,18 +23,11 @@ public enum DebianPackages {
     /// priority: the other suites' timed checks keep their CPU). A warm run of an unchanged, committed tree spends no
     /// minutes on a Swift build and dpkg-buildpackage.
     public static func build() throws -> (previous: Package, current: Package) {
-        // This tree's package from the tests' own debug build (see `scripts/test-packages`), when SwiftPM's link of
-        // pizzad can be read; else the script builds it from the sources as an operator would.
-        let relink = MemoryFolder.temporary + "pizzad-relink-\(UUID().uuidString.prefix(8)).rsp"
-        defer { unlink(relink) }
-        var environment: [String: String] = [:]
-        if let arguments = pizzadLink() {
-            try Data(arguments.map(responseFileQuoted).joined(separator: "\n").utf8)
-                .write(to: URL(fileURLWithPath: relink))
-            environment = ["PIZZAD_RELINK": relink, "PIZZAD_DEBUG_BUILD": Binaries.directory]
-        }
+        // This tree's package from the tests' own debug build (its folder given; the script reads SwiftPM's link of
+        // pizzad from the plan beside it), else from the sources as an operator would.
         let built = try run(
-            Binaries.repository + "/scripts/test-packages", [], environment: environment, timeout: 3600)
+            Binaries.repository + "/scripts/test-packages", [], environment: ["PIZZAD_DEBUG_BUILD": Binaries.directory],
+            timeout: 3600)
         var packages: [String: Package] = [:]
         for line in built.stdout.split(separator: "\n") {
             let words = line.split(separator: " ", maxSplits: 2).map(String.init)
@@ -46,36 +39,6 @@ public enum DebianPackages {
                 "scripts/test-packages failed:\n\(built.stdout.suffix(2000))\n\(built.stderr.suffix(5000))")
         }
         return (previous, current)
-    }
-
-    /// SwiftPM's link of the debug pizzad the tests run (`Binaries.pizzad`), less its output (`-o`): read from the build
-    /// plan beside the build folder (`.build/debug.yaml`), so that a library Package.swift adds is linked here too. Nil
-    /// when there is no such plan (a build system other than SwiftPM's, or another layout).
-    static func pizzadLink() -> [String]? {
-        // `<scratch>/<triple>/<configuration>`; the plan is `<scratch>/<configuration>.yaml`, its link of pizzad the
-        // command `C.pizzad-<triple>-<configuration>.exe`.
-        let directory = URL(fileURLWithPath: Binaries.directory)
-        let configuration = directory.lastPathComponent
-        let triple = directory.deletingLastPathComponent().lastPathComponent
-        let plan = directory.deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent(
-            configuration + ".yaml")
-        guard let text = try? String(contentsOf: plan, encoding: .utf8) else { return nil }
-        let lines = text.split(separator: "\n")
-        let key = "  \"C.pizzad-\(triple)-\(configuration).exe\":"
-        guard let command = lines.firstIndex(where: { $0 == key }),
-            let line = lines[command...].prefix(8).first(where: { $0.hasPrefix("    args: ") })?.dropFirst(10)
-        else { return nil }
-        guard var arguments = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String],
-            arguments.first?.hasSuffix("swiftc") == true, let output = arguments.firstIndex(of: "-o"),
-            output + 1 < arguments.count
-        else { return nil }
-        arguments.removeSubrange(output...(output + 1))
-        return Array(arguments.dropFirst())
-    }
-
-    /// `argument` as one word of a swiftc response file: in double quotes, with `\\` and `"` escaped.
-    static func responseFileQuoted(_ argument: String) -> String {
-        "\"" + argument.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "\"", with: "\\\"") + "\""
     }
 
     /// What `lintian --pedantic` says of the package at `path`: its output, or nil when lintian did not run to the
