@@ -1,3 +1,4 @@
+import ArgumentParser
 import Foundation
 import Locking
 import PizzaTesting
@@ -32,6 +33,38 @@ enum Instructions {
 
     /// Seconds of load before the counters are zeroed: under Valgrind a server runs some thirty times slower.
     static let warmUp = 5.0
+
+    /// The order each client makes: the two-pizza order the bound makes too, or a shop's whole order (CONTRACT 17,
+    /// `WholeOrderBench`'s realistic one), alone or then paid (an operation being the two).
+    enum Order: String, CaseIterable, ExpressibleByArgument {
+        case twoPizzas = "two-pizzas"
+        case realistic
+        case paid
+
+        /// pizzad's configuration for it (the whole order's menu), or nil for the built-in one.
+        var config: String? { self == .twoPizzas ? nil : WholeOrderBench.config }
+
+        /// What it is, for the report's first line.
+        var described: String {
+            switch self {
+            case .twoPizzas: "two pizzas, placed"
+            case .realistic: "two pizzas, two colas, a garlic bread with a dip, delivered, placed"
+            case .paid: "the realistic order made, then paid (order.pay): an operation is the two"
+            }
+        }
+
+        /// The load of `clients` clients for `seconds`.
+        func load(_ daemon: PizzadProcess, clients: Int, seconds: Double) throws -> LoadResult {
+            switch self {
+            case .twoPizzas: try Load.create(daemon: daemon, clients: clients, seconds: seconds)
+            case .realistic:
+                try Load.create(daemon: daemon, clients: clients, seconds: seconds, order: WholeOrderBench.realistic)
+            case .paid:
+                try Load.create(
+                    daemon: daemon, clients: clients, seconds: seconds, order: WholeOrderBench.realistic, pay: true)
+            }
+        }
+    }
 
     /// Why instructions cannot be counted here, or nil.
     static var unavailableReason: String? {
@@ -107,20 +140,21 @@ enum Instructions {
     }
 
     /// pizzad under callgrind (a copy without debug information), loaded from this process's clients.
-    static func countPizzad(pizzad: String, clients: Int, directory: String, window: Double, top: Int) throws -> Counted
-    {
+    static func countPizzad(
+        pizzad: String, clients: Int, directory: String, window: Double, top: Int, order: Order = .twoPizzas
+    ) throws -> Counted {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let wrapper = directory + "/pizzad-under-callgrind"
         let command = try callgrind(directory) + [try stripped(pizzad, into: directory)]
         try ("#!/bin/sh\nexec " + command.map { "'\($0)'" }.joined(separator: " ") + " \"$@\"\n")
             .write(toFile: wrapper, atomically: true, encoding: .utf8)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: wrapper)
-        let daemon = try PizzadProcess.bench(binary: wrapper, directory: directory)
+        let daemon = try PizzadProcess.bench(binary: wrapper, directory: directory, config: order.config)
         let loaded = DispatchSemaphore(value: 0)
         let load = Locked<Result<LoadResult, any Error>?>(nil)
         Thread.detachNewThread {
             load.withLock {
-                $0 = Result { try Load.create(daemon: daemon, clients: clients, seconds: warmUp + window + 5) }
+                $0 = Result { try order.load(daemon, clients: clients, seconds: warmUp + window + 5) }
             }
             loaded.signal()
         }
@@ -130,6 +164,11 @@ enum Instructions {
         }
         loaded.wait()
         _ = try? daemon.stop(timeout: 120)
+        if let kept = ProcessInfo.processInfo.environment["PIZZABENCH_CALLGRIND_KEEP"] {
+            // callgrind's files, for callgrind_annotate --inclusive=yes (the call graph the table leaves out).
+            try? FileManager.default.removeItem(atPath: kept)
+            try FileManager.default.moveItem(atPath: directory, toPath: kept)
+        }
         try? FileManager.default.removeItem(atPath: directory)
         if case .failure(let error) = load.withLock({ $0 }) { throw error }
         return counted
@@ -168,13 +207,17 @@ extension Instructions {
     /// instructions of their own. One client makes every group commit one change for both servers, so that their
     /// per-commit work weighs the same; at 16, Valgrind's one-thread-at-a-time running sizes the groups.
     static func report(
-        pizzad: String, before: String?, clients: [Int], work: String, window: Double, top: Int
+        pizzad: String, before: String?, clients: [Int], work: String, window: Double, top: Int,
+        order: Order = .twoPizzas
     ) throws {
         try FileManager.default.createDirectory(atPath: work, withIntermediateDirectories: true)
         let socketWork = try SocketWork(migrations: Steps.migrations, directory: work)
         print(
-            "instructions per order.create in user mode (callgrind; two pizzas, placed, unique refs; "
+            "instructions per order.create in user mode (callgrind; \(order.described), unique refs; "
                 + "\(Bench.format(window, 0)) s of load each, after \(Bench.format(warmUp, 0)) s of warm-up)")
+        // The bound and the floor make two-pizza orders only: beside another order they compare nothing.
+        let baselines = order == .twoPizzas
+        if !baselines { print("the socket bound and SwiftNIO's floor are counted with --order two-pizzas only") }
         let binaries = [("pizzad", pizzad)] + (before.map { [("before", $0)] } ?? [])
         var rows: [[String]] = []
         var ratios: [String] = []
@@ -186,18 +229,23 @@ extension Instructions {
                 servers.append(
                     (
                         name,
-                        try countPizzad(pizzad: binary, clients: count, directory: directory, window: window, top: top)
+                        try countPizzad(
+                            pizzad: binary, clients: count, directory: directory, window: window, top: top,
+                            order: order)
                     ))
             }
-            let bound = try countBound(
-                socketWork: socketWork, clients: count, directory: work + "/instructions-\(count)-bound",
-                window: window,
-                top: top)
             let pizzads = servers
-            let floor = try countFloor(
-                clients: count, directory: work + "/instructions-\(count)-floor", window: window, top: top)
-            servers.append(("socket bound (socketwork.c)", bound))
-            servers.append(("SwiftNIO's floor (nio-floor)", floor))
+            var bound: Counted?
+            var floor: Counted?
+            if baselines {
+                bound = try countBound(
+                    socketWork: socketWork, clients: count, directory: work + "/instructions-\(count)-bound",
+                    window: window, top: top)
+                floor = try countFloor(
+                    clients: count, directory: work + "/instructions-\(count)-floor", window: window, top: top)
+            }
+            if let bound { servers.append(("socket bound (socketwork.c)", bound)) }
+            if let floor { servers.append(("SwiftNIO's floor (nio-floor)", floor)) }
             for (name, counted) in servers {
                 rows.append([
                     String(count), name, String(counted.orders), Bench.format(counted.instructions, 0),
@@ -207,6 +255,7 @@ extension Instructions {
             }
             let plural = count == 1 ? "" : "s"
             for (name, counted) in pizzads {
+                guard let bound, let floor else { continue }
                 let without = (counted.instructions - counted.sha256) / (bound.instructions - bound.sha256)
                 ratios.append(
                     "\(count) client\(plural): \(name) × the bound's instructions "
@@ -222,9 +271,11 @@ extension Instructions {
         Bench.table(
             ["clients", "server", "orders", "instructions", "without SHA-256", "on the loops", "orders per fdatasync"],
             rows)
-        print(
-            "SwiftNIO's floor: pizzad's loop side without pizzad (see counts), loaded by the C till; "
-                + "only its loops compare")
+        if baselines {
+            print(
+                "SwiftNIO's floor: pizzad's loop side without pizzad (see counts), loaded by the C till; "
+                    + "only its loops compare")
+        }
         ratios.forEach { print($0) }
         for (name, counted) in listed where top > 0 {
             print("\(name): the \(top) functions with the most instructions of their own, per order")

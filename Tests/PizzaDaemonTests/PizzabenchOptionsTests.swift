@@ -20,7 +20,9 @@ struct PizzabenchOptionsTests {
         }
     }
 
-    @Test("instructions: a --before that is not a program, a window of zero, a client count of zero, a negative top")
+    @Test(
+        "instructions: a --before that is not a program, a window of zero, a client count of zero, a negative top, an order not made"
+    )
     func instructions() throws {
         let missing = try ChildProcess.run(pizzabench, ["instructions", "--before", "/nowhere/pizzad"], timeout: 30)
         #expect(missing.status == 64)
@@ -33,6 +35,10 @@ struct PizzabenchOptionsTests {
         let clients = try ChildProcess.run(pizzabench, ["instructions", "--clients", "1,0"], timeout: 30)
         #expect(clients.status == 64)
         #expect(clients.output.contains("client counts are numbers above 0 separated by commas, not '1,0'"))
+        let order = try ChildProcess.run(pizzabench, ["instructions", "--order", "pizza"], timeout: 30)
+        #expect(order.status == 64)
+        #expect(order.output.contains("The value 'pizza' is invalid for '--order <order>'"), "\(order.output)")
+        #expect(order.output.contains("'two-pizzas', 'realistic' or 'paid'"), "\(order.output)")
     }
 
     @Test("nio-floor: a negative commit, and a socket path a Unix socket cannot have")

@@ -17,9 +17,10 @@ public enum ShopText {
     public static func refusal(
         _ text: String, field: String, characters: ClosedRange<Int>, bytes: Int, lineFeeds: Bool = false
     ) -> OrderError? {
-        let limits = "\(characters.lowerBound)..\(characters.upperBound) characters"
+        // Made only for a refusal: the interpolated text is an allocation, and most texts pass.
         func length(_ count: Int) -> OrderError {
-            .validation(
+            let limits = "\(characters.lowerBound)..\(characters.upperBound) characters"
+            return .validation(
                 field: field, allowed: [limits],
                 message: count > characters.upperBound
                     ? "\(field) is longer than \(characters.upperBound) characters"

@@ -254,13 +254,21 @@ struct OrderCreateReader {
         var notes: String?
         let read = object(Self.addressMembers) { reader, member in
             if reader.literal("null") { return member == 3 }
+            // Each member read and answered by itself: an array of the four to index was an allocation a member.
             switch member {
-            case 0: street = reader.string()
-            case 1: postcode = reader.string()
-            case 2: city = reader.string()
-            default: notes = reader.string()
+            case 0:
+                street = reader.string()
+                return street != nil
+            case 1:
+                postcode = reader.string()
+                return postcode != nil
+            case 2:
+                city = reader.string()
+                return city != nil
+            default:
+                notes = reader.string()
+                return notes != nil
             }
-            return [street, postcode, city, notes][member] != nil
         }
         guard read, let street, let postcode, let city else { return nil }
         return Fulfilment.Address(street: street, postcode: postcode, city: city, notes: notes)

@@ -227,6 +227,12 @@ struct InstructionsCommand: AsyncParsableCommand {
     var clients = [1, 16]
     @Option(help: "How many of each server's functions to list (at the first client count).") var top = 15
     @Option(help: "A second pizzad binary (the tree before a change), counted too.") var before: String?
+    @Option(
+        help: """
+            The order: two-pizzas (the bound's and the floor's too), realistic (a shop's whole order, as whole-order \
+            makes it) or paid (that order made, then paid).
+            """)
+    var order = Instructions.Order.twoPizzas
     @OptionGroup var binary: PizzadOption
 
     func validate() throws {
@@ -244,7 +250,7 @@ struct InstructionsCommand: AsyncParsableCommand {
         let run = try BenchRun(pizzad: binary.pizzad)
         try Instructions.report(
             pizzad: run.pizzad, before: before, clients: clients, work: run.work + "/instructions", window: window,
-            top: top)
+            top: top, order: order)
         try run.finish()
     }
 }
