@@ -1,4 +1,3 @@
-import ArgumentParser
 import Foundation
 import Locking
 import PizzaTesting
@@ -33,38 +32,6 @@ enum Instructions {
 
     /// Seconds of load before the counters are zeroed: under Valgrind a server runs some thirty times slower.
     static let warmUp = 5.0
-
-    /// The order each client makes: the two-pizza order the bound makes too, or a shop's whole order (CONTRACT 17,
-    /// `WholeOrderBench`'s realistic one), alone or then paid (an operation being the two).
-    enum Order: String, CaseIterable, ExpressibleByArgument {
-        case twoPizzas = "two-pizzas"
-        case realistic
-        case paid
-
-        /// pizzad's configuration for it (the whole order's menu), or nil for the built-in one.
-        var config: String? { self == .twoPizzas ? nil : WholeOrderBench.config }
-
-        /// What it is, for the report's first line.
-        var described: String {
-            switch self {
-            case .twoPizzas: "two pizzas, placed"
-            case .realistic: "two pizzas, two colas, a garlic bread with a dip, delivered, placed"
-            case .paid: "the realistic order made, then paid (order.pay): an operation is the two"
-            }
-        }
-
-        /// The load of `clients` clients for `seconds`.
-        func load(_ daemon: PizzadProcess, clients: Int, seconds: Double) throws -> LoadResult {
-            switch self {
-            case .twoPizzas: try Load.create(daemon: daemon, clients: clients, seconds: seconds)
-            case .realistic:
-                try Load.create(daemon: daemon, clients: clients, seconds: seconds, order: WholeOrderBench.realistic)
-            case .paid:
-                try Load.create(
-                    daemon: daemon, clients: clients, seconds: seconds, order: WholeOrderBench.realistic, pay: true)
-            }
-        }
-    }
 
     /// Why instructions cannot be counted here, or nil.
     static var unavailableReason: String? {
