@@ -10,7 +10,7 @@ extension Instructions {
         case paid
 
         /// pizzad's configuration for it (the whole order's menu), or nil for the built-in one.
-        var config: String? { self == .twoPizzas ? nil : WholeOrderBench.config }
+        var config: String? { self == .twoPizzas ? nil : RealisticOrder.menu }
 
         /// What it is, for the report's first line.
         var described: String {
@@ -26,10 +26,10 @@ extension Instructions {
             switch self {
             case .twoPizzas: try Load.create(daemon: daemon, clients: clients, seconds: seconds)
             case .realistic:
-                try Load.create(daemon: daemon, clients: clients, seconds: seconds, order: WholeOrderBench.realistic)
+                try Load.create(daemon: daemon, clients: clients, seconds: seconds, order: RealisticOrder.params)
             case .paid:
                 try Load.create(
-                    daemon: daemon, clients: clients, seconds: seconds, order: WholeOrderBench.realistic, pay: true)
+                    daemon: daemon, clients: clients, seconds: seconds, order: RealisticOrder.params, pay: true)
             }
         }
     }

@@ -7,47 +7,20 @@ import PizzaWire
 /// pizzad's two-pizza order (`--before`: the tree the issue measured, b5661e7), the builds taking turns in each round
 /// so that the machine's drift falls on both. Targets: at most 1.15× and 2.1× the older build's CPU an order.
 enum WholeOrderBench {
-    /// The menu the realistic order is made from: the built-in one, with a drink, a side, VAT and a delivery fee.
-    static let config = """
-        menu:
-          taxes: {food: 700, drinks: 1900}
-          pizzaTax: food
-          products:
-            cola-033: {name: Cola 0.33 l, category: drinks, price: 250, tax: drinks}
-            garlic-bread: {name: Garlic bread, category: sides, price: 450, tax: food, options: {extra-dip: 60}}
-          fees:
-            delivery: {amount: 250, tax: food}
-        """
-
-    /// Two pizzas, a drink, a side, delivered to an address, placed at once.
-    static let realistic: [(String, JSONValue)] = [
-        ("customer", "bench"),
-        (
-            "items",
-            [
-                ["kind": "chicken", "size": "L", "extras": ["olives"]], ["kind": "cheese"],
-                ["product": "cola-033", "quantity": 2], ["product": "garlic-bread", "options": ["extra-dip"]],
-            ]
-        ),
-        (
-            "fulfilment",
-            [
-                "type": "delivery", "phone": "030 1234567",
-                "address": ["street": "Hauptstr. 5", "postcode": "10115", "city": "Berlin"],
-            ]
-        ),
-        ("place", true),
-    ]
-
     static let targets = (realistic: 1.15, paid: 2.1)
 
     /// Runs `rounds` rounds of the three loads and prints each round's CPU an order and the ratios; true when the
-    /// medians hold both targets.
+    /// medians hold both targets. The socket bound (socketwork.c: the same rows behind pizzad's design in C) makes
+    /// the same three orders in each round, so that the targets can be read against what the rows themselves cost:
+    /// the bound's whole order against its own two-pizza order, and pizzad's against the bound's.
     static func report(pizzad: String, before: String, work: String, seconds: Double, rounds: Int) throws -> Bool {
+        let bound = try SocketWork(migrations: Steps.migrations, directory: work)
         print("Whole order: pizzad's CPU an order at 16 clients, against \(before)'s two-pizza order")
-        print("round | before: two pizzas (µs) | realistic (µs) | realistic + paid (µs) | ratios")
-        var realisticRatios: [Double] = []
-        var paidRatios: [Double] = []
+        print("and the socket bound's (socketwork.c) CPU an order for the same three orders, in the same rounds")
+        print(
+            "round | before: two pizzas (µs) | realistic (µs) | realistic + paid (µs) | ratios | "
+                + "bound: two pizzas, realistic, paid (µs) | bound's ratios")
+        var ratios: [String: [Double]] = [:]
         for round in 1...rounds {
             var figures: [String: Double] = [:]
             // The builds take turns going first.
@@ -55,33 +28,60 @@ enum WholeOrderBench {
             for step in order {
                 let directory = work + "/whole-\(round)-\(step)"
                 let daemon = try PizzadProcess(
-                    binary: step == "before" ? before : pizzad, config: step == "before" ? nil : config,
+                    binary: step == "before" ? before : pizzad, config: step == "before" ? nil : RealisticOrder.menu,
                     directory: directory, logLevel: "warning")
                 defer { _ = try? daemon.stop() }
                 let result =
                     switch step {
                     case "before": try Load.create(daemon: daemon, clients: 16, seconds: seconds)
-                    case "realistic": try Load.create(daemon: daemon, clients: 16, seconds: seconds, order: realistic)
-                    default: try Load.create(daemon: daemon, clients: 16, seconds: seconds, order: realistic, pay: true)
+                    case "realistic":
+                        try Load.create(daemon: daemon, clients: 16, seconds: seconds, order: RealisticOrder.params)
+                    default:
+                        try Load.create(
+                            daemon: daemon, clients: 16, seconds: seconds, order: RealisticOrder.params, pay: true)
                     }
                 figures[step] = result.daemonCPUMicrosPerOperation
+                let same: SocketWork.Order = step == "before" ? .twoPizzas : step == "realistic" ? .realistic : .paid
+                figures["bound " + step] = try bound.run(clients: 16, seconds: seconds, order: same).cpuMicrosPerOrder
             }
-            let base = figures["before"] ?? 1
-            let realistic = (figures["realistic"] ?? 0) / base
-            let paid = (figures["paid"] ?? 0) / base
-            realisticRatios.append(realistic)
-            paidRatios.append(paid)
+            func figure(_ name: String) -> Double { figures[name] ?? 0 }
+            func ratio(_ name: String, _ base: String) -> Double { figure(name) / max(figure(base), 0.001) }
+            let these = [
+                "realistic": ratio("realistic", "before"), "paid": ratio("paid", "before"),
+                "bound realistic": ratio("bound realistic", "bound before"),
+                "bound paid": ratio("bound paid", "bound before"), "before/bound": ratio("before", "bound before"),
+                "realistic/bound": ratio("realistic", "bound realistic"), "paid/bound": ratio("paid", "bound paid"),
+            ]
+            for (name, value) in these { ratios[name, default: []].append(value) }
+            func µs(_ name: String) -> String { Bench.format(figure(name), 1) }
+            func times(_ name: String) -> String { Bench.format(these[name] ?? 0, 2) + "×" }
             print(
-                "\(round) | \(Bench.format(base, 1)) | \(Bench.format(figures["realistic"] ?? 0, 1)) | "
-                    + "\(Bench.format(figures["paid"] ?? 0, 1)) | \(Bench.format(realistic, 2))×, \(Bench.format(paid, 2))×"
-            )
+                "\(round) | \(µs("before")) | \(µs("realistic")) | \(µs("paid")) | \(times("realistic")), "
+                    + "\(times("paid")) | \(µs("bound before")), \(µs("bound realistic")), \(µs("bound paid")) | "
+                    + "\(times("bound realistic")), \(times("bound paid"))")
         }
-        func median(_ values: [Double]) -> Double { values.sorted()[values.count / 2] }
-        let held = median(realisticRatios) <= targets.realistic && median(paidRatios) <= targets.paid
+        func median(_ name: String) -> Double {
+            let values = (ratios[name] ?? [0]).sorted()
+            return values[values.count / 2]
+        }
+        let held = median("realistic") <= targets.realistic && median("paid") <= targets.paid
         print(
-            "median: realistic \(Bench.format(median(realisticRatios), 2))× (target ≤ \(targets.realistic)×), "
-                + "created and paid \(Bench.format(median(paidRatios), 2))× (target ≤ \(targets.paid)×): "
+            "median: realistic \(Bench.format(median("realistic"), 2))× (target ≤ \(targets.realistic)×), "
+                + "created and paid \(Bench.format(median("paid"), 2))× (target ≤ \(targets.paid)×): "
                 + (held ? "held" : "NOT held"))
+        // The targets restated against the bound: the older build's two-pizza order is k times the bound's, the
+        // bound's whole order r times its own two-pizza order, so a target t asks pizzad for t × k / r of the bound.
+        let k = median("before/bound")
+        print(
+            "the bound's own whole order: realistic \(Bench.format(median("bound realistic"), 2))×, made and paid "
+                + "\(Bench.format(median("bound paid"), 2))× its two-pizza order; the older build's two-pizza order "
+                + "\(Bench.format(k, 2))× the bound's (medians)")
+        print(
+            "so the targets ask pizzad for the realistic order at ≤ "
+                + "\(Bench.format(targets.realistic * k / median("bound realistic"), 2))× the bound's (it is at "
+                + "\(Bench.format(median("realistic/bound"), 2))×), made and paid at ≤ "
+                + "\(Bench.format(targets.paid * k / median("bound paid"), 2))× (it is at "
+                + "\(Bench.format(median("paid/bound"), 2))×)")
         return held
     }
 }

@@ -8,8 +8,13 @@
  * Unlike samework.c, no savepoint per order: pizzad runs a change in the group commit's transaction as it is and
  * only takes a savepoint per change when one must be undone, so the bound does not do work pizzad skips.
  * The clients are threads of a forked child, each on a blocking socket sending a prepared line, like pizzabench's.
+ * ORDER is what each order writes (default two-pizzas, the rows above). realistic is a shop's whole order as pizzad
+ * writes pizzabench whole-order's (CONTRACT 17): the cart with its delivery address and figures, two pizzas, two
+ * product lines (order_items), a delivery fee, two history rows and an audit entry of the whole order's longer text.
+ * paid is that order, then a second request (order.pay, its order id read from the first answer): a payments row,
+ * the cart's paid figure updated and an audit entry holding the order before and after, as pizzad's does.
  * Build: gcc -O2 -pthread -Wno-deprecated-declarations -o socketwork socketwork.c -lsqlite3 -lcrypto
- * Usage: socketwork DB MIGRATIONS_DIR CLIENTS SECONDS   (DB is deleted first).
+ * Usage: socketwork DB MIGRATIONS_DIR CLIENTS SECONDS [two-pizzas|realistic|paid]   (DB is deleted first).
  * Prints "orders/s server_cpu_us_per_order p99_us changes_per_commit". */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -38,8 +43,10 @@ static void ex(sqlite3 *db, const char *sql) { char *e = 0; if (sqlite3_exec(db,
 static int cmpstr(const void *a, const void *b) { return strcmp(*(char **)a, *(char **)b); }
 static sqlite3_stmt *prep(sqlite3 *db, const char *sql) { sqlite3_stmt *s; if (sqlite3_prepare_v3(db, sql, -1, SQLITE_PREPARE_PERSISTENT, &s, 0)) die(db, sql); return s; }
 
-/* A request waiting for the writer, then its answer waiting for its loop. */
-struct job { int conn; long id; struct job *next; int len; char answer[1200]; };
+/* A request waiting for the writer, then its answer waiting for its loop; pay is the order a payment is for. */
+struct job { int conn; long id; long pay; struct job *next; int len; char answer[2400]; };
+enum { TWO_PIZZAS, REALISTIC, PAID };
+static int mode = TWO_PIZZAS;
 
 static int fds[MAXC];                      /* server side of each client's socket */
 static char buf[MAXC][4096];               /* what each connection sent that is not a whole line yet */
@@ -52,6 +59,112 @@ static sqlite3 *db;
 static long commits, committed;
 static long tickets[MAXC];                 /* each client's last ref number (the writer's alone) */
 
+/* The realistic order's text as pizzad writes it (its ids, ref and times put in); with a payment when paid_at. */
+static int whole_order(char *out, size_t size, long long id, const char *ref, const char *at, const char *paid_at) {
+    char payments[256] = "";
+    if (paid_at)
+        snprintf(payments, sizeof payments,
+                 "{\"id\":%lld,\"tender\":\"card\",\"amount\":3490,\"at\":\"%s\",\"by\":{\"uid\":0,\"name\":\"root\","
+                 "\"pid\":4242}}", id * 5 + 5, paid_at);
+    return snprintf(out, size,
+        "{\"id\":%lld,\"ref\":\"%s\",\"customer\":\"bench\",\"note\":null,\"status\":\"placed\",\"fulfilment\":{\"type\":"
+        "\"delivery\",\"phone\":\"030 1234567\",\"address\":{\"street\":\"Hauptstr. 5\",\"postcode\":\"10115\",\"city\":"
+        "\"Berlin\"}},\"items\":[{\"id\":%lld,\"kind\":\"chicken\",\"size\":\"L\",\"crust\":\"classic\",\"chiliSauce\":false,"
+        "\"ketchup\":false,\"extras\":[\"olives\"],\"quantity\":1,\"unitPrice\":1330,\"price\":1330,\"tax\":\"food\","
+        "\"basisPoints\":700},{\"id\":%lld,\"kind\":\"cheese\",\"size\":\"M\",\"crust\":\"classic\",\"chiliSauce\":false,"
+        "\"ketchup\":false,\"extras\":[],\"quantity\":1,\"unitPrice\":900,\"price\":900,\"tax\":\"food\",\"basisPoints\":700},"
+        "{\"id\":%lld,\"product\":\"cola-033\",\"name\":\"Cola 0.33 l\",\"category\":\"drinks\",\"quantity\":2,\"options\":[],"
+        "\"unitPrice\":250,\"price\":500,\"tax\":\"drinks\",\"basisPoints\":1900},{\"id\":%lld,\"product\":\"garlic-bread\","
+        "\"name\":\"Garlic bread\",\"category\":\"sides\",\"quantity\":1,\"options\":[\"extra-dip\"],\"unitPrice\":510,"
+        "\"price\":510,\"tax\":\"food\",\"basisPoints\":700}],\"subtotal\":3240,\"discounts\":[],\"fees\":[{\"kind\":"
+        "\"delivery\",\"amount\":250,\"tax\":\"food\",\"basisPoints\":700}],\"total\":3490,\"taxes\":[{\"rate\":\"drinks\","
+        "\"basisPoints\":1900,\"gross\":500,\"net\":420,\"tax\":80},{\"rate\":\"food\",\"basisPoints\":700,\"gross\":2990,"
+        "\"net\":2794,\"tax\":196}],\"payments\":[%s],\"paid\":%d,\"balance\":%d,\"currency\":\"EUR\",\"createdAt\":\"%s\","
+        "\"updatedAt\":\"%s\",\"history\":[{\"from\":null,\"to\":\"open\",\"at\":\"%s\",\"actor\":{\"uid\":0,\"name\":\"root\","
+        "\"pid\":4242},\"reason\":null},{\"from\":\"open\",\"to\":\"placed\",\"at\":\"%s\",\"actor\":{\"uid\":0,\"name\":"
+        "\"root\",\"pid\":4242},\"reason\":null}]}",
+        id, ref, id * 5 + 1, id * 5 + 2, id * 5 + 3, id * 5 + 4, payments, paid_at ? 3490 : 0, paid_at ? 0 : 3490, at,
+        paid_at ? paid_at : at, at, at);
+}
+
+/* SHA-256 over the entry's texts and the previous hash, into hex; prev becomes it. */
+static void chain(char prev[65], char hex[65], const char *before, int before_len, const char *after, int after_len) {
+    unsigned char md[32]; SHA256_CTX c; SHA256_Init(&c);
+    if (before) SHA256_Update(&c, before, before_len);
+    SHA256_Update(&c, after, after_len); SHA256_Update(&c, prev, 64); SHA256_Final(md, &c);
+    for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
+}
+
+static sqlite3_stmt *w_cart, *w_pizza, *w_item, *w_fee, *w_hist, *w_aud, *w_pay, *w_paid;
+
+static void step(sqlite3_stmt *s, const char *what) { if (sqlite3_step(s) != SQLITE_DONE) die(db, what); sqlite3_reset(s); }
+
+/* The realistic order's rows and its entry; its text is the answer. */
+static int write_realistic(struct job *j, const char *ref, const char *at, char prev[65], char *json, size_t size) {
+    sqlite3_bind_text(w_cart, 1, ref, -1, SQLITE_TRANSIENT); sqlite3_bind_text(w_cart, 2, at, -1, SQLITE_TRANSIENT);
+    step(w_cart, "cart");
+    sqlite3_int64 id = sqlite3_last_insert_rowid(db);
+    const char *kinds[2] = {"chicken", "cheese"}, *sizes[2] = {"L", "M"}, *extras[2] = {"olives", ""};
+    int prices[2] = {1330, 900};
+    for (int k = 0; k < 2; k++) {
+        sqlite3_bind_int64(w_pizza, 1, id); sqlite3_bind_text(w_pizza, 2, kinds[k], -1, SQLITE_STATIC);
+        sqlite3_bind_text(w_pizza, 3, sizes[k], -1, SQLITE_STATIC); sqlite3_bind_text(w_pizza, 4, extras[k], -1, SQLITE_STATIC);
+        sqlite3_bind_int(w_pizza, 5, prices[k]);
+        step(w_pizza, "pizza");
+    }
+    const char *products[2] = {"cola-033", "garlic-bread"}, *names[2] = {"Cola 0.33 l", "Garlic bread"};
+    const char *categories[2] = {"drinks", "sides"}, *options[2] = {"", "extra-dip"}, *taxes[2] = {"drinks", "food"};
+    int quantities[2] = {2, 1}, units[2] = {250, 510}, bps[2] = {1900, 700};
+    for (int k = 0; k < 2; k++) {
+        sqlite3_bind_int64(w_item, 1, id); sqlite3_bind_text(w_item, 2, products[k], -1, SQLITE_STATIC);
+        sqlite3_bind_text(w_item, 3, names[k], -1, SQLITE_STATIC); sqlite3_bind_text(w_item, 4, categories[k], -1, SQLITE_STATIC);
+        sqlite3_bind_int(w_item, 5, quantities[k]); sqlite3_bind_text(w_item, 6, options[k], -1, SQLITE_STATIC);
+        sqlite3_bind_int(w_item, 7, units[k]); sqlite3_bind_text(w_item, 8, taxes[k], -1, SQLITE_STATIC);
+        sqlite3_bind_int(w_item, 9, bps[k]);
+        step(w_item, "order_items");
+    }
+    sqlite3_bind_int64(w_fee, 1, id); step(w_fee, "fee");
+    const char *from[2] = {NULL, "open"}, *to[2] = {"open", "placed"};
+    for (int k = 0; k < 2; k++) {
+        sqlite3_bind_int64(w_hist, 1, id);
+        if (from[k]) sqlite3_bind_text(w_hist, 2, from[k], -1, SQLITE_STATIC); else sqlite3_bind_null(w_hist, 2);
+        sqlite3_bind_text(w_hist, 3, to[k], -1, SQLITE_STATIC); sqlite3_bind_text(w_hist, 4, at, -1, SQLITE_TRANSIENT);
+        step(w_hist, "history");
+    }
+    int jl = whole_order(json, size, id, ref, at, NULL);
+    char hex[65]; chain(prev, hex, NULL, 0, json, jl);
+    sqlite3_bind_text(w_aud, 1, at, -1, SQLITE_TRANSIENT); sqlite3_bind_text(w_aud, 2, "created", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(w_aud, 3, id); sqlite3_bind_null(w_aud, 4); sqlite3_bind_text(w_aud, 5, json, jl, SQLITE_TRANSIENT);
+    sqlite3_bind_text(w_aud, 6, prev, 64, SQLITE_TRANSIENT); sqlite3_bind_text(w_aud, 7, hex, 64, SQLITE_TRANSIENT);
+    step(w_aud, "audit");
+    memcpy(prev, hex, 65);
+    (void)j;
+    return jl;
+}
+
+/* A payment of the realistic order j->pay for its total: its row, the cart's paid figure and an entry holding the
+ * order before and after (the before text made again from the order's id, as pizzad keeps it). */
+static int write_payment(struct job *j, const char *at, char prev[65], char *json, size_t size) {
+    char ref[64], before[2048], created[32];
+    sqlite3_int64 id = j->pay;
+    snprintf(ref, sizeof ref, "c%d-%ld", j->conn, tickets[j->conn]);
+    snprintf(created, sizeof created, "%s", at);
+    int bl = whole_order(before, sizeof before, id, ref, created, NULL);
+    sqlite3_bind_int64(w_pay, 1, id); sqlite3_bind_text(w_pay, 2, at, -1, SQLITE_TRANSIENT); step(w_pay, "payment");
+    sqlite3_bind_text(w_paid, 1, at, -1, SQLITE_TRANSIENT); sqlite3_bind_int64(w_paid, 2, id);
+    step(w_paid, "paid");
+    if (sqlite3_changes(db) != 1) die(db, "paid: no such order");
+    int jl = whole_order(json, size, id, ref, created, at);
+    char hex[65]; chain(prev, hex, before, bl, json, jl);
+    sqlite3_bind_text(w_aud, 1, at, -1, SQLITE_TRANSIENT); sqlite3_bind_text(w_aud, 2, "paid", -1, SQLITE_STATIC);
+    sqlite3_bind_int64(w_aud, 3, id); sqlite3_bind_text(w_aud, 4, before, bl, SQLITE_TRANSIENT);
+    sqlite3_bind_text(w_aud, 5, json, jl, SQLITE_TRANSIENT);
+    sqlite3_bind_text(w_aud, 6, prev, 64, SQLITE_TRANSIENT); sqlite3_bind_text(w_aud, 7, hex, 64, SQLITE_TRANSIENT);
+    step(w_aud, "audit");
+    memcpy(prev, hex, 65);
+    return jl;
+}
+
 static void *writer(void *unused) {
     (void)unused;
     sqlite3_stmt *cart = prep(db, "INSERT INTO carts (ref, customer, note, status, currency, total, created_at, updated_at) VALUES (?1, NULL, NULL, 'placed', 'EUR', 2150, ?2, ?2)");
@@ -59,6 +172,20 @@ static void *writer(void *unused) {
     sqlite3_stmt *hist = prep(db, "INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid) VALUES (?1, ?2, ?3, ?4, 0, 'root', 4242)");
     sqlite3_stmt *aud = prep(db, "INSERT INTO audit_log (at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, before, after, prev_hash, hash) VALUES (?1, 0, 'root', 4242, 'created', ?2, 'placed', NULL, NULL, ?3, ?4, ?5)");
     sqlite3_stmt *beg = prep(db, "BEGIN IMMEDIATE"), *com = prep(db, "COMMIT");
+    w_cart = prep(db, "INSERT INTO carts (ref, customer, note, status, currency, total, created_at, updated_at, fulfilment, "
+                      "phone, street, postcode, city, subtotal, paid, parts) VALUES (?1, 'bench', NULL, 'placed', 'EUR', 3490, "
+                      "?2, ?2, 'delivery', '030 1234567', 'Hauptstr. 5', '10115', 'Berlin', 3240, 0, 13)");
+    w_pizza = prep(db, "INSERT INTO pizzas (cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price, "
+                       "tax, tax_bp) VALUES (?1, ?2, ?3, 'classic', 0, 0, ?4, 1, ?5, 'food', 700)");
+    w_item = prep(db, "INSERT INTO order_items (cart_id, product, name, category, quantity, options, unit_price, tax, tax_bp) "
+                      "VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)");
+    w_fee = prep(db, "INSERT INTO fees (cart_id, kind, amount, tax, tax_bp) VALUES (?1, 'delivery', 250, 'food', 700)");
+    w_hist = hist;
+    w_aud = prep(db, "INSERT INTO audit_log (at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, "
+                     "before, after, prev_hash, hash) VALUES (?1, 0, 'root', 4242, ?2, ?3, 'placed', NULL, ?4, ?5, ?6, ?7)");
+    w_pay = prep(db, "INSERT INTO payments (cart_id, tender, amount, at, actor_uid, actor_name, actor_pid) "
+                     "VALUES (?1, 'card', 3490, ?2, 0, 'root', 4242)");
+    w_paid = prep(db, "UPDATE carts SET paid = 3490, updated_at = ?1 WHERE id = ?2");
     char prev[65]; memset(prev, '0', 64); prev[64] = 0;
     long orders = 0;
     for (;;) {
@@ -72,6 +199,17 @@ static void *writer(void *unused) {
             char ref[64], at[32]; time_t tt = time(0); struct tm tm; gmtime_r(&tt, &tm);
             strftime(at, sizeof at, "%Y-%m-%dT%H:%M:%S.000Z", &tm);
             /* The ref a till sends: its own sequence per client connection, as pizzabench's clients number them. */
+            if (mode != TWO_PIZZAS) {
+                char json[2048];
+                int jl;
+                if (j->pay) jl = write_payment(j, at, prev, json, sizeof json);
+                else {
+                    snprintf(ref, sizeof ref, "c%d-%ld", j->conn, ++tickets[j->conn]);
+                    jl = write_realistic(j, ref, at, prev, json, sizeof json);
+                }
+                j->len = snprintf(j->answer, sizeof j->answer, "{\"jsonrpc\":\"2.0\",\"id\":%ld,\"result\":%.*s}\n", j->id, jl, json);
+                continue;
+            }
             snprintf(ref, sizeof ref, "c%d-%ld", j->conn, ++tickets[j->conn]);
             sqlite3_bind_text(cart, 1, ref, -1, SQLITE_TRANSIENT); sqlite3_bind_text(cart, 2, at, -1, SQLITE_TRANSIENT);
             if (sqlite3_step(cart) != SQLITE_DONE) { die(db, "cart"); }
@@ -155,7 +293,11 @@ static void *loop(void *arg) {
             while ((end = memchr(start, '\n', buf[conn] + have[conn] - start))) {
                 char *idp = memmem(start, end - start, "\"id\":", 5);
                 struct job *j = malloc(sizeof *j);
-                j->conn = conn; j->id = idp ? atol(idp + 5) : 0; j->next = 0;
+                j->conn = conn; j->id = idp ? atol(idp + 5) : 0; j->next = 0; j->pay = 0;
+                if (mode == PAID && memmem(start, end - start, "order.pay", 9)) {
+                    char *order = memmem(start, end - start, "\"params\":{\"id\":", 15);
+                    j->pay = order ? atol(order + 15) : 0;
+                }
                 pthread_mutex_lock(&qm);
                 if (qtail) qtail->next = j; else { qhead = j; pthread_cond_signal(&qc); }
                 qtail = j;
@@ -174,23 +316,47 @@ static struct shared { long count[MAXC]; uint32_t hist[4096]; } *shared;
 static int cfds[MAXC];
 static double deadline;
 
+/* Sends one line and reads one answer line into answer (NUL-terminated); in holds what came after it. */
+static void roundtrip(int fd, const char *line, int len, char *in, int *have, char *answer, int size) {
+    if (write(fd, line, len) != len) abort();
+    for (;;) {
+        char *nl = *have ? memchr(in, '\n', *have) : 0;
+        if (nl) {
+            int used = (int)(nl - in) + 1, keep = used < size ? used : size;
+            memcpy(answer, in, keep - 1); answer[keep - 1] = 0;
+            *have -= used; memmove(in, nl + 1, *have);
+            return;
+        }
+        ssize_t got = read(fd, in + *have, 4096 - *have);
+        if (got <= 0) abort();
+        *have += (int)got;
+    }
+}
+
 static void *client(void *arg) {
     int c = (int)(intptr_t)arg;
-    const char *prefix = "{\"jsonrpc\":\"2.0\",\"method\":\"order.create\",\"params\":{\"customer\":\"bench\",\"items\":"
-        "[{\"kind\":\"chicken\",\"size\":\"L\",\"extras\":[\"olives\"]},{\"kind\":\"cheese\"}],\"place\":true},\"id\":";
-    char line[512], in[4096]; long count = 0; int have = 0;
+    const char *prefix = mode == TWO_PIZZAS
+        ? "{\"jsonrpc\":\"2.0\",\"method\":\"order.create\",\"params\":{\"customer\":\"bench\",\"items\":"
+          "[{\"kind\":\"chicken\",\"size\":\"L\",\"extras\":[\"olives\"]},{\"kind\":\"cheese\"}],\"place\":true},\"id\":"
+        : "{\"jsonrpc\":\"2.0\",\"method\":\"order.create\",\"params\":{\"customer\":\"bench\",\"items\":"
+          "[{\"kind\":\"chicken\",\"size\":\"L\",\"extras\":[\"olives\"]},{\"kind\":\"cheese\"},{\"product\":\"cola-033\","
+          "\"quantity\":2},{\"product\":\"garlic-bread\",\"options\":[\"extra-dip\"]}],\"fulfilment\":{\"type\":\"delivery\","
+          "\"phone\":\"030 1234567\",\"address\":{\"street\":\"Hauptstr. 5\",\"postcode\":\"10115\",\"city\":\"Berlin\"}},"
+          "\"place\":true},\"id\":";
+    char line[1024], in[4096], answer[4096]; long count = 0; int have = 0;
     static pthread_mutex_t hm = PTHREAD_MUTEX_INITIALIZER;
     uint32_t hist[4096] = {0};
     while (now() < deadline) {
-        int len = snprintf(line, sizeof line, "%s%ld}\n", prefix, count + 1);
+        int len = snprintf(line, sizeof line, "%s%ld}\n", prefix, 2 * count + 1);
         double begin = now();
-        if (write(cfds[c], line, len) != len) abort();
-        for (;;) {
-            char *nl = have ? memchr(in, '\n', have) : 0;
-            if (nl) { int used = (int)(nl - in) + 1; have -= used; memmove(in, nl + 1, have); break; }
-            ssize_t got = read(cfds[c], in + have, sizeof in - have);
-            if (got <= 0) abort();
-            have += (int)got;
+        roundtrip(cfds[c], line, len, in, &have, answer, sizeof answer);
+        if (mode == PAID) { /* the order's id is the result's first member */
+            char *order = strstr(answer, "\"result\":{\"id\":");
+            if (!order) abort();
+            len = snprintf(line, sizeof line,
+                           "{\"jsonrpc\":\"2.0\",\"method\":\"order.pay\",\"params\":{\"id\":%ld,\"tender\":\"card\","
+                           "\"amount\":3490},\"id\":%ld}\n", atol(order + 15), 2 * count + 2);
+            roundtrip(cfds[c], line, len, in, &have, answer, sizeof answer);
         }
         double us = (now() - begin) * 1e6;
         int bucket = us < 4095 ? (int)us : 4095; /* 1 µs buckets up to 4 ms */
@@ -205,7 +371,12 @@ static void *client(void *arg) {
 }
 
 int main(int argc, char **argv) {
-    if (argc < 5) { fprintf(stderr, "usage: socketwork DB MIGRATIONS CLIENTS SECONDS\n"); return 2; }
+    if (argc < 5) { fprintf(stderr, "usage: socketwork DB MIGRATIONS CLIENTS SECONDS [two-pizzas|realistic|paid]\n"); return 2; }
+    if (argc > 5) {
+        if (!strcmp(argv[5], "realistic")) mode = REALISTIC;
+        else if (!strcmp(argv[5], "paid")) mode = PAID;
+        else if (strcmp(argv[5], "two-pizzas")) { fprintf(stderr, "ORDER: two-pizzas, realistic or paid\n"); return 2; }
+    }
     const char *path = argv[1]; int clients = atoi(argv[3]); double secs = atof(argv[4]);
     if (clients < 1 || clients > MAXC - 1) { fprintf(stderr, "clients: 1 to %d\n", MAXC - 1); return 2; }
     char buf[4096]; unlink(path); snprintf(buf, sizeof buf, "%s-wal", path); unlink(buf); snprintf(buf, sizeof buf, "%s-shm", path); unlink(buf);
