@@ -2,8 +2,8 @@ import ArgumentParser
 import PizzaTesting
 
 extension Instructions {
-    /// The order each client makes: the two-pizza order the bound makes too, or a shop's whole order (CONTRACT 17,
-    /// `WholeOrderBench`'s realistic one), alone or then paid (an operation being the two).
+    /// The order each client makes: the two-pizza order, or a shop's whole order (CONTRACT 17, ``RealisticOrder``),
+    /// alone or then paid (an operation being the two); the socket bound makes the same.
     enum Order: String, CaseIterable, ExpressibleByArgument {
         case twoPizzas = "two-pizzas"
         case realistic
@@ -11,6 +11,15 @@ extension Instructions {
 
         /// pizzad's configuration for it (the whole order's menu), or nil for the built-in one.
         var config: String? { self == .twoPizzas ? nil : RealisticOrder.menu }
+
+        /// The socket bound's same order.
+        var bound: SocketWork.Order {
+            switch self {
+            case .twoPizzas: .twoPizzas
+            case .realistic: .realistic
+            case .paid: .paid
+            }
+        }
 
         /// What it is, for the report's first line.
         var described: String {

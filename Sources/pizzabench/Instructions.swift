@@ -142,9 +142,9 @@ enum Instructions {
     }
 
     /// The socket bound under callgrind (its clients, a forked child, are counted apart and left out).
-    static func countBound(socketWork: SocketWork, clients: Int, directory: String, window: Double, top: Int) throws
-        -> Counted
-    {
+    static func countBound(
+        socketWork: SocketWork, clients: Int, directory: String, window: Double, top: Int, order: SocketWork.Order
+    ) throws -> Counted {
         try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
         let database = directory + "/socketwork.db"
         let command = try callgrind(directory)
@@ -152,7 +152,7 @@ enum Instructions {
         process.executableURL = URL(fileURLWithPath: command[0])
         process.arguments =
             Array(command.dropFirst()) + [
-                socketWork.binary, database, Steps.migrations, String(clients), String(window + 15),
+                socketWork.binary, database, Steps.migrations, String(clients), String(window + 15), order.rawValue,
             ]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -182,9 +182,9 @@ extension Instructions {
         print(
             "instructions per order.create in user mode (callgrind; \(order.described), unique refs; "
                 + "\(Bench.format(window, 0)) s of load each, after \(Bench.format(warmUp, 0)) s of warm-up)")
-        // The bound and the floor make two-pizza orders only: beside another order they compare nothing.
-        let baselines = order == .twoPizzas
-        if !baselines { print("the socket bound and SwiftNIO's floor are counted with --order two-pizzas only") }
+        // The bound makes the same order; the floor (the loops' side, no order made) only beside two pizzas.
+        let withFloor = order == .twoPizzas
+        if !withFloor { print("SwiftNIO's floor is counted with --order two-pizzas only") }
         let binaries = [("pizzad", pizzad)] + (before.map { [("before", $0)] } ?? [])
         var rows: [[String]] = []
         var ratios: [String] = []
@@ -204,10 +204,10 @@ extension Instructions {
             let pizzads = servers
             var bound: Counted?
             var floor: Counted?
-            if baselines {
-                bound = try countBound(
-                    socketWork: socketWork, clients: count, directory: work + "/instructions-\(count)-bound",
-                    window: window, top: top)
+            bound = try countBound(
+                socketWork: socketWork, clients: count, directory: work + "/instructions-\(count)-bound",
+                window: window, top: top, order: order.bound)
+            if withFloor {
                 floor = try countFloor(
                     clients: count, directory: work + "/instructions-\(count)-floor", window: window, top: top)
             }
@@ -222,14 +222,17 @@ extension Instructions {
             }
             let plural = count == 1 ? "" : "s"
             for (name, counted) in pizzads {
-                guard let bound, let floor else { continue }
+                guard let bound else { continue }
                 let without = (counted.instructions - counted.sha256) / (bound.instructions - bound.sha256)
+                let loops =
+                    floor.map {
+                        "; on the event loops \(Bench.format(counted.loops, 0)), the floor's "
+                            + "\(Bench.format($0.loops, 0)): \(name)'s own \(Bench.format(counted.loops - $0.loops, 0))"
+                    } ?? ""
                 ratios.append(
                     "\(count) client\(plural): \(name) × the bound's instructions "
                         + "\(Bench.format(counted.instructions / bound.instructions, 2)) (without SHA-256 "
-                        + "\(Bench.format(without, 2))); on the event loops \(Bench.format(counted.loops, 0)), "
-                        + "the floor's \(Bench.format(floor.loops, 0)): \(name)'s own "
-                        + Bench.format(counted.loops - floor.loops, 0))
+                        + "\(Bench.format(without, 2)))" + loops)
             }
             if round == 0 {
                 listed = servers.map { ("\($0.name), \(count) client\(count == 1 ? "" : "s")", $0.counted) }
@@ -238,7 +241,7 @@ extension Instructions {
         Bench.table(
             ["clients", "server", "orders", "instructions", "without SHA-256", "on the loops", "orders per fdatasync"],
             rows)
-        if baselines {
+        if withFloor {
             print(
                 "SwiftNIO's floor: pizzad's loop side without pizzad (see counts), loaded by the C till; "
                     + "only its loops compare")
