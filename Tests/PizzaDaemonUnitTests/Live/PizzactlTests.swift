@@ -8,17 +8,9 @@ import Testing
 struct PizzactlTests {
     @Test("a whole order as an operator types it: products, a delivery due at 19:30, VAT, a discount, pay, refund")
     func wholeOrder() throws {
-        let daemon = try LiveDaemon(
-            config: """
-                menu:
-                  taxes: {food: 700, drinks: 1900}
-                  pizzaTax: food
-                  products:
-                    cola-033: {name: Cola 0.33 l, category: drinks, price: 250, tax: drinks}
-                    garlic-bread: {name: Garlic bread, category: sides, price: 450, tax: food, options: {extra-dip: 60}}
-                  fees:
-                    delivery: {amount: 250, tax: food}
-                """)
+        // The menu pizzabench's whole order is made from: colas at 2.50 (19%), a garlic bread at 4.50 with a dip at
+        // 0.60, a delivery fee of 2.50 (7%).
+        let daemon = try LiveDaemon(config: RealisticOrder.menu)
         let created = try daemon.pizzactl([
             "order", "new", "--customer", "Ann", "--delivery", "--phone", "030 1234567", "--address",
             "Hauptstr. 5, 10115 Berlin", "--due", "2026-12-06T19:30:00Z", "--place", "chicken:L",
