@@ -41,8 +41,8 @@ int main(int argc, char **argv) {
         static char sql[1 << 20]; size_t len = fread(sql, 1, sizeof sql - 1, f); sql[len] = 0; fclose(f);
         ex(db, "BEGIN"); ex(db, sql); ex(db, "COMMIT");
     }
-    sqlite3_stmt *cart = prep(db, "INSERT INTO carts (ref, customer, note, status, currency, total, created_at, updated_at) VALUES (?1, NULL, NULL, 'placed', 'EUR', 2150, ?2, ?2)");
-    sqlite3_stmt *pz = prep(db, "INSERT INTO pizzas (cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price) VALUES (?1, ?2, ?3, 'classic', 0, 0, '', 1, ?4)");
+    sqlite3_stmt *cart = prep(db, "INSERT INTO carts (ref, customer, note, status, currency, total, created_at, updated_at, subtotal) VALUES (?1, 'bench', NULL, 'placed', 'EUR', 2230, ?2, ?2, 2230)");
+    sqlite3_stmt *pz = prep(db, "INSERT INTO pizzas (cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price, tax, tax_bp) VALUES (?1, ?2, ?3, 'classic', 0, 0, ?5, 1, ?4, 'none', 0)");
     sqlite3_stmt *hist = prep(db, "INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid) VALUES (?1, ?2, ?3, ?4, 0, 'root', 4242)");
     sqlite3_stmt *aud = prep(db, "INSERT INTO audit_log (at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, before, after, prev_hash, hash) VALUES (?1, 0, 'root', 4242, 'created', ?2, 'placed', NULL, NULL, ?3, ?4, ?5)");
     sqlite3_stmt *sp = prep(db, "SAVEPOINT o"), *rel = prep(db, "RELEASE o"), *beg = prep(db, "BEGIN IMMEDIATE"), *com = prep(db, "COMMIT");
@@ -61,10 +61,12 @@ int main(int argc, char **argv) {
             sqlite3_bind_text(cart, 2, at, -1, SQLITE_TRANSIENT);
             if (sqlite3_step(cart) != SQLITE_DONE) die(db, "cart"); sqlite3_reset(cart);
             sqlite3_int64 id = sqlite3_last_insert_rowid(db);
-            const char *kinds[2] = {"chicken", "cheese"}, *sizes[2] = {"L", "M"}; int prices[2] = {1250, 900};
+            const char *kinds[2] = {"chicken", "cheese"}, *sizes[2] = {"L", "M"}, *extras[2] = {"olives", ""};
+            int prices[2] = {1330, 900};
             for (int k = 0; k < 2; k++) {
                 sqlite3_bind_int64(pz, 1, id); sqlite3_bind_text(pz, 2, kinds[k], -1, SQLITE_STATIC);
                 sqlite3_bind_text(pz, 3, sizes[k], -1, SQLITE_STATIC); sqlite3_bind_int(pz, 4, prices[k]);
+                sqlite3_bind_text(pz, 5, extras[k], -1, SQLITE_STATIC);
                 if (sqlite3_step(pz) != SQLITE_DONE) die(db, "pizza"); sqlite3_reset(pz);
             }
             const char *from[2] = {NULL, "open"}, *to[2] = {"open", "placed"};
@@ -74,15 +76,21 @@ int main(int argc, char **argv) {
                 sqlite3_bind_text(hist, 3, to[k], -1, SQLITE_STATIC); sqlite3_bind_text(hist, 4, at, -1, SQLITE_TRANSIENT);
                 if (sqlite3_step(hist) != SQLITE_DONE) die(db, "history"); sqlite3_reset(hist);
             }
-            char json[1024];
+            /* The order's text as pizzad writes it since CONTRACT 17 (pickup, each item's rate, the figures, the history). */
+            char json[1400];
             int jl = snprintf(json, sizeof json,
-                "{\"id\":%lld,\"ref\":%s%s%s,\"customer\":null,\"note\":null,\"status\":\"placed\",\"currency\":\"EUR\","
-                "\"total\":2150,\"createdAt\":\"%s\",\"updatedAt\":\"%s\",\"items\":[{\"id\":%lld,\"kind\":\"chicken\","
-                "\"size\":\"L\",\"crust\":\"classic\",\"chiliSauce\":false,\"ketchup\":false,\"extras\":[],\"quantity\":1,"
-                "\"unitPrice\":1250},{\"id\":%lld,\"kind\":\"cheese\",\"size\":\"M\",\"crust\":\"classic\",\"chiliSauce\":false,"
-                "\"ketchup\":false,\"extras\":[],\"quantity\":1,\"unitPrice\":900}]}",
-                (long long)id, noref ? "" : "\"", noref ? "null" : ref, noref ? "" : "\"", at, at, (long long)id * 2,
-                (long long)id * 2 + 1);
+                "{\"id\":%lld,\"ref\":%s%s%s,\"customer\":\"bench\",\"note\":null,\"status\":\"placed\",\"fulfilment\":"
+                "{\"type\":\"pickup\"},\"items\":[{\"id\":%lld,\"kind\":\"chicken\",\"size\":\"L\",\"crust\":\"classic\","
+                "\"chiliSauce\":false,\"ketchup\":false,\"extras\":[\"olives\"],\"quantity\":1,\"unitPrice\":1330,\"price\":1330,"
+                "\"tax\":\"none\",\"basisPoints\":0},{\"id\":%lld,\"kind\":\"cheese\",\"size\":\"M\",\"crust\":\"classic\","
+                "\"chiliSauce\":false,\"ketchup\":false,\"extras\":[],\"quantity\":1,\"unitPrice\":900,\"price\":900,\"tax\":"
+                "\"none\",\"basisPoints\":0}],\"subtotal\":2230,\"discounts\":[],\"fees\":[],\"total\":2230,\"taxes\":[{\"rate\":"
+                "\"none\",\"basisPoints\":0,\"gross\":2230,\"net\":2230,\"tax\":0}],\"payments\":[],\"paid\":0,\"balance\":2230,"
+                "\"currency\":\"EUR\",\"createdAt\":\"%s\",\"updatedAt\":\"%s\",\"history\":[{\"from\":null,\"to\":\"open\","
+                "\"at\":\"%s\",\"actor\":{\"uid\":0,\"name\":\"root\",\"pid\":4242},\"reason\":null},{\"from\":\"open\",\"to\":"
+                "\"placed\",\"at\":\"%s\",\"actor\":{\"uid\":0,\"name\":\"root\",\"pid\":4242},\"reason\":null}]}",
+                (long long)id, noref ? "" : "\"", noref ? "null" : ref, noref ? "" : "\"", (long long)id * 2,
+                (long long)id * 2 + 1, at, at, at, at);
             unsigned char md[32]; SHA256_CTX c; SHA256_Init(&c); SHA256_Update(&c, json, jl); SHA256_Update(&c, prev, 64); SHA256_Final(md, &c);
             char hex[65]; for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
             sqlite3_bind_text(aud, 1, at, -1, SQLITE_TRANSIENT); sqlite3_bind_int64(aud, 2, id);

@@ -87,6 +87,23 @@ static int whole_order(char *out, size_t size, long long id, const char *ref, co
         paid_at ? paid_at : at, at, at);
 }
 
+/* The two-pizza order's text as pizzad writes it since CONTRACT 17 (pickup, each item's rate, the figures, the
+ * history): what its entry holds and its answer carries. */
+static int two_pizza_order(char *out, size_t size, long long id, const char *ref, const char *at) {
+    return snprintf(out, size,
+        "{\"id\":%lld,\"ref\":\"%s\",\"customer\":\"bench\",\"note\":null,\"status\":\"placed\",\"fulfilment\":{\"type\":"
+        "\"pickup\"},\"items\":[{\"id\":%lld,\"kind\":\"chicken\",\"size\":\"L\",\"crust\":\"classic\",\"chiliSauce\":false,"
+        "\"ketchup\":false,\"extras\":[\"olives\"],\"quantity\":1,\"unitPrice\":1330,\"price\":1330,\"tax\":\"none\","
+        "\"basisPoints\":0},{\"id\":%lld,\"kind\":\"cheese\",\"size\":\"M\",\"crust\":\"classic\",\"chiliSauce\":false,"
+        "\"ketchup\":false,\"extras\":[],\"quantity\":1,\"unitPrice\":900,\"price\":900,\"tax\":\"none\",\"basisPoints\":0}],"
+        "\"subtotal\":2230,\"discounts\":[],\"fees\":[],\"total\":2230,\"taxes\":[{\"rate\":\"none\",\"basisPoints\":0,"
+        "\"gross\":2230,\"net\":2230,\"tax\":0}],\"payments\":[],\"paid\":0,\"balance\":2230,\"currency\":\"EUR\","
+        "\"createdAt\":\"%s\",\"updatedAt\":\"%s\",\"history\":[{\"from\":null,\"to\":\"open\",\"at\":\"%s\",\"actor\":"
+        "{\"uid\":0,\"name\":\"root\",\"pid\":4242},\"reason\":null},{\"from\":\"open\",\"to\":\"placed\",\"at\":\"%s\","
+        "\"actor\":{\"uid\":0,\"name\":\"root\",\"pid\":4242},\"reason\":null}]}",
+        id, ref, id * 2, id * 2 + 1, at, at, at, at);
+}
+
 /* SHA-256 over the entry's texts and the previous hash, into hex; prev becomes it. */
 static void chain(char prev[65], char hex[65], const char *before, int before_len, const char *after, int after_len) {
     unsigned char md[32]; SHA256_CTX c; SHA256_Init(&c);
@@ -167,8 +184,8 @@ static int write_payment(struct job *j, const char *at, char prev[65], char *jso
 
 static void *writer(void *unused) {
     (void)unused;
-    sqlite3_stmt *cart = prep(db, "INSERT INTO carts (ref, customer, note, status, currency, total, created_at, updated_at) VALUES (?1, NULL, NULL, 'placed', 'EUR', 2150, ?2, ?2)");
-    sqlite3_stmt *pz = prep(db, "INSERT INTO pizzas (cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price) VALUES (?1, ?2, ?3, 'classic', 0, 0, '', 1, ?4)");
+    sqlite3_stmt *cart = prep(db, "INSERT INTO carts (ref, customer, note, status, currency, total, created_at, updated_at, subtotal) VALUES (?1, 'bench', NULL, 'placed', 'EUR', 2230, ?2, ?2, 2230)");
+    sqlite3_stmt *pz = prep(db, "INSERT INTO pizzas (cart_id, kind, size, crust, chili_sauce, ketchup, extras, quantity, unit_price, tax, tax_bp) VALUES (?1, ?2, ?3, 'classic', 0, 0, ?5, 1, ?4, 'none', 0)");
     sqlite3_stmt *hist = prep(db, "INSERT INTO status_history (cart_id, from_status, to_status, at, actor_uid, actor_name, actor_pid) VALUES (?1, ?2, ?3, ?4, 0, 'root', 4242)");
     sqlite3_stmt *aud = prep(db, "INSERT INTO audit_log (at, actor_uid, actor_name, actor_pid, action, order_id, status_after, reason, before, after, prev_hash, hash) VALUES (?1, 0, 'root', 4242, 'created', ?2, 'placed', NULL, NULL, ?3, ?4, ?5)");
     sqlite3_stmt *beg = prep(db, "BEGIN IMMEDIATE"), *com = prep(db, "COMMIT");
@@ -215,10 +232,12 @@ static void *writer(void *unused) {
             if (sqlite3_step(cart) != SQLITE_DONE) { die(db, "cart"); }
             sqlite3_reset(cart);
             sqlite3_int64 id = sqlite3_last_insert_rowid(db);
-            const char *kinds[2] = {"chicken", "cheese"}, *sizes[2] = {"L", "M"}; int prices[2] = {1250, 900};
+            const char *kinds[2] = {"chicken", "cheese"}, *sizes[2] = {"L", "M"}, *extras[2] = {"olives", ""};
+            int prices[2] = {1330, 900};
             for (int k = 0; k < 2; k++) {
                 sqlite3_bind_int64(pz, 1, id); sqlite3_bind_text(pz, 2, kinds[k], -1, SQLITE_STATIC);
                 sqlite3_bind_text(pz, 3, sizes[k], -1, SQLITE_STATIC); sqlite3_bind_int(pz, 4, prices[k]);
+                sqlite3_bind_text(pz, 5, extras[k], -1, SQLITE_STATIC);
                 if (sqlite3_step(pz) != SQLITE_DONE) { die(db, "pizza"); }
                 sqlite3_reset(pz);
             }
@@ -230,14 +249,8 @@ static void *writer(void *unused) {
                 if (sqlite3_step(hist) != SQLITE_DONE) { die(db, "history"); }
                 sqlite3_reset(hist);
             }
-            char json[1024];
-            int jl = snprintf(json, sizeof json,
-                "{\"id\":%lld,\"ref\":\"%s\",\"customer\":null,\"note\":null,\"status\":\"placed\",\"currency\":\"EUR\","
-                "\"total\":2150,\"createdAt\":\"%s\",\"updatedAt\":\"%s\",\"items\":[{\"id\":%lld,\"kind\":\"chicken\","
-                "\"size\":\"L\",\"crust\":\"classic\",\"chiliSauce\":false,\"ketchup\":false,\"extras\":[],\"quantity\":1,"
-                "\"unitPrice\":1250},{\"id\":%lld,\"kind\":\"cheese\",\"size\":\"M\",\"crust\":\"classic\",\"chiliSauce\":false,"
-                "\"ketchup\":false,\"extras\":[],\"quantity\":1,\"unitPrice\":900}]}",
-                (long long)id, ref, at, at, (long long)id * 2, (long long)id * 2 + 1);
+            char json[1400];
+            int jl = two_pizza_order(json, sizeof json, id, ref, at);
             unsigned char md[32]; SHA256_CTX c; SHA256_Init(&c); SHA256_Update(&c, json, jl); SHA256_Update(&c, prev, 64); SHA256_Final(md, &c);
             char hex[65]; for (int i = 0; i < 32; i++) sprintf(hex + 2 * i, "%02x", md[i]);
             sqlite3_bind_text(aud, 1, at, -1, SQLITE_TRANSIENT); sqlite3_bind_int64(aud, 2, id);
