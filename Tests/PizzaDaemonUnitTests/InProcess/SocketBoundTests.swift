@@ -18,7 +18,7 @@ struct SocketBoundTests {
     ]
 
     @Test("socketwork.c's realistic and paid orders write the rows pizzad writes for them")
-    func wholeOrder() throws {
+    func wholeOrder() async throws {
         guard let folder = try Self.built() else { return }
         let boundDatabase = folder.path + "/bound.sqlite"
         let ran = try ChildProcess.run(
@@ -29,23 +29,22 @@ struct SocketBoundTests {
             folder.path + "/socketwork", [boundDatabase, Binaries.repository + "/migrations", "1", "0.3", "six"])
         #expect(wrong.status == 2 && wrong.output.contains("ORDER: two-pizzas, realistic or paid"), "\(wrong.output)")
 
-        let daemon = try PizzadProcess(config: RealisticOrder.menu, directory: folder.path + "/pizzad")
-        let connection = try RawConnection(path: daemon.socket)
-        let created = try connection.request(
+        // pizzad's own rows: its dispatcher, repository and subscribers in this process, over a SQLite file.
+        let daemon = try await InProcessDaemon(config: RealisticOrder.menu)
+        let created = try await daemon.request(
             RPCRequest(id: 1, method: "order.create", params: Params(RealisticOrder.params + [("ref", "c0-1")])).line)
         let order = try #require(created["result"] as? [String: Any], "\(created)")
         let id = try #require(order["id"] as? Int)
-        let paid = try connection.request(
+        let paid = try await daemon.request(
             #"{"jsonrpc":"2.0","id":2,"method":"order.pay","params":{"id":\#(id),"tender":"card","amount":3490}}"#)
         #expect(paid["error"] == nil, "\(paid)")
-        try daemon.stop()
         try Self.compare(
-            boundDatabase, daemon.database,
+            boundDatabase, daemon.folder.path + "/pizzad.sqlite",
             tables: ["carts", "pizzas", "order_items", "fees", "status_history", "payments"], entries: 2)
     }
 
     @Test("socketwork.c's and samework.c's two-pizza orders write the rows pizzad writes for them")
-    func twoPizzas() throws {
+    func twoPizzas() async throws {
         guard let folder = try Self.built() else { return }
         let bound = folder.path + "/bound.sqlite"
         let ceiling = folder.path + "/ceiling.sqlite"
@@ -58,14 +57,15 @@ struct SocketBoundTests {
             try #require(ran.status == 0, "\(program): \(ran.output)")
         }
         // pizzabench's two-pizza order, as its clients (and the C till) send it.
-        let daemon = try PizzadProcess(directory: folder.path + "/pizzad")
-        let created = try RawConnection(path: daemon.socket).request(
+        let daemon = try await InProcessDaemon()
+        let created = try await daemon.request(
             #"{"jsonrpc":"2.0","method":"order.create","params":{"ref":"c0-1","customer":"bench","items":"#
                 + #"[{"kind":"chicken","size":"L","extras":["olives"]},{"kind":"cheese"}],"place":true},"id":1}"#)
         #expect(created["error"] == nil, "\(created)")
-        try daemon.stop()
         for database in [bound, ceiling] {
-            try Self.compare(database, daemon.database, tables: ["carts", "pizzas", "status_history"], entries: 1)
+            try Self.compare(
+                database, daemon.folder.path + "/pizzad.sqlite", tables: ["carts", "pizzas", "status_history"],
+                entries: 1)
         }
     }
 
