@@ -206,7 +206,7 @@ extension Instructions {
             var floor: Counted?
             bound = try countBound(
                 socketWork: socketWork, clients: count, directory: work + "/instructions-\(count)-bound",
-                window: window, top: top, order: order.bound)
+                window: window, top: top, order: order)
             if withFloor {
                 floor = try countFloor(
                     clients: count, directory: work + "/instructions-\(count)-floor", window: window, top: top)

@@ -25,7 +25,7 @@ struct SocketWork {
 
     /// What each order writes: the two-pizza order of `create` and `counts`, or a shop's whole order (CONTRACT 17)
     /// as `whole-order` measures it: made (`realistic`), or made and then paid in a second request (`paid`).
-    enum Order: String {
+    enum Order: String, CaseIterable {
         case twoPizzas = "two-pizzas"
         case realistic
         case paid

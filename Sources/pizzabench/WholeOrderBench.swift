@@ -1,6 +1,5 @@
 import Foundation
 import PizzaTesting
-import PizzaWire
 
 /// What a shop's whole order costs (CONTRACT section 17): a realistic order (two pizzas, a drink, a side, a delivery
 /// address) made at 16 clients, and the same order made then paid, each as CPU of pizzad an order against an older
@@ -27,21 +26,13 @@ enum WholeOrderBench {
             let order = round % 2 == 1 ? ["before", "realistic", "paid"] : ["paid", "realistic", "before"]
             for step in order {
                 let directory = work + "/whole-\(round)-\(step)"
-                let daemon = try PizzadProcess(
-                    binary: step == "before" ? before : pizzad, config: step == "before" ? nil : RealisticOrder.menu,
-                    directory: directory, logLevel: "warning")
-                defer { _ = try? daemon.stop() }
-                let result =
-                    switch step {
-                    case "before": try Load.create(daemon: daemon, clients: 16, seconds: seconds)
-                    case "realistic":
-                        try Load.create(daemon: daemon, clients: 16, seconds: seconds, order: RealisticOrder.params)
-                    default:
-                        try Load.create(
-                            daemon: daemon, clients: 16, seconds: seconds, order: RealisticOrder.params, pay: true)
-                    }
-                figures[step] = result.daemonCPUMicrosPerOperation
+                // The older build makes two pizzas; this one and the bound, the step's order.
                 let same: SocketWork.Order = step == "before" ? .twoPizzas : step == "realistic" ? .realistic : .paid
+                let daemon = try PizzadProcess(
+                    binary: step == "before" ? before : pizzad, config: same.config, directory: directory,
+                    logLevel: "warning")
+                defer { _ = try? daemon.stop() }
+                figures[step] = try same.load(daemon, clients: 16, seconds: seconds).daemonCPUMicrosPerOperation
                 figures["bound " + step] = try bound.run(clients: 16, seconds: seconds, order: same).cpuMicrosPerOrder
             }
             func figure(_ name: String) -> Double { figures[name] ?? 0 }

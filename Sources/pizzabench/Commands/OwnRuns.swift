@@ -229,8 +229,8 @@ struct InstructionsCommand: AsyncParsableCommand {
     @Option(help: "A second pizzad binary (the tree before a change), counted too.") var before: String?
     @Option(
         help: """
-            The order: two-pizzas (the bound's and the floor's too), realistic (a shop's whole order, as whole-order \
-            makes it) or paid (that order made, then paid).
+            The order, the socket bound's too: two-pizzas (with SwiftNIO's floor), realistic (a shop's whole order, \
+            as whole-order makes it) or paid (that order made, then paid).
             """)
     var order = Instructions.Order.twoPizzas
     @OptionGroup var binary: PizzadOption
